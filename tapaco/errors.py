@@ -1,0 +1,47 @@
+"""Input errors that name the file and place, and the log of what `--skip-bad-input` skipped."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+
+class InputError(Exception):
+    """A problem with an input file: which file, where in it, what was expected."""
+
+    def __init__(self, path: str | Path, message: str, position: str = "", kind: str = "") -> None:
+        self.path = str(path)
+        self.message = message
+        self.position = position
+        self.kind = kind or "bad input"
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}: {self.position}" if self.position else self.path
+        return f"{where}: {self.message}"
+
+
+class BadInputLog:
+    """Raises input errors, or (when skipping is allowed) counts them and keeps a few examples."""
+
+    examples_kept = 20
+
+    def __init__(self, skip: bool = False) -> None:
+        self.skip = skip
+        self.counts: Counter[str] = Counter()
+        self.examples: list[str] = []
+
+    def report(self, error: InputError) -> None:
+        """Raise `error`, or record it as skipped when skipping is allowed."""
+        if not self.skip:
+            raise error
+        self.counts[error.kind] += 1
+        if len(self.examples) < self.examples_kept:
+            self.examples.append(str(error))
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def as_dict(self) -> dict:
+        return {"skipped": dict(sorted(self.counts.items())), "examples": list(self.examples)}

@@ -1,0 +1,135 @@
+"""Read Moses bitexts: `<Corpus>.<l1>-<l2>.<l1>`, `.<l2>` and optionally `.ids`.
+
+They come zipped (`moses/<l1>-<l2>.txt.zip`) or extracted (`moses/<l1>-<l2>/`). The `.ids` file
+(`l1doc<TAB>l2doc<TAB>l1 ids<TAB>l2 ids`) gives every line its documents and sentence ids;
+without it each line is its own sentence, numbered from 1 in a pseudo-document per language.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+
+from tapaco.errors import InputError
+from tapaco.opus.links import LinkBlock, language_of
+from tapaco.opus.textstream import FileRef, open_binary
+
+LINES_PER_BLOCK = 200_000
+
+
+def _members(source: Path) -> list[FileRef]:
+    if source.is_dir():
+        return [FileRef(path) for path in sorted(source.iterdir()) if path.is_file()]
+    try:
+        with zipfile.ZipFile(source) as archive:
+            names = sorted(name for name in archive.namelist() if not name.endswith("/"))
+    except (OSError, zipfile.BadZipFile) as error:
+        raise InputError(source, f"not a readable zip file: {error}", kind="corrupt file") from error
+    return [FileRef(source, name) for name in names]
+
+
+def _find(members: list[FileRef], suffix: str) -> FileRef | None:
+    for ref in members:
+        if (ref.member or ref.path.name).endswith(suffix):
+            return ref
+    return None
+
+
+def moses_files(source: Path, pair: tuple[str, str]) -> tuple[FileRef, FileRef, FileRef | None]:
+    """The text files of both languages and the `.ids` file (None if absent) of a bitext."""
+    members = _members(source)
+    name = f"{pair[0]}-{pair[1]}"
+    first = _find(members, f"{name}.{pair[0]}")
+    second = _find(members, f"{name}.{pair[1]}")
+    if first is None or second is None:
+        missing = f"*.{name}.{pair[0]}" if first is None else f"*.{name}.{pair[1]}"
+        raise InputError(source, f"Moses bitext without its {missing} file", kind="missing file")
+    return first, second, _find(members, f"{name}.ids")
+
+
+class _LineReader:
+    """Decoded lines of a text file, in batches, with line numbers for errors."""
+
+    def __init__(self, ref: FileRef) -> None:
+        self.ref = ref
+        self.stream = open_binary(ref)
+        self.line = 1
+
+    def batch(self, size: int) -> list[str]:
+        try:
+            raw = list(islice(self.stream, size))
+        except (OSError, EOFError) as error:
+            raise InputError(self.ref, f"cannot read: {error}", f"line {self.line}",
+                             kind="corrupt file") from error
+        data = b"".join(raw)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = self.line + data.count(b"\n", 0, error.start)
+            raise InputError(self.ref, f"invalid UTF-8 byte 0x{data[error.start]:02x}",
+                             f"line {line}", kind="encoding") from error
+        self.line += len(raw)
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return [line.rstrip("\r").strip() for line in lines]
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+def _split_ids(lines: list[str], reader: _LineReader) -> list[list[str]]:
+    rows = [line.split("\t") for line in lines]
+    for number, row in enumerate(rows):
+        if len(row) != 4:
+            raise InputError(reader.ref, f"expected 4 tab-separated fields, found {len(row)}",
+                             f"line {reader.line - len(rows) + number}", kind="malformed ids")
+    return rows
+
+
+def _blocks_with_ids(source: str, pair, rows, first, second) -> Iterator[LinkBlock]:
+    start = 0
+    for end in range(1, len(rows) + 1):
+        if end < len(rows) and rows[end][:2] == rows[start][:2]:
+            continue
+        from_doc, to_doc = rows[start][0], rows[start][1]
+        yield LinkBlock(
+            source, language_of(from_doc, pair[0]), from_doc, language_of(to_doc, pair[1]),
+            to_doc, [row[2] for row in rows[start:end]], [row[3] for row in rows[start:end]],
+            first[start:end], second[start:end],
+        )
+        start = end
+
+
+def _numbered_block(source: str, pair, first_line: int, first, second) -> LinkBlock:
+    numbers = [str(first_line + offset) for offset in range(len(first))]
+    stem = f"moses.{pair[0]}-{pair[1]}"
+    return LinkBlock(source, pair[0], f"{pair[0]}/{stem}", pair[1], f"{pair[1]}/{stem}",
+                     numbers, list(numbers), first, second)
+
+
+def read_moses(source: Path, pair: tuple[str, str]) -> Iterator[LinkBlock]:
+    """Yield the links of a Moses bitext, with the texts of both sides."""
+    refs = moses_files(source, pair)
+    readers = [_LineReader(ref) for ref in refs if ref is not None]
+    try:
+        while True:
+            line = readers[0].line
+            batches = [reader.batch(LINES_PER_BLOCK) for reader in readers]
+            lengths = {len(batch) for batch in batches}
+            if len(lengths) > 1:
+                short = min(readers, key=lambda r: r.line)
+                raise InputError(short.ref, "fewer lines than the other files of the bitext",
+                                 f"line {short.line}", kind="malformed Moses")
+            if not batches[0]:
+                return
+            if len(readers) == 3:
+                rows = _split_ids(batches[2], readers[2])
+                yield from _blocks_with_ids(str(source), pair, rows, batches[0], batches[1])
+            else:
+                yield _numbered_block(str(source), pair, line, batches[0], batches[1])
+    finally:
+        for reader in readers:
+            reader.close()

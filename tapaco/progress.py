@@ -1,0 +1,61 @@
+"""Stage timing, peak memory and terminal progress for long runs.
+
+Progress lines are drawn on stderr only when it is a terminal; timings are always recorded so
+that `--timings FILE` and the benchmark scripts can report them.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+
+def peak_rss_mib() -> float:
+    """Peak resident memory of this process so far, in MiB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class Progress:
+    """Records how long each stage took and shows a live line on a terminal."""
+
+    def __init__(self, stream: TextIO | None = None, enabled: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.stages: list[dict] = []
+        self.started = time.perf_counter()
+        self._stage = ""
+        self._last_draw = 0.0
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self._stage = name
+        start = time.perf_counter()
+        self.update("")
+        yield
+        seconds = time.perf_counter() - start
+        self.stages.append({"name": name, "seconds": round(seconds, 3),
+                            "peak_rss_mib": round(peak_rss_mib(), 1)})
+        if self.enabled:
+            self.stream.write(f"\r\x1b[K{name}: {seconds:.1f} s\n")
+            self.stream.flush()
+
+    def update(self, detail: str, done: int | None = None, total: int | None = None) -> None:
+        """Redraw the live line at most ten times a second."""
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self._last_draw < 0.1:
+            return
+        self._last_draw = now
+        count = f" {done}/{total}" if done is not None and total else ""
+        self.stream.write(f"\r\x1b[K{self._stage}{count} {detail}"[:200])
+        self.stream.flush()
+
+    def timings(self) -> dict:
+        return {"stages": list(self.stages),
+                "total_seconds": round(time.perf_counter() - self.started, 3),
+                "peak_rss_mib": round(peak_rss_mib(), 1)}
