@@ -26,7 +26,8 @@ def _members(source: Path) -> list[FileRef]:
         with zipfile.ZipFile(source) as archive:
             names = sorted(name for name in archive.namelist() if not name.endswith("/"))
     except (OSError, zipfile.BadZipFile) as error:
-        raise InputError(source, f"not a readable zip file: {error}", kind="corrupt file") from error
+        raise InputError(source, f"not a readable zip file: {error}",
+                         kind="corrupt file") from error
     return [FileRef(source, name) for name in names]
 
 
@@ -47,6 +48,12 @@ def moses_files(source: Path, pair: tuple[str, str]) -> tuple[FileRef, FileRef, 
         missing = f"*.{name}.{pair[0]}" if first is None else f"*.{name}.{pair[1]}"
         raise InputError(source, f"Moses bitext without its {missing} file", kind="missing file")
     return first, second, _find(members, f"{name}.ids")
+
+
+def _clean(line: str) -> str:
+    if "\t" in line or "  " in line or "\r" in line:
+        return " ".join(line.split())
+    return line.strip()
 
 
 class _LineReader:
@@ -74,7 +81,7 @@ class _LineReader:
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()
-        return [line.rstrip("\r").strip() for line in lines]
+        return [_clean(line) for line in lines]
 
     def close(self) -> None:
         self.stream.close()

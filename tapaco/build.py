@@ -1,0 +1,121 @@
+"""The TaPaCo build pipeline as a library call: read, graph, filter, export.
+
+`build(opus_dir, out, options)` is what `python -m tapaco build` runs; it returns the statistics
+it wrote to `OUT/stats.json`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tapaco.errors import BadInputLog, InputError
+from tapaco.export import language_file_text, stats_markdown, write_atomically, write_json
+from tapaco.filters import FilterOptions, Rows, apply_filters
+from tapaco.graph import SentenceGraph, build_graph
+from tapaco.ordering import group_starts, lexicographic_order
+from tapaco.progress import Progress
+from tapaco.read import Corpus, read_corpus
+from tapaco.sentence_ids import document_label, sentence_id
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    filters: FilterOptions = field(default_factory=FilterOptions)
+    languages: tuple[str, ...] = ()
+    skip_bad_input: bool = False
+
+
+def _language_ranks(corpus: Corpus, wanted: tuple[str, ...]) -> np.ndarray:
+    """Rank of each corpus language in alphabetical order; -1 for languages not output."""
+    unknown = sorted(set(wanted) - set(corpus.languages))
+    if unknown:
+        raise InputError("--langs", f"not in the corpus: {', '.join(unknown)} (it has "
+                         f"{', '.join(sorted(corpus.languages))})", kind="usage")
+    ordered = sorted(corpus.languages)
+    rank = {lang: ordered.index(lang) for lang in corpus.languages}
+    return np.array([rank[lang] if not wanted or lang in wanted else -1
+                     for lang in corpus.languages], np.int64)
+
+
+def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]) -> Rows:
+    """All sentences of the output languages, sorted by (language, set, document, id)."""
+    lang_rank = _language_ranks(corpus, wanted)[corpus.vertex_lang]
+    chosen = np.flatnonzero(lang_rank >= 0)
+    order = chosen[lexicographic_order(lang_rank[chosen], graph.set_id[chosen],
+                                       corpus.vertex_doc[chosen], graph.number[chosen],
+                                       graph.fraction[chosen])]
+    starts = group_starts(lang_rank[order], graph.set_id[order])
+    return Rows(order, lang_rank[order], np.cumsum(starts) - 1)
+
+
+def _display_ids(corpus: Corpus, vertices: np.ndarray) -> list[str]:
+    documents_per_lang = np.bincount(
+        np.array([corpus.languages.index(d.split("/", 1)[0]) if "/" in d else 0
+                  for d in corpus.documents], np.int64), minlength=len(corpus.languages))
+    ids = []
+    for vertex in vertices:
+        label = sentence_id(corpus.sides[vertex])
+        if documents_per_lang[corpus.vertex_lang[vertex]] > 1:
+            label = f"{document_label(corpus.documents[corpus.vertex_doc[vertex]])}#{label}"
+        ids.append(label)
+    return ids
+
+
+def language_files(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, str]:
+    """The text of every output language file."""
+    languages = sorted(corpus.languages)
+    files = {}
+    for rank in np.unique(rows.lang):
+        vertices = rows.vertex[rows.lang == rank]
+        ids = _display_ids(corpus, vertices)
+        files[languages[rank]] = language_file_text(
+            (int(graph.set_id[v]), label, corpus.texts[v], corpus.lists[v], corpus.tags[v])
+            for v, label in zip(vertices, ids))
+    return files
+
+
+def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
+                options: BuildOptions) -> dict:
+    final = funnel.steps[-1]["per_language"]
+    return {
+        "options": {**asdict(options.filters), "languages": list(options.languages),
+                    "skip_bad_input": options.skip_bad_input},
+        "input": {**asdict(corpus.counts), "languages": len(corpus.languages),
+                  "bad_input_skipped": log.total},
+        "graph": {**graph.edge_counts, "components": graph.component_count},
+        "funnel": [{k: v for k, v in step.items() if k != "per_language"}
+                   for step in funnel.steps],
+        "funnel_per_language": {step["step"]: step["per_language"] for step in funnel.steps},
+        "languages": dict(sorted(final.items())),
+        "bad_input": log.as_dict(),
+    }
+
+
+def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
+          progress: Progress | None = None) -> dict:
+    """Build TaPaCo from the OPUS release in `opus_dir` into `out`; return the statistics."""
+    options = options or BuildOptions()
+    progress = progress or Progress(enabled=False)
+    log = BadInputLog(options.skip_bad_input)
+    corpus = read_corpus(opus_dir, log, progress)
+    with progress.stage("graph and components"):
+        graph = build_graph(corpus)
+    with progress.stage("filters"):
+        rows = candidate_rows(corpus, graph, options.languages)
+        rows, funnel = apply_filters(rows, corpus.texts, sorted(corpus.languages),
+                                     options.filters)
+    stats = _statistics(corpus, graph, funnel, log, options)
+    with progress.stage("write output"):
+        files = language_files(corpus, graph, rows)
+
+        def write(folder: Path) -> None:
+            for lang, text in files.items():
+                (folder / f"{lang}.txt").write_text(text, encoding="utf-8")
+            write_json(folder / "stats.json", stats)
+            (folder / "stats.md").write_text(stats_markdown(stats), encoding="utf-8")
+
+        write_atomically(out, write)
+    return stats

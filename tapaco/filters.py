@@ -1,0 +1,116 @@
+"""TaPaCo's filters, in the paper's order, each counted (the filter funnel).
+
+Rows are the sentences of the output languages sorted by (language, set, document, numeric id),
+so each paraphrase set is a contiguous group walked in ascending id order. Filters: (a) sets of
+one sentence, (b) sets larger than `max_set_size`, (c) near-identical sentences (lowest id kept),
+(d) sentence BLEU above `bleu_max` against an earlier kept sentence, (e) languages with fewer
+than `min_sets` sets. After every filter, sets left with fewer than two sentences go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tapaco.bleu import bleu_keep_mask, tokenizer_for
+from tapaco.normalize import near_identical_key
+from tapaco.ordering import group_starts
+
+
+@dataclass(frozen=True)
+class FilterOptions:
+    max_set_size: int = 100
+    bleu_max: float = 50.0
+    min_sets: int = 100
+
+
+@dataclass
+class Rows:
+    """Candidate output rows: vertex id, language index and group (language, set) per row."""
+
+    vertex: np.ndarray
+    lang: np.ndarray
+    group: np.ndarray
+
+    def take(self, keep: np.ndarray) -> Rows:
+        return Rows(self.vertex[keep], self.lang[keep], self.group[keep])
+
+
+@dataclass
+class Funnel:
+    """Sets and sentences left after each step, in total and per language."""
+
+    languages: list[str]
+    steps: list[dict] = field(default_factory=list)
+
+    def record(self, step: str, rows: Rows, removed: int, dissolved: int) -> None:
+        sentences = np.bincount(rows.lang, minlength=len(self.languages))
+        first = group_starts(rows.group)
+        sets = np.bincount(rows.lang[first], minlength=len(self.languages))
+        self.steps.append({
+            "step": step, "sentences_removed": removed, "sets_dissolved": dissolved,
+            "sets": int(sets.sum()), "sentences": int(sentences.sum()),
+            "per_language": {lang: {"sets": int(s), "sentences": int(n)}
+                             for lang, s, n in zip(self.languages, sets, sentences) if n},
+        })
+
+
+def _group_sizes(rows: Rows) -> np.ndarray:
+    """Size of each row's group (groups are contiguous runs)."""
+    run = np.cumsum(group_starts(rows.group)) - 1
+    return np.bincount(run)[run] if len(run) else run
+
+
+def _drop_small_sets(rows: Rows) -> tuple[Rows, int]:
+    keep = _group_sizes(rows) >= 2
+    dissolved = int(group_starts(rows.group[~keep]).sum()) if (~keep).any() else 0
+    return rows.take(keep), dissolved
+
+
+def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
+    removed = int((~keep).sum())
+    rows, dissolved = _drop_small_sets(rows.take(keep))
+    funnel.record(step, rows, removed, dissolved)
+    return rows
+
+
+def _near_identical_keep(rows: Rows, texts: list[str]) -> np.ndarray:
+    keys = pd.Series([near_identical_key(texts[v]) for v in rows.vertex], dtype=object)
+    codes, _ = pd.factorize(keys)
+    frame = pd.DataFrame({"group": rows.group, "key": codes})
+    return ~frame.duplicated().to_numpy()
+
+
+def _bleu_keep(rows: Rows, texts: list[str], languages: list[str], bleu_max: float) -> np.ndarray:
+    keep = np.ones(len(rows.vertex), bool)
+    tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
+    for tokenizer in sorted(set(tokenizers[rows.lang])):
+        chosen = np.flatnonzero(tokenizers[rows.lang] == tokenizer)
+        chosen_texts = [texts[v] for v in rows.vertex[chosen]]
+        keep[chosen] = bleu_keep_mask(rows.group[chosen], chosen_texts, tokenizer, bleu_max)
+    return keep
+
+
+def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarray:
+    sets = np.bincount(rows.lang[group_starts(rows.group)], minlength=len(languages))
+    return sets[rows.lang] >= min_sets
+
+
+def apply_filters(rows: Rows, texts: list[str], languages: list[str],
+                  options: FilterOptions) -> tuple[Rows, Funnel]:
+    """Run filters (a)-(e) over sorted rows; return the kept rows and the funnel."""
+    funnel = Funnel(languages)
+    funnel.record("components split by language", rows, 0, 0)
+    sizes = _group_sizes(rows)
+    rows = _apply(funnel, "(a) single-sentence sets", rows, sizes >= 2)
+    sizes = _group_sizes(rows)
+    rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
+                  sizes <= options.max_set_size)
+    rows = _apply(funnel, "(c) near-identical sentences", rows, _near_identical_keep(rows, texts))
+    rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows,
+                  _bleu_keep(rows, texts, languages, options.bleu_max))
+    rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} sets", rows,
+                  _language_keep(rows, languages, options.min_sets))
+    return rows, funnel

@@ -1,0 +1,84 @@
+"""The equivalence graph: alignment edges plus surface-similarity edges, and its components.
+
+Surface-similarity edges join sentences of one language whose surface keys are equal (each to
+the first such sentence, a star, which gives the same components as a clique). The merged graph
+is a python-igraph graph built from numpy edge arrays; its connected components, numbered in a
+deterministic order (by the smallest numeric sentence id they contain), name the sets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import igraph
+import numpy as np
+import pandas as pd
+
+from tapaco.normalize import surface_key
+from tapaco.ordering import lexicographic_order
+from tapaco.read import INTER, INTRA, Corpus
+from tapaco.sentence_ids import numeric_keys
+
+
+@dataclass
+class SentenceGraph:
+    """Component (set) id per vertex, and the sizes that stats report."""
+
+    set_id: np.ndarray
+    number: np.ndarray
+    fraction: np.ndarray
+    edge_counts: dict[str, int]
+    component_count: int
+
+
+def surface_edges(vertex_lang: np.ndarray, texts: list[str]) -> np.ndarray:
+    """Edges from each vertex to the first vertex of its language with the same surface key."""
+    codes, _ = pd.factorize(pd.Series([surface_key(text) for text in texts], dtype=object))
+    combined, _ = pd.factorize(codes.astype(np.int64) * (int(vertex_lang.max(initial=0)) + 1)
+                               + vertex_lang)
+    first = np.full(len(combined) and combined.max() + 1, -1, np.int64)
+    vertex = np.arange(len(combined))
+    first[combined[::-1]] = vertex[::-1]
+    leader = first[combined]
+    joined = leader != vertex
+    return np.column_stack([vertex[joined], leader[joined]]).astype(np.int32)
+
+
+def _distinct_edges(edges: np.ndarray) -> int:
+    low = np.minimum(edges[:, 0], edges[:, 1]).astype(np.uint64)
+    high = np.maximum(edges[:, 0], edges[:, 1]).astype(np.uint64)
+    keys = (low << np.uint64(32)) | high
+    return len(np.unique(keys[low != high]))
+
+
+def _number_components(membership: np.ndarray, number: np.ndarray,
+                       fraction: np.ndarray) -> np.ndarray:
+    """Component ids 0..C-1 ordered by each component's smallest (number, fraction, vertex)."""
+    order = lexicographic_order(number, fraction)
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    first_rank = np.full(membership.max(initial=-1) + 1, len(order), np.int64)
+    np.minimum.at(first_rank, membership, rank)
+    is_first = np.zeros(len(order) + 1, bool)
+    is_first[first_rank] = True
+    component_number = np.cumsum(is_first) - 1
+    return component_number[first_rank][membership]
+
+
+def build_graph(corpus: Corpus) -> SentenceGraph:
+    """Merge the three edge kinds, find connected components and number them."""
+    surface = surface_edges(corpus.vertex_lang, corpus.texts)
+    edges = np.concatenate([corpus.edges, surface]).astype(np.int32)
+    graph = igraph.Graph(corpus.vertex_count)
+    graph.add_edges(edges)
+    membership = np.asarray(graph.connected_components().membership, np.int64)
+    number, fraction = numeric_keys(corpus.sides)
+    counts = {
+        "vertices": corpus.vertex_count,
+        "intra_lingual_links": int((corpus.edge_kind == INTRA).sum()),
+        "inter_lingual_links": int((corpus.edge_kind == INTER).sum()),
+        "surface_similarity_links": len(surface),
+        "merged_distinct_edges": _distinct_edges(edges),
+    }
+    return SentenceGraph(_number_components(membership, number, fraction), number, fraction,
+                         counts, int(membership.max(initial=-1) + 1))

@@ -1,0 +1,77 @@
+"""Text keys that decide when two sentences count as the same.
+
+- :func:`surface_key` (graph step 2): typographic punctuation mapped to ASCII (unidecode for
+  punctuation characters: ’ → ', “ → ", … → ..., – → -), quotation marks removed, ``!`` made
+  ``.``. Sentences of one language with equal keys get a surface-similarity edge.
+- :func:`near_identical_key` (filter c): NFKC, casefold, every punctuation (Unicode P*) and
+  space character dropped.
+
+Both tables are built once over all of Unicode; ASCII text takes a fast path, so keying
+millions of sentences costs well under a microsecond each.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from functools import cache
+
+import regex
+from unidecode import unidecode
+
+_PUNCTUATION_AND_SPACE = regex.compile(r"[\p{P}\s]+")
+
+
+def _is_punctuation(char: str) -> bool:
+    return unicodedata.category(char).startswith("P")
+
+
+def _ascii_punctuation(char: str) -> str:
+    name = unicodedata.name(char, "")
+    if "QUOTATION MARK" in name:
+        return "'" if "SINGLE" in name else '"'
+    ascii_form = unidecode(char).strip()
+    return ascii_form if ascii_form and all(_is_punctuation(c) for c in ascii_form) else char
+
+
+@cache
+def _surface_table() -> dict[int, str]:
+    table = {}
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if not _is_punctuation(char):
+            continue
+        mapped = _ascii_punctuation(char) if code > 127 else char
+        mapped = mapped.replace('"', "").replace("!", ".")
+        if mapped != char:
+            table[code] = mapped
+    return table
+
+
+@cache
+def _surface_pattern() -> re.Pattern:
+    mapped = (chr(code) for code in _surface_table() if code > 127)
+    return re.compile("[" + "".join(map(re.escape, mapped)) + "]")
+
+
+def _surface_replacement(match: re.Match) -> str:
+    return _surface_table()[ord(match.group())]
+
+
+_ASCII_DROPPED = bytes(c for c in range(128) if _is_punctuation(chr(c)) or chr(c).isspace())
+
+
+def surface_key(text: str) -> str:
+    """The text with punctuation normalised for surface-similarity links."""
+    if not text.isascii():
+        text = _surface_pattern().sub(_surface_replacement, text)
+    return text.replace('"', "").replace("!", ".")
+
+
+def near_identical_key(text: str) -> str:
+    """The text reduced to what near-identical sentences share."""
+    if text.isascii():
+        return text.lower().encode().translate(None, _ASCII_DROPPED).decode()
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return _PUNCTUATION_AND_SPACE.sub("", text)

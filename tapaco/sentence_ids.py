@@ -1,0 +1,64 @@
+"""TaPaCo sentence ids of link sides, and numeric keys that order them.
+
+The OPUS id loses its leading `s`; a side `N.0 N.1 ... N.k` (one Tatoeba sentence that OPUS
+split) is `N`; other multi-id sides join their ids with `+`; in a language with several
+documents the id is prefixed `<document>#` (the document path without language and extension).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+_PLAIN_IDS = re.compile(r"(?:s?\d+\n)*s?\d+")
+_LEADING_NUMBERS = re.compile(r"\D*(\d*)(?:\.(\d+))?")
+NO_NUMBER = np.iinfo(np.int64).max
+
+
+def _strip_s(sentence_id: str) -> str:
+    return sentence_id[1:] if sentence_id.startswith("s") and len(sentence_id) > 1 else sentence_id
+
+
+def _split_sentence_base(ids: list[str]) -> str | None:
+    bases = {sentence_id.rpartition(".")[0] for sentence_id in ids}
+    suffixes = [sentence_id.rpartition(".")[2] for sentence_id in ids]
+    if len(bases) == 1 and "" not in bases and suffixes == [str(i) for i in range(len(ids))]:
+        return bases.pop()
+    return None
+
+
+def sentence_id(side: str) -> str:
+    """The TaPaCo id of a link side (without any document prefix)."""
+    ids = [_strip_s(part) for part in side.split()]
+    if len(ids) == 1:
+        return ids[0]
+    return _split_sentence_base(ids) or "+".join(ids)
+
+
+def document_label(document: str) -> str:
+    """`en/1988.xml.gz` -> `1988`: the prefix used when a language has several documents."""
+    name = document.split("/", 1)[1] if "/" in document else document
+    for suffix in (".xml.gz", ".xml", ".gz"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def numeric_keys(sides: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Two int64 keys per side: the number of its first id and the number after a dot.
+
+    Sides without digits get NO_NUMBER, so they sort after numbered ones.
+    """
+    if not sides:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    joined = "\n".join(sides)
+    if _PLAIN_IDS.fullmatch(joined):
+        first = np.array(joined.replace("s", "").split("\n")).astype(np.int64)
+        return first, np.zeros(len(sides), np.int64)
+    first = np.empty(len(sides), np.int64)
+    second = np.zeros(len(sides), np.int64)
+    for index, side in enumerate(sides):
+        whole, fraction = _LEADING_NUMBERS.match(side).groups()
+        first[index] = int(whole[:18]) if whole else NO_NUMBER
+        second[index] = int(fraction[:18]) if fraction else 0
+    return first, second
