@@ -50,8 +50,9 @@ class _GroupState:
         if not links:
             return None
         if self.documents is None:
+            first_link = chunk.text.find("<link", offset)
             raise InputError(self.ref, "<link> outside a <linkGrp>",
-                             f"line {chunk.line_at(offset)}", kind="malformed XML")
+                             f"line {chunk.line_at(first_link)}", kind="malformed XML")
         from_doc, to_doc = self.documents
         from_sides, to_sides = (list(column) for column in zip(*links, strict=True))
         return LinkBlock(

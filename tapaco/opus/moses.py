@@ -81,14 +81,14 @@ class _LineReader:
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()
-        return [_clean(line) for line in lines]
+        return lines
 
     def close(self) -> None:
         self.stream.close()
 
 
 def _split_ids(lines: list[str], reader: _LineReader) -> list[list[str]]:
-    rows = [line.split("\t") for line in lines]
+    rows = [line.rstrip("\r").split("\t") for line in lines]
     for number, row in enumerate(rows):
         if len(row) != 4:
             raise InputError(reader.ref, f"expected 4 tab-separated fields, found {len(row)}",
@@ -125,6 +125,8 @@ def read_moses(source: Path, pair: tuple[str, str]) -> Iterator[LinkBlock]:
         while True:
             line = readers[0].line
             batches = [reader.batch(LINES_PER_BLOCK) for reader in readers]
+            batches[0] = [_clean(text) for text in batches[0]]
+            batches[1] = [_clean(text) for text in batches[1]]
             lengths = {len(batch) for batch in batches}
             if len(lengths) > 1:
                 short = min(readers, key=lambda r: r.line)

@@ -22,14 +22,17 @@ def first_xml_error(ref: FileRef) -> tuple[str, str] | None:
             parser.Parse(b"", True)
     except expat.ExpatError as error:
         message = expat.ErrorString(error.code)
-        return f"line {error.lineno}, column {error.offset + 1}", f"malformed XML: {message}"
+        return f"line {error.lineno}, column {error.offset + 1}", message
     except (OSError, EOFError, InputError):
         return None
     return None
 
 
 def malformed(ref: FileRef, fallback_position: str, fallback_message: str) -> InputError:
-    """An error for a malformed file, at expat's position when expat finds one."""
+    """An error for a malformed file, at expat's position when expat finds an error."""
     found = first_xml_error(ref)
-    position, message = found if found else (fallback_position, fallback_message)
-    return InputError(ref, message, position, kind="malformed XML")
+    if found is None:
+        return InputError(ref, fallback_message, fallback_position, kind="malformed XML")
+    position, parser_message = found
+    return InputError(ref, f"{fallback_message} (XML parser: {parser_message})", position,
+                      kind="malformed XML")

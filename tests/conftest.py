@@ -1,0 +1,111 @@
+"""Shared test helpers: where the real data lives, and a writer of small OPUS release folders."""
+
+from __future__ import annotations
+
+import gzip
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED_DATA = PROJECT.parent / "shared" / "data"
+SAMPLE = PROJECT / "tapaco" / "sample" / "tatoeba-v2"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data not found: real-data tests need the shared folder beside "
+                    "the project")
+    return SHARED_DATA
+
+
+@dataclass
+class Sentence:
+    id: str
+    text: str
+    lists: str = ""
+    tags: str = ""
+
+
+@dataclass
+class OpusFolder:
+    """Builds a small OPUS release: documents and cesAlign files, written by `write()`."""
+
+    root: Path
+    documents: dict[str, list[Sentence]] = field(default_factory=dict)
+    alignments: dict[str, list[tuple[str, str, list[tuple[str, str]]]]] = field(
+        default_factory=dict)
+
+    def sentences(self, document: str, *sentences: Sentence) -> None:
+        self.documents.setdefault(document, []).extend(sentences)
+
+    def links(self, name: str, from_doc: str, to_doc: str, links: list[tuple[str, str]]) -> None:
+        self.alignments.setdefault(name, []).append((from_doc, to_doc, links))
+
+    def write(self, kind: str = "raw", zipped: bool = True) -> Path:
+        for name, groups in self.alignments.items():
+            write_cesalign(self.root / "xml" / f"{name}.xml.gz", groups)
+        by_lang: dict[str, dict[str, str]] = {}
+        for document, sentences in self.documents.items():
+            lang = document.split("/")[0]
+            by_lang.setdefault(lang, {})[document] = document_xml(document, sentences, kind)
+        for lang, documents in by_lang.items():
+            if zipped:
+                path = self.root / kind / f"{lang}.zip"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with zipfile.ZipFile(path, "w") as archive:
+                    for document, text in documents.items():
+                        member = f"Test/{kind}/{document.removesuffix('.gz')}"
+                        archive.writestr(member, text)
+            else:
+                for document, text in documents.items():
+                    path = self.root / kind / document
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(gzip.compress(text.encode()))
+        return self.root
+
+
+def document_xml(document: str, sentences: list[Sentence], kind: str) -> str:
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', f'<document id="{document}">']
+    for sentence in sentences:
+        attributes = f'id="{sentence.id}"'
+        if sentence.lists:
+            attributes += f" lists={quoteattr(sentence.lists)}"
+        if sentence.tags:
+            attributes += f" tags={quoteattr(sentence.tags)}"
+        if kind == "raw":
+            lines.append(f"<s {attributes}>{escape(sentence.text)}</s>")
+        else:
+            tokens = "".join(f'\n  <w id="w{sentence.id}.{n}">{escape(token)}</w>'
+                             for n, token in enumerate(sentence.text.split(), 1))
+            lines.append(f"<s {attributes}>{tokens}\n</s>")
+    lines.append("</document>")
+    return "\n".join(lines) + "\n"
+
+
+def cesalign_xml(groups: list[tuple[str, str, list[tuple[str, str]]]]) -> str:
+    lines = ['<?xml version="1.0" encoding="utf-8"?>',
+             '<!DOCTYPE cesAlign PUBLIC "-//CES//DTD XML cesAlign//EN" "">',
+             '<cesAlign version="1.0">']
+    for from_doc, to_doc, links in groups:
+        lines.append(f'<linkGrp targType="s" fromDoc="{from_doc}" toDoc="{to_doc}" >')
+        lines += [f'<link id="SL{n}" xtargets="{a};{b}" overlap="0.9" />'
+                  for n, (a, b) in enumerate(links, 1)]
+        lines.append("</linkGrp>")
+    lines.append("</cesAlign>")
+    return "\n".join(lines) + "\n"
+
+
+def write_cesalign(path: Path, groups) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = cesalign_xml(groups).encode()
+    path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
+
+
+@pytest.fixture
+def opus(tmp_path: Path) -> OpusFolder:
+    return OpusFolder(tmp_path / "opus")

@@ -1,0 +1,67 @@
+import gzip
+import zipfile
+
+import pytest
+
+from tapaco.errors import InputError
+from tapaco.opus.documents import read_sentences, sentence_text
+from tapaco.opus.textstream import FileRef
+
+
+def test_tokenised_real_document(shared_data):
+    path = shared_data / "opus-rf/xml/en/1988.xml.gz"
+    sentences = read_sentences(FileRef(path))
+    raw = gzip.decompress(path.read_bytes()).decode()
+    assert len(sentences) == raw.count("<s id=")
+    assert sentences.ids[0] == "s1.1"
+    assert sentences.texts[0].startswith(
+        "Statement of Government Policy by the Prime Minister , Mr Ingvar Carlsson ,")
+    assert sentences.lists == [""] * len(sentences)
+
+
+def test_tatoeba_sample_zip_member(shared_data):
+    ref = FileRef(shared_data / "tatoeba-v2-sample/xml/fr.zip", "Tatoeba/xml/fr/tatoeba.xml")
+    sentences = read_sentences(ref)
+    text = dict(zip(sentences.ids, sentences.texts))
+    assert text["s564436"] == "C' est quoi ?"
+    assert text["s1130166"] == "Qu' est -ce ?"
+
+
+def test_raw_sentences_with_lists_tags_and_entities(tmp_path):
+    path = tmp_path / "d.xml"
+    path.write_text('<?xml version="1.0"?>\n<document>\n'
+                    '<s id="s1" lists="907;4000" tags="4 syllables;List 907">Let&apos;s '
+                    '  go &amp; see.</s>\n<s tags="x" id="2">Two</s>\n<s id="3"/>\n</document>\n')
+    sentences = read_sentences(FileRef(path))
+    assert sentences.ids == ["s1", "2", "3"]
+    assert sentences.texts == ["Let's go & see.", "Two", ""]
+    assert sentences.lists == ["907;4000", "", ""]
+    assert sentences.tags == ["4 syllables;List 907", "x", ""]
+
+
+def test_sentence_text_joins_tokens_across_chunks():
+    assert sentence_text('\n <chunk><w id="1">a</w>\n <w id="2">b&lt;</w></chunk>\n') == "a b<"
+
+
+def test_unterminated_sentence_is_malformed(tmp_path):
+    path = tmp_path / "d.xml"
+    path.write_text('<document>\n<s id="1">one</s>\n<s id="2">two\n</document>\n')
+    with pytest.raises(InputError, match="unterminated <s>") as caught:
+        read_sentences(FileRef(path))
+    assert "line" in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_zip_without_the_member(tmp_path):
+    path = tmp_path / "de.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("Tatoeba/raw/de/other.xml", "<document/>")
+    with pytest.raises(InputError, match="zip member not found") as caught:
+        read_sentences(FileRef(path, "Tatoeba/raw/de/tatoeba.xml"))
+    assert "de.zip[Tatoeba/raw/de/tatoeba.xml]" in str(caught.value)
+
+
+def test_non_utf8_document(tmp_path):
+    path = tmp_path / "d.xml.gz"
+    path.write_bytes(gzip.compress(b'<document>\n<s id="1">caf\xe9</s>\n</document>\n'))
+    with pytest.raises(InputError, match=r"line 2, column 14: invalid UTF-8 byte 0xe9"):
+        read_sentences(FileRef(path))

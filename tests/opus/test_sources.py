@@ -1,0 +1,59 @@
+import gzip
+
+import pytest
+
+from tapaco.errors import InputError
+from tapaco.opus.sources import DocumentLocator, find_alignment_sources
+
+
+def test_one_source_per_pair_in_the_rf_release(shared_data):
+    sources = find_alignment_sources(shared_data / "opus-rf")
+    names = [source.path.name for source in sources]
+    assert names == ["de-en.xml.gz", "de-es.xml.gz", "de-fr.xml.gz", "de-sv.xml.gz",
+                     "en-es.xml.gz", "en-fr.xml.gz", "en-sv.xml.gz", "es-fr.xml.gz",
+                     "es-sv.xml.gz", "fr-sv.xml.gz"]
+    total = sum(len(block) for source in sources for block in source.link_blocks())
+    expected = sum(gzip.decompress(path.read_bytes()).decode().count("<link ")
+                   for path in (shared_data / "opus-rf/xml").glob("*-*.xml.gz"))
+    assert total == expected
+
+
+def test_forms_are_chosen_in_order(tmp_path):
+    xml = tmp_path / "xml"
+    (xml / "de-en").mkdir(parents=True)
+    (xml / "de-en.xml").write_text("<cesAlign/>")
+    (xml / "en-fr").mkdir()
+    (xml / "fr-en.xml").write_text("<cesAlign/>")
+    (xml / "sv-de-en.xml").write_text("<cesAlign/>")
+    (tmp_path / "moses" / "fr-it").mkdir(parents=True)
+    found = {source.langs: (source.path.name, source.form)
+             for source in find_alignment_sources(tmp_path)}
+    assert found == {("de", "en"): ("de-en.xml", "cesAlign"),
+                     ("fr", "en"): ("fr-en.xml", "cesAlign"),
+                     ("fr", "it"): ("fr-it", "Moses folder")}
+
+
+def test_not_an_opus_folder(tmp_path):
+    with pytest.raises(InputError, match="neither xml/ nor moses/"):
+        find_alignment_sources(tmp_path)
+    with pytest.raises(InputError, match="not found"):
+        find_alignment_sources(tmp_path / "absent")
+
+
+def test_locator_prefers_raw_and_matches_zip_members_by_suffix(opus):
+    from conftest import Sentence
+
+    opus.sentences("de/tatoeba.xml.gz", Sentence("s1", "Hallo"))
+    opus.write("raw")
+    opus.write("xml")
+    raw_first = DocumentLocator(opus.root, ("raw", "xml")).locate("de/tatoeba.xml.gz")
+    xml_first = DocumentLocator(opus.root, ("xml", "raw")).locate("de/tatoeba.xml.gz")
+    assert raw_first.member == "Test/raw/de/tatoeba.xml"
+    assert xml_first.member == "Test/xml/de/tatoeba.xml"
+
+
+def test_locator_finds_extracted_documents_and_reports_missing(shared_data):
+    locator = DocumentLocator(shared_data / "opus-rf")
+    assert locator.locate("sv/1994.xml.gz").path == shared_data / "opus-rf/xml/sv/1994.xml.gz"
+    with pytest.raises(InputError, match="sentence document sv/2000.xml.gz not found"):
+        locator.locate("sv/2000.xml.gz")
