@@ -1,0 +1,159 @@
+"""End-to-end builds compared with the simple implementation in tests/independent.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE, Sentence
+from independent import expected_sets
+
+from tapaco.build import BuildOptions, build
+from tapaco.filters import FilterOptions
+
+
+def read_output(out: Path) -> dict[str, list[list[str]]]:
+    files = {}
+    for path in sorted(out.glob("*.txt")):
+        text = path.read_text(encoding="utf-8")
+        assert text.endswith("\n")
+        files[path.stem] = [line.split("\t") for line in text.splitlines()]
+        assert all(len(row) == 5 for row in files[path.stem])
+    return files
+
+
+def display_id(side: tuple, several_documents: bool) -> str:
+    lang, document, ids = side
+    parts = [i.removeprefix("s") for i in ids.split()]
+    bases = {part.split(".")[0] for part in parts}
+    if len(parts) > 1 and len(bases) == 1 and [p.split(".")[1] for p in parts] == [
+            str(n) for n in range(len(parts))]:
+        parts = list(bases)
+    label = "+".join(parts)
+    if several_documents:
+        name = document.split("/", 1)[1].removesuffix(".xml.gz")
+        label = f"{name}#{label}"
+    return label
+
+
+def assert_matches_independent(opus_dir: Path, out: Path, **options):
+    build(opus_dir, out, BuildOptions(FilterOptions(**options)))
+    files = read_output(out)
+    expected, info = expected_sets(opus_dir, **options)
+    assert sorted(files) == sorted(expected)
+    documents = {}
+    for lang, document, _ in info:
+        documents.setdefault(lang, set()).add(document)
+    set_ids_of_component = {}
+    for lang, sets in expected.items():
+        several_documents = len(documents[lang]) > 1
+        rows = files[lang]
+        got = {}
+        for set_id, sentence_id, text, lists, tags in rows:
+            got.setdefault(set_id, []).append((sentence_id, text, lists, tags))
+        want = [[(display_id(side, several_documents), *info[side]) for side in members]
+                for _, members in sets]
+        assert sorted(got.values()) == sorted(want)
+        assert [r[0] for r in rows] == sorted((r[0] for r in rows), key=int)
+        set_id_of = {row[1]: row[0] for row in rows}
+        for number, members in sets:
+            set_ids_of_component.setdefault(number, set()).update(
+                set_id_of[display_id(side, several_documents)] for side in members)
+    # one set id per component, the same in every language, and a different one per component
+    assert all(len(ids) == 1 for ids in set_ids_of_component.values())
+    assert len({min(ids) for ids in set_ids_of_component.values()}) == len(set_ids_of_component)
+    return files
+
+
+def test_embedded_sample_matches_independent_build(tmp_path):
+    files = assert_matches_independent(SAMPLE, tmp_path / "out", min_sets=1)
+    french = {(row[1], row[2]): row[0] for row in files["fr"]}
+    assert french[("564436", "C' est quoi ?")] == french[("1130166", "Qu' est -ce ?")]
+
+
+def test_real_rf_release_with_documents_and_multi_id_sides(shared_data, tmp_path):
+    files = assert_matches_independent(shared_data / "opus-rf", tmp_path / "out", min_sets=1)
+    assert all("#" in row[1] for row in files["en"])
+    assert not any("#" in row[1] for row in files["es"])
+
+
+def _meaning_folder(opus):
+    en, fr, de, es = ("en/tatoeba.xml.gz", "fr/tatoeba.xml.gz", "de/tatoeba.xml.gz",
+                      "es/tatoeba.xml.gz")
+    opus.sentences(en, Sentence("s1", "I ate the cheese.", "907;4000", "past tense"),
+                   Sentence("s2", "I have eaten cheese."),
+                   Sentence("s3", "Cheese was eaten by me."),
+                   Sentence("s4", "Don’t stop!"), Sentence("s5", "Don't stop."),
+                   Sentence("s6.0", "Stop."), Sentence("s6.1", "Now."),
+                   Sentence("s7", "Halt right now."), Sentence("s8", "Hello there."))
+    opus.sentences(fr, Sentence("s10", "J'ai mangé le fromage."),
+                   Sentence("s11", "Le fromage, je l'ai mangé.", "", "topicalisation"),
+                   Sentence("s12", "N'arrête pas !"), Sentence("s13", "Ne t'arrête pas !"),
+                   Sentence("s14", "Arrête-toi maintenant."),
+                   Sentence("s15", "Stoppe tout de suite."))
+    opus.sentences(de, Sentence("s20", "Ich aß den Käse."), Sentence("s21", "Hallo."))
+    opus.sentences(es, Sentence("s30", "Comí el queso."), Sentence("s31", "Me comí el queso."))
+    # multi-hop: fr s11 reaches en s1 only through es s31 - es s30 (intra) - de s20
+    opus.links("en-fr", en, fr, [("s1", "s10"), ("s4", "s12"), ("s5", "s13"),
+                                 ("s6.0 s6.1", "s14"), ("s7", "s15")])
+    opus.links("de-en", de, en, [("s20", "s2"), ("s20", "s1")])
+    opus.links("de-es", de, es, [("s20", "s30")])
+    opus.links("es-fr", es, fr, [("s31", "s11")])
+    opus.links("es-es", es, es, [("s30", "s31")])
+    opus.links("en-en", en, en, [("s1", "s3"), ("s6.0 s6.1", "s7")])
+    return opus.write("raw")
+
+
+def test_written_release_needs_multi_hop_surface_and_intra_links(opus, tmp_path):
+    root = _meaning_folder(opus)
+    files = assert_matches_independent(root, tmp_path / "out", min_sets=1, bleu_max=100.0)
+    english = {row[1]: row for row in files["en"]}
+    french = {row[1]: row for row in files["fr"]}
+    # one set across languages: en s1, s2, s3 (intra-lingual) and fr s10, s11 (multi-hop)
+    assert english["1"][0] == english["2"][0] == english["3"][0] == french["10"][0]
+    assert french["11"][0] == french["10"][0]
+    # fr s12 and s13 are linked to en s4 and s5, joined only by surface similarity
+    assert french["12"][0] == french["13"][0]
+    # the split Tatoeba sentence s6.0 s6.1 has id 6 and the joined text
+    assert english["6"][2] == "Stop. Now."
+    assert english["1"][3:] == ["907;4000", "past tense"]
+    assert french["11"][3:] == ["", "topicalisation"]
+    assert "8" not in english
+
+
+def test_filters_on_written_release(opus, tmp_path):
+    root = _meaning_folder(opus)
+    files = assert_matches_independent(root, tmp_path / "out", min_sets=1)
+    english_ids = {row[1] for row in files["en"]}
+    assert "5" not in english_ids  # near-identical to s4, which has the lower id
+
+
+def test_min_sets_drops_languages(opus, tmp_path):
+    root = _meaning_folder(opus)
+    build(root, tmp_path / "out", BuildOptions(FilterOptions(min_sets=2, bleu_max=100.0)))
+    assert sorted(read_output(tmp_path / "out")) == ["en", "fr"]
+
+
+def test_output_is_byte_identical_across_runs(shared_data, tmp_path):
+    for name in ("a", "b"):
+        build(shared_data / "opus-rf", tmp_path / name, BuildOptions(FilterOptions(min_sets=1)))
+    for path in sorted((tmp_path / "a").iterdir()):
+        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes(), path.name
+
+
+def test_langs_restricts_output_but_all_languages_pivot(opus, tmp_path):
+    root = _meaning_folder(opus)
+    build(root, tmp_path / "out", BuildOptions(FilterOptions(min_sets=1, bleu_max=100.0),
+                                               languages=("fr",)))
+    files = read_output(tmp_path / "out")
+    assert list(files) == ["fr"]
+    french = {row[1]: row[0] for row in files["fr"]}
+    assert french["11"] == french["10"]
+
+
+def test_unknown_output_language_is_an_error(tmp_path):
+    from tapaco.errors import InputError
+
+    with pytest.raises(InputError, match="not in the corpus: xx"):
+        build(SAMPLE, tmp_path / "out", BuildOptions(languages=("xx",)))
+    assert not (tmp_path / "out").exists()
