@@ -1,0 +1,90 @@
+"""The command line: summary, exit status 2 with a one-line error, skip-and-count."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import PROJECT, SAMPLE, Sentence
+
+from tapaco.cli import main
+
+
+def run(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tapaco", *arguments], capture_output=True,
+                          text=True, cwd=PROJECT, timeout=120)
+
+
+def test_build_on_the_embedded_sample(tmp_path):
+    out = tmp_path / "out"
+    result = run("build", "--opus-dir", str(SAMPLE), "--out", str(out), "--min-sets", "1",
+                 "--timings", str(tmp_path / "timings.json"))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["en.txt", "es.txt", "fr.txt", "stats.json",
+                                                     "stats.md"]
+    assert "wrote 3 languages" in result.stderr
+    timings = json.loads((tmp_path / "timings.json").read_text())
+    assert [stage["name"] for stage in timings["stages"]] == [
+        "read alignments", "read documents", "graph and components", "filters", "write output"]
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["input"]["links"] == 154
+    assert [step["sentences"] for step in stats["funnel"]][0] == stats["graph"]["vertices"]
+
+
+def test_default_thresholds_drop_every_sample_language(tmp_path):
+    assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(tmp_path / "o"),
+                 "--quiet"]) == 0
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["stats.json", "stats.md"]
+
+
+def _broken_release(opus):
+    en, fr = "en/tatoeba.xml.gz", "fr/tatoeba.xml.gz"
+    opus.sentences(en, Sentence("s1", "Hello."), Sentence("s2", "Hi."))
+    opus.sentences(fr, Sentence("s3", "Salut."), Sentence("s4", "Bonjour."))
+    opus.links("en-fr", en, fr, [("s1", "s3"), ("s2", "s3"), ("s2", "s99")])
+    opus.links("en-es", en, "es/tatoeba.xml.gz", [("s1", "s5")])
+    return opus.write("raw")
+
+
+def test_bad_input_is_one_line_exit_2_and_no_output(opus, tmp_path):
+    root = _broken_release(opus)
+    result = run("build", "--opus-dir", str(root), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tapaco: error: ")
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+def test_skip_bad_input_counts_what_it_skipped(opus, tmp_path):
+    root = _broken_release(opus)
+    result = run("build", "--opus-dir", str(root), "--out", str(tmp_path / "out"),
+                 "--skip-bad-input", "--min-sets", "1", "--bleu-max", "100")
+    assert result.returncode == 0, result.stderr
+    stats = json.loads((tmp_path / "out" / "stats.json").read_text())
+    assert stats["bad_input"]["skipped"] == {"missing document": 1, "unknown sentence id": 1}
+    assert stats["input"]["links_to_unknown_sentences"] == 2
+    assert (tmp_path / "out" / "en.txt").read_text() == "0\t1\tHello.\t\t\n0\t2\tHi.\t\t\n"
+
+
+def test_existing_output_is_replaced_only_when_complete(opus, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("previous run")
+    root = _broken_release(opus)
+    assert main(["build", "--opus-dir", str(root), "--out", str(out), "--quiet"]) == 2
+    assert (out / "keep.txt").read_text() == "previous run"
+    assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(out), "--quiet"]) == 0
+    assert not (out / "keep.txt").exists()
+
+
+@pytest.mark.parametrize("arguments", [["build"], ["build", "--opus-dir", "x"],
+                                       ["build", "--opus-dir", "x", "--out", "y",
+                                        "--max-set-size", "0"]])
+def test_usage_errors_exit_2(arguments, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(arguments)
+    assert caught.value.code == 2
