@@ -51,26 +51,26 @@ def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]
     return Rows(order, lang_rank[order], np.cumsum(starts) - 1)
 
 
-def _display_ids(corpus: Corpus, vertices: np.ndarray) -> list[str]:
-    documents_per_lang = np.bincount(
-        np.array([corpus.languages.index(d.split("/", 1)[0]) if "/" in d else 0
-                  for d in corpus.documents], np.int64), minlength=len(corpus.languages))
-    ids = []
-    for vertex in vertices:
-        label = sentence_id(corpus.sides[vertex])
-        if documents_per_lang[corpus.vertex_lang[vertex]] > 1:
-            label = f"{document_label(corpus.documents[corpus.vertex_doc[vertex]])}#{label}"
-        ids.append(label)
+def _display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -> list[str]:
+    ids = [sentence_id(corpus.sides[vertex]) for vertex in vertices]
+    if several_documents:
+        labels = [document_label(name) for name in corpus.documents]
+        ids = [f"{labels[corpus.vertex_doc[v]]}#{i}" for v, i in zip(vertices, ids)]
     return ids
 
 
 def language_files(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, str]:
-    """The text of every output language file."""
+    """The text of every output language file (rows are sorted by language)."""
     languages = sorted(corpus.languages)
+    documents_per_rank = np.zeros(len(languages), np.int64)
+    ranks = np.array([languages.index(lang) for lang in corpus.languages], np.int64)
+    np.add.at(documents_per_rank, ranks[corpus.document_lang], 1)
     files = {}
-    for rank in np.unique(rows.lang):
-        vertices = rows.vertex[rows.lang == rank]
-        ids = _display_ids(corpus, vertices)
+    bounds = np.flatnonzero(group_starts(rows.lang)).tolist() + [len(rows.lang)]
+    for start, end in zip(bounds[:-1], bounds[1:]):
+        rank = rows.lang[start]
+        vertices = rows.vertex[start:end]
+        ids = _display_ids(corpus, vertices, documents_per_rank[rank] > 1)
         files[languages[rank]] = language_file_text(
             (int(graph.set_id[v]), label, corpus.texts[v], corpus.lists[v], corpus.tags[v])
             for v, label in zip(vertices, ids))

@@ -54,6 +54,7 @@ class Corpus:
 
     languages: list[str]
     documents: list[str]
+    document_lang: np.ndarray
     vertex_lang: np.ndarray
     vertex_doc: np.ndarray
     sides: list[str]
@@ -227,7 +228,7 @@ def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts]) -> Corpus:
     sides = [side for document in collector.documents for side in document.sides]
     return Corpus(
         languages=list(collector.languages), documents=[d.name for d in collector.documents],
-        vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
+        document_lang=doc_lang, vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
         sides=sides if len(pick) == len(sides) else [sides[i] for i in pick],
         texts=gather("texts"), lists=gather("lists"), tags=gather("tags"),
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,

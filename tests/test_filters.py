@@ -1,0 +1,52 @@
+"""Each filter on a hand-made table of sets, with the expected survivors worked out by hand."""
+
+import numpy as np
+from sacrebleu.metrics import BLEU
+
+from tapaco.filters import FilterOptions, Rows, apply_filters
+
+TEXTS = [
+    "Lonely.",                                   # 0: set 0 alone
+    "I ate the cheese.", "I eat cheese.",       # 1, 2: set 1
+    "Don't stop!", "DON’T STOP.", "Keep going.",  # 3, 4, 5: set 2, 4 near-identical to 3
+    "Je suis là.", "Je suis là !",              # 6, 7: set 3 (fr), near-identical pair
+    "The cat sleeps on the red mat today.",     # 8: set 4
+    "The cat sleeps on the red mat now.",       # 9: BLEU about 75 against 8 -> dropped
+    "A dog runs.",                              # 10
+]
+
+
+def _rows(groups, langs, vertices=None):
+    vertices = np.arange(len(groups)) if vertices is None else np.asarray(vertices)
+    return Rows(vertices, np.asarray(langs), np.asarray(groups))
+
+
+def test_filters_in_order_with_funnel():
+    rows = _rows([0, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4], [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0])
+    kept, funnel = apply_filters(rows, TEXTS, ["en", "fr"], FilterOptions(min_sets=1))
+    assert kept.vertex.tolist() == [1, 2, 3, 5, 8, 10]
+    steps = {step["step"][:3]: step for step in funnel.steps}
+    assert steps["(a)"]["sentences_removed"] == 1
+    assert steps["(c)"]["sentences_removed"] == 2 and steps["(c)"]["sets_dissolved"] == 1
+    assert steps["(d)"]["sentences_removed"] == 1
+    assert steps["(d)"]["per_language"] == {"en": {"sets": 3, "sentences": 6}}
+
+
+def test_max_set_size_and_min_sets():
+    rows = _rows([1, 1, 2, 2, 2], [0, 0, 0, 0, 0], [1, 2, 3, 5, 10])
+    kept, _ = apply_filters(rows, TEXTS, ["en"], FilterOptions(max_set_size=2, min_sets=1))
+    assert kept.vertex.tolist() == [1, 2]
+    kept, funnel = apply_filters(rows, TEXTS, ["en"], FilterOptions(min_sets=3))
+    assert kept.vertex.tolist() == [] and funnel.steps[-1]["sets"] == 0
+
+
+def test_bleu_threshold_is_strictly_greater():
+    bleu = BLEU(smooth_method="floor", smooth_value=0.1, effective_order=True)
+    score = bleu.sentence_score(TEXTS[9], [TEXTS[8]]).score
+    assert 70 < score < 80
+    rows = _rows([4, 4], [0, 0], [8, 9])
+    kept, _ = apply_filters(rows, TEXTS, ["en"], FilterOptions(bleu_max=score, min_sets=1))
+    assert kept.vertex.tolist() == [8, 9]
+    kept, _ = apply_filters(rows, TEXTS, ["en"], FilterOptions(bleu_max=score - 1e-9,
+                                                                min_sets=1))
+    assert kept.vertex.tolist() == []

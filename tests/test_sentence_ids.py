@@ -1,0 +1,27 @@
+import numpy as np
+import pytest
+
+from tapaco.sentence_ids import NO_NUMBER, document_label, numeric_keys, sentence_id
+
+
+@pytest.mark.parametrize("side, expected", [
+    ("s80", "80"), ("1276", "1276"), ("s7.0 s7.1 s7.2", "7"), ("s4.1 s4.2", "4.1+4.2"),
+    ("s1 s2", "1+2"), ("s5.1", "5.1"), ("s7.1 s7.2", "7.1+7.2"),
+])
+def test_sentence_id(side, expected):
+    assert sentence_id(side) == expected
+
+
+def test_document_label():
+    assert document_label("en/1988.xml.gz") == "1988"
+    assert document_label("en/1994/123/456.xml.gz") == "1994/123/456"
+
+
+def test_numeric_keys_fast_and_general_paths_agree_on_plain_ids():
+    plain = ["s12", "3", "s400000000"]
+    first, second = numeric_keys(plain)
+    assert first.tolist() == [12, 3, 400000000] and second.tolist() == [0, 0, 0]
+    first, second = numeric_keys(plain + ["s4.2 s4.3", "abc"])
+    assert first.tolist() == [12, 3, 400000000, 4, NO_NUMBER]
+    assert second.tolist() == [0, 0, 0, 2, 0]
+    assert numeric_keys([])[0].dtype == np.int64
