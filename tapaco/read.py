@@ -167,21 +167,30 @@ def _document_texts(document: _Document, locator: DocumentLocator, log: BadInput
     counts.documents += 1
     counts.document_sentences += len(sentences)
     position = dict(zip(sentences.ids, range(len(sentences))))
-    found = _DocumentTexts([], [], [], np.ones(len(sides), bool))
-    for number, side in enumerate(sides):
-        ids = side.split() if " " in side else [side]
-        indexes = [position.get(sentence_id) for sentence_id in ids]
-        if None in indexes:
-            missing = ids[indexes.index(None)]
-            log.report(InputError(ref, f"sentence id {missing!r} is linked by an alignment but "
-                                  "is not in this document", kind="unknown sentence id"))
-            found.valid[number] = False
-            indexes = []
-        counts.multi_id_sides += len(indexes) > 1
-        found.texts.append(" ".join(sentences.texts[i] for i in indexes))
-        found.lists.append(_joined([sentences.lists[i] for i in indexes], ";"))
-        found.tags.append(_joined([sentences.tags[i] for i in indexes], ";"))
+    indexes = [position.get(side, -1) for side in sides]
+    texts, lists, tags = sentences.texts or [""], sentences.lists or [""], sentences.tags or [""]
+    found = _DocumentTexts([texts[i] for i in indexes], [lists[i] for i in indexes],
+                           [tags[i] for i in indexes], np.ones(len(sides), bool))
+    for number in np.flatnonzero(np.array(indexes, np.int64) < 0).tolist():
+        _multi_id_side(found, number, sides[number], sentences, position, ref, log, counts)
     return found
+
+
+def _multi_id_side(found: _DocumentTexts, number: int, side: str, sentences,
+                   position: dict[str, int], ref, log: BadInputLog, counts: ReadCounts) -> None:
+    """Fill row `number` for a side of several ids, or mark it invalid if an id is unknown."""
+    ids = side.split()
+    indexes = [position.get(sentence_id) for sentence_id in ids]
+    if None in indexes:
+        missing = ids[indexes.index(None)]
+        log.report(InputError(ref, f"sentence id {missing!r} is linked by an alignment but "
+                              "is not in this document", kind="unknown sentence id"))
+        found.valid[number] = False
+        indexes = []
+    counts.multi_id_sides += len(indexes) > 1
+    found.texts[number] = " ".join(sentences.texts[i] for i in indexes)
+    found.lists[number] = _joined([sentences.lists[i] for i in indexes], ";")
+    found.tags[number] = _joined([sentences.tags[i] for i in indexes], ";")
 
 
 def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

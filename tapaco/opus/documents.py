@@ -15,7 +15,8 @@ from tapaco.opus.textstream import FileRef, TextChunk, text_chunks
 from tapaco.opus.xmlcheck import malformed
 
 _SENTENCE = re.compile(r"<s\b([^>]*?)(?:/>|>(.*?)</s\s*>)", re.S)
-_SENTENCE_START = re.compile(r"<s[\s>/]")
+_RAW_SENTENCE = re.compile(r'<s id="([^"]*)"(?: lists="([^"]*)")?(?: tags="([^"]*)")?>([^<]*)</s>')
+_SENTENCE_STARTS = ("<s ", "<s>", "<s/", "<s\n", "<s\t", "<s\r")
 _TOKEN = re.compile(r"<w\b[^>]*>([^<]*)</w\s*>")
 _ATTRIBUTE = re.compile(r'([\w:.-]+)\s*=\s*"([^"]*)"')
 
@@ -49,9 +50,33 @@ def _attributes(raw: str) -> dict[str, str]:
     return {name: html.unescape(value) for name, value in _ATTRIBUTE.findall(raw)}
 
 
+def _plain_text(body: str) -> str:
+    if "&" in body or "\n" in body or "\t" in body or "  " in body:
+        return sentence_text(body)
+    return body.strip()
+
+
+def _attribute_values(values: tuple[str, ...]) -> list[str]:
+    return [html.unescape(v) if "&" in v else v for v in values]
+
+
+def _add_raw_chunk(sentences: Sentences, found: list[tuple[str, str, str, str]]) -> None:
+    """Fast path: every sentence is `<s id=".." [lists=".."] [tags=".."]>plain text</s>`."""
+    ids, lists, tags, bodies = zip(*found)
+    sentences.ids.extend(ids)
+    sentences.texts.extend(map(_plain_text, bodies))
+    sentences.lists.extend(_attribute_values(lists))
+    sentences.tags.extend(_attribute_values(tags))
+
+
 def _add_chunk(sentences: Sentences, chunk: TextChunk, ref: FileRef) -> None:
+    starts = sum(chunk.text.count(start) for start in _SENTENCE_STARTS)
+    raw = _RAW_SENTENCE.findall(chunk.text)
+    if raw and len(raw) == starts:
+        _add_raw_chunk(sentences, raw)
+        return
     found = _SENTENCE.findall(chunk.text)
-    if len(found) != len(_SENTENCE_START.findall(chunk.text)):
+    if len(found) != starts:
         last_good = max(chunk.text.rfind("</s>"), 0)
         raise malformed(ref, f"line {chunk.line_at(last_good)}", "unterminated <s> element")
     for raw_attributes, body in found:
