@@ -88,3 +88,22 @@ def test_usage_errors_exit_2(arguments, capsys):
     with pytest.raises(SystemExit) as caught:
         main(arguments)
     assert caught.value.code == 2
+
+
+def test_skip_bad_input_skips_a_whole_corrupt_alignment_file(opus, tmp_path):
+    en, fr, de = "en/tatoeba.xml.gz", "fr/tatoeba.xml.gz", "de/tatoeba.xml.gz"
+    opus.sentences(en, Sentence("s1", "Hello."), Sentence("s2", "Hi."))
+    opus.sentences(fr, Sentence("s3", "Salut."), Sentence("s4", "Bonjour."))
+    opus.sentences(de, Sentence("s5", "Hallo."))
+    opus.links("en-fr", en, fr, [("s1", "s3"), ("s2", "s3"), ("s2", "s4")])
+    opus.links("de-en", de, en, [("s5", "s1")])
+    root = opus.write("raw")
+    broken = root / "xml" / "de-en.xml.gz"
+    broken.write_bytes(broken.read_bytes()[:-12])
+    assert main(["build", "--opus-dir", str(root), "--out", str(tmp_path / "a"), "--quiet"]) == 2
+    assert main(["build", "--opus-dir", str(root), "--out", str(tmp_path / "b"), "--quiet",
+                 "--skip-bad-input", "--min-sets", "1", "--bleu-max", "100"]) == 0
+    stats = json.loads((tmp_path / "b" / "stats.json").read_text())
+    assert stats["bad_input"]["skipped"] == {"corrupt file": 1}
+    assert stats["input"]["links"] == 3 and stats["input"]["alignment_sources"] == 1
+    assert "de-en.xml.gz" in stats["bad_input"]["examples"][0]
