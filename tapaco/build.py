@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
+from tapaco.arrays import group_starts, lexicographic_order
 from tapaco.errors import BadInputLog, InputError
 from tapaco.export import language_file_text, stats_markdown, write_atomically, write_json
 from tapaco.filters import FilterOptions, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
-from tapaco.ordering import group_starts, lexicographic_order
 from tapaco.progress import Progress
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_id

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tapaco.arrays import group_starts, string_codes
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
 from tapaco.normalize import near_identical_key
-from tapaco.ordering import group_starts
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,7 @@ def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
 
 
 def _near_identical_keep(rows: Rows, texts: list[str]) -> np.ndarray:
-    keys = pd.Series([near_identical_key(texts[v]) for v in rows.vertex], dtype=object)
-    codes, _ = pd.factorize(keys)
+    codes = string_codes([near_identical_key(texts[v]) for v in rows.vertex])
     frame = pd.DataFrame({"group": rows.group, "key": codes})
     return ~frame.duplicated().to_numpy()
 

@@ -14,8 +14,8 @@ import igraph
 import numpy as np
 import pandas as pd
 
+from tapaco.arrays import lexicographic_order, string_codes
 from tapaco.normalize import surface_key
-from tapaco.ordering import lexicographic_order
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
 
@@ -33,9 +33,8 @@ class SentenceGraph:
 
 def surface_edges(vertex_lang: np.ndarray, texts: list[str]) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same surface key."""
-    codes, _ = pd.factorize(pd.Series([surface_key(text) for text in texts], dtype=object))
-    combined, _ = pd.factorize(codes.astype(np.int64) * (int(vertex_lang.max(initial=0)) + 1)
-                               + vertex_lang)
+    codes = string_codes([surface_key(text) for text in texts])
+    combined, _ = pd.factorize(codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang)
     first = np.full(len(combined) and combined.max() + 1, -1, np.int64)
     vertex = np.arange(len(combined))
     first[combined[::-1]] = vertex[::-1]
@@ -47,8 +46,9 @@ def surface_edges(vertex_lang: np.ndarray, texts: list[str]) -> np.ndarray:
 def _distinct_edges(edges: np.ndarray) -> int:
     low = np.minimum(edges[:, 0], edges[:, 1]).astype(np.uint64)
     high = np.maximum(edges[:, 0], edges[:, 1]).astype(np.uint64)
-    keys = (low << np.uint64(32)) | high
-    return len(np.unique(keys[low != high]))
+    keys = ((low << np.uint64(32)) | high)[low != high]
+    keys.sort()
+    return int(len(keys) and 1 + np.count_nonzero(keys[1:] != keys[:-1]))
 
 
 def _number_components(membership: np.ndarray, number: np.ndarray,

@@ -1,14 +1,21 @@
-"""Lexicographic orderings of several integer keys, fast.
+"""Fast array helpers: lexicographic orderings, group boundaries, integer codes of strings.
 
 numpy's argsort/lexsort on int64 is several times slower than sorting one uint64 array, so when
 the keys' value ranges fit in 64 bits together with the row index, they are packed into one
 uint64 per row and sorted; the row index in the low bits makes the order stable and gives the
 permutation back. Otherwise np.lexsort is used.
+
+Strings are grouped through their 64-bit hashes (fast to factorize), and every row that shares
+a code with an earlier row is checked to hold the same string, so a hash collision can never
+merge two different strings: it makes the exact (slower) path run instead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+import pandas as pd
 
 
 def _bits(values: np.ndarray) -> int:
@@ -42,3 +49,18 @@ def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
         for key in sorted_keys:
             starts[1:] |= key[1:] != key[:-1]
     return starts
+
+
+def string_codes(strings: Sequence[str]) -> np.ndarray:
+    """Codes 0..k-1 in order of first appearance; equal codes exactly when strings are equal."""
+    hashes = np.fromiter(map(hash, strings), np.int64, len(strings))
+    codes, _ = pd.factorize(hashes)
+    first = np.full(len(codes) and codes.max() + 1, -1, np.int64)
+    rows = np.arange(len(codes))
+    first[codes[::-1]] = rows[::-1]
+    repeated = np.flatnonzero(first[codes] != rows)
+    leaders = first[codes[repeated]].tolist()
+    if all(strings[row] == strings[leader] for row, leader in zip(repeated.tolist(), leaders)):
+        return codes
+    exact, _ = pd.factorize(np.array(strings, dtype=object))
+    return exact

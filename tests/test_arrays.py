@@ -1,6 +1,6 @@
 import numpy as np
 
-from tapaco.ordering import group_starts, lexicographic_order
+from tapaco.arrays import group_starts, lexicographic_order, string_codes
 
 
 def test_lexicographic_order_matches_sorted_tuples():
@@ -18,3 +18,18 @@ def test_group_starts():
     b = np.array([0, 1, 1, 1, 3])
     assert group_starts(a).tolist() == [True, False, True, False, False]
     assert group_starts(a, b).tolist() == [True, True, True, False, True]
+
+
+def test_string_codes_group_exactly_equal_strings():
+    strings = ["b", "a", "b", "c", "a", "b"]
+    assert string_codes(strings).tolist() == [0, 1, 0, 2, 1, 0]
+    assert string_codes([]).tolist() == []
+
+
+def test_string_codes_survive_hash_collisions():
+    class Colliding(str):
+        def __hash__(self) -> int:
+            return 7
+
+    strings = [Colliding("x"), Colliding("y"), Colliding("x")]
+    assert string_codes(strings).tolist() == [0, 1, 0]
