@@ -157,3 +157,17 @@ def test_unknown_output_language_is_an_error(tmp_path):
     with pytest.raises(InputError, match="not in the corpus: xx"):
         build(SAMPLE, tmp_path / "out", BuildOptions(languages=("xx",)))
     assert not (tmp_path / "out").exists()
+
+
+def test_moses_release_builds_from_line_texts(shared_data, tmp_path):
+    (tmp_path / "opus").mkdir()
+    (tmp_path / "opus" / "moses").symlink_to(shared_data / "tatoeba-v2021-moses")
+    stats = build(tmp_path / "opus", tmp_path / "out", BuildOptions(FilterOptions(min_sets=1)))
+    lines = sum(len((path).read_text(encoding="utf-8").splitlines())
+                for path in (shared_data / "tatoeba-v2021-moses").glob("*/Tatoeba.*-*.*")
+                if path.suffix[1:] == path.name.split(".")[1].split("-")[0])
+    assert stats["input"]["links"] == lines
+    assert stats["input"]["alignment_sources"] == 5
+    # en-mr lines 4 and 5 are both "I will be back soon.": a surface link joins their mr sides
+    marathi = (tmp_path / "out" / "mr.txt").read_text(encoding="utf-8").splitlines()
+    assert [row.split("\t")[2] for row in marathi] == ["मी लवकरच परत येईन.", "मी लवकरच परतेन."]
