@@ -1,4 +1,9 @@
-"""Opusparcus: rank same-language sentence pairs that share pivot translations (not built yet).
+"""Opusparcus: rank same-language sentence pairs that share pivot translations (Creutz 2018).
 
-It reuses the OPUS reader of :mod:`tapaco.opus`.
+Pipeline, one module per step: :mod:`opusparcus.bitexts` (1:1 links of each target-pivot
+bitext, read with the shared :mod:`tapaco.opus` reader; splits by year),
+:mod:`opusparcus.normalize` (the release's sentence identity), :mod:`opusparcus.counting`
+(c(t,f), c(t), c(f), N and pairs sharing a pivot), :mod:`opusparcus.scores` (the five schemes),
+:mod:`opusparcus.edit_distance`, :mod:`opusparcus.export`; :mod:`opusparcus.rank` runs them and
+:mod:`opusparcus.cli` is the command line.
 """

@@ -16,6 +16,9 @@ class InputError(Exception):
         self.kind = kind or "bad input"
         super().__init__(str(self))
 
+    def __reduce__(self):
+        return (InputError, (self.path, self.message, self.position, self.kind))
+
     def __str__(self) -> str:
         where = f"{self.path}: {self.position}" if self.position else self.path
         return f"{where}: {self.message}"

@@ -121,14 +121,18 @@ class DocumentLocator:
 
     def locate(self, document: str) -> FileRef:
         """The file of `document`, or an InputError saying where it was looked for."""
+        return self.find(document)[0]
+
+    def find(self, document: str) -> tuple[FileRef, str]:
+        """The file of `document` and the folder kind it was found in (`raw` or `xml`)."""
         lang = document.split("/", 1)[0]
         for kind in self.kinds:
             archive = self.opus_dir / kind / f"{lang}.zip"
             if archive.is_file() and (ref := self._in_zip(archive, document)) is not None:
-                return ref
+                return ref, kind
             for name in (document, document.removesuffix(".gz")):
                 if (self.opus_dir / kind / name).is_file():
-                    return FileRef(self.opus_dir / kind / name)
+                    return FileRef(self.opus_dir / kind / name), kind
         places = ", ".join(f"{kind}/{lang}.zip, {kind}/{document}" for kind in self.kinds)
         raise InputError(self.opus_dir, f"sentence document {document} not found (looked in "
                          f"{places})", kind="missing document")

@@ -1,0 +1,7 @@
+"""`python -m opusparcus`: the command line."""
+
+import sys
+
+from opusparcus.cli import main
+
+sys.exit(main())

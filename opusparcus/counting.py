@@ -1,0 +1,105 @@
+"""Alignment counts of a bitext and the candidate pairs that share a pivot sentence.
+
+All counting is numpy on integer codes: (pivot, target) pairs are packed into one uint64 and
+sorted, so the distinct pairs come out grouped by pivot; every pivot sentence aligned to d
+distinct target sentences then yields its d(d-1)/2 target pairs with one vectorised expansion,
+each contributing c(t1,f) c(t2,f) / c(f) to S(t1, t2). Pivots with more than `max_fanout`
+distinct targets are skipped and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass
+class LinkCounts:
+    """c(t,f) as parallel arrays grouped by pivot f, c(t), c(f) and N of one bitext split."""
+
+    pair_pivot: np.ndarray
+    pair_target: np.ndarray
+    pair_count: np.ndarray
+    target_count: np.ndarray
+    pivot_count: np.ndarray
+    links: int
+
+
+@dataclass
+class FanoutSkips:
+    pivots: int = 0
+    links: int = 0
+    pairs: int = 0
+
+
+@dataclass
+class SharedPairs:
+    """Target pairs (left < right by code) sharing a pivot, with S = sum_f c(l,f)c(r,f)/c(f)."""
+
+    keys: np.ndarray
+    shared: np.ndarray
+
+    @property
+    def left(self) -> np.ndarray:
+        return (self.keys >> np.uint64(32)).astype(np.int64)
+
+    @property
+    def right(self) -> np.ndarray:
+        return (self.keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+def count_links(target: np.ndarray, pivot: np.ndarray, target_vocabulary: int) -> LinkCounts:
+    """Counts of 1:1 links given as target and pivot sentence codes."""
+    keys = (pivot.astype(np.uint64) << np.uint64(32)) | target.astype(np.uint64)
+    keys.sort()
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if len(keys) else (
+        np.zeros(0, np.int64))
+    distinct = keys[starts]
+    counts = np.diff(np.append(starts, len(keys)))
+    return LinkCounts(
+        pair_pivot=(distinct >> np.uint64(32)).astype(np.int64),
+        pair_target=(distinct & np.uint64(0xFFFFFFFF)).astype(np.int64),
+        pair_count=counts.astype(np.int64),
+        target_count=np.bincount(target, minlength=target_vocabulary).astype(np.int64),
+        pivot_count=np.bincount(pivot).astype(np.int64) if len(pivot) else np.zeros(0, np.int64),
+        links=len(target),
+    )
+
+
+def _within_group_pairs(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indexes (i, j), i < j, of every pair of elements inside each group [start, start+size)."""
+    members = np.repeat(starts, sizes) + _ranks_within(sizes)
+    position = _ranks_within(sizes)
+    partners = np.repeat(sizes, sizes) - 1 - position
+    left = np.repeat(members, partners)
+    right = left + 1 + _ranks_within(partners)
+    return left, right
+
+
+def _ranks_within(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ..., size-1 for every size, concatenated."""
+    total = int(sizes.sum())
+    ends = np.cumsum(sizes)
+    return np.arange(total, dtype=np.int64) - np.repeat(ends - sizes, sizes)
+
+
+def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPairs, FanoutSkips]:
+    """All target pairs with a common pivot, and what the fan-out cap skipped."""
+    pivots = counts.pair_pivot
+    boundaries = np.flatnonzero(np.concatenate([[True], pivots[1:] != pivots[:-1]])) if len(
+        pivots) else np.zeros(0, np.int64)
+    sizes = np.diff(np.append(boundaries, len(pivots)))
+    too_wide = sizes > max_fanout if max_fanout is not None else np.zeros(len(sizes), bool)
+    skips = FanoutSkips(int(too_wide.sum()),
+                        int(counts.pivot_count[pivots[boundaries[too_wide]]].sum()),
+                        int((sizes[too_wide] * (sizes[too_wide] - 1) // 2).sum()))
+    chosen = (sizes >= 2) & ~too_wide
+    left, right = _within_group_pairs(boundaries[chosen], sizes[chosen])
+    weight = (counts.pair_count[left] * counts.pair_count[right]
+              / counts.pivot_count[pivots[left]])
+    keys = ((counts.pair_target[left].astype(np.uint64) << np.uint64(32))
+            | counts.pair_target[right].astype(np.uint64))
+    summed = pd.Series(weight).groupby(keys, sort=True).sum()
+    return SharedPairs(summed.index.to_numpy(np.uint64), summed.to_numpy(np.float64)), skips

@@ -1,0 +1,212 @@
+"""The Opusparcus ranking pipeline: read bitexts, count, pair, score, split, write.
+
+`rank(opus_dir, lang, out, options)` is what `python -m opusparcus rank` runs for each target
+language; it returns the statistics it writes to `OUT/<lang>/stats.json`.
+"""
+
+from __future__ import annotations
+
+import gc
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from opusparcus.bitexts import DEV, SPLITS, TEST, TRAIN, BitextLinks, normalize_keys, read_bitext
+from opusparcus.counting import FanoutSkips, count_links, shared_pairs
+from opusparcus.edit_distance import differ_enough
+from opusparcus.export import write_ranked
+from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
+from tapaco.arrays import string_codes
+from tapaco.errors import BadInputLog, InputError
+from tapaco.export import write_atomically, write_json
+from tapaco.opus import AlignmentSource, find_alignment_sources
+from tapaco.progress import Progress
+
+
+@dataclass(frozen=True)
+class RankOptions:
+    pivots: tuple[str, ...] = ()
+    score: str = "summed-pmi"
+    max_pivot_fanout: int | None = 1000
+    min_edit_ratio: float = 0.4
+    min_edit_ratio_short: float = 0.5
+    short_length: int = 24
+    workers: int = 2
+    skip_bad_input: bool = False
+
+
+def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[AlignmentSource]:
+    """The T-L bitexts of the release, for the chosen pivots (default: every L)."""
+    sources = [s for s in find_alignment_sources(opus_dir)
+               if lang in s.langs and not s.intra_lingual]
+    available = {s.langs[1] if s.langs[0] == lang else s.langs[0] for s in sources}
+    missing = sorted(set(pivots) - available)
+    if missing:
+        raise InputError(opus_dir, f"no {lang}-{missing[0]} bitext for pivot {missing[0]} "
+                         f"(pivots with a bitext: {', '.join(sorted(available)) or 'none'})",
+                         kind="usage")
+    if not sources:
+        raise InputError(opus_dir, f"no bitext with target language {lang}", kind="usage")
+    return [s for s in sources
+            if not pivots or (s.langs[1] if s.langs[0] == lang else s.langs[0]) in pivots]
+
+
+def _read_one(arguments: tuple) -> tuple[BitextLinks, dict]:
+    opus_dir, source, lang, skip = arguments
+    log = BadInputLog(skip)
+    return read_bitext(opus_dir, source, lang, log), log.as_dict()
+
+
+def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], lang: str,
+                 options: RankOptions) -> tuple[list[BitextLinks], list[dict]]:
+    """Read the bitexts, in parallel worker processes when `workers` > 1."""
+    tasks = [(opus_dir, source, lang, options.skip_bad_input) for source in sources]
+    if options.workers > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(min(options.workers, len(tasks))) as pool:
+            results = list(pool.map(_read_one, tasks))
+    else:
+        results = [_read_one(task) for task in tasks]
+    return [bitext for bitext, _ in results], [log for _, log in results]
+
+
+def merge_target_vocabulary(bitexts: list[BitextLinks], lang: str) -> tuple[list[str],
+                                                                            list[np.ndarray]]:
+    """One vocabulary of normalised target sentences; each bitext's links recoded into it."""
+    keys = [key for bitext in bitexts for key in bitext.target_keys]
+    key_codes = string_codes(keys)
+    distinct_positions = np.flatnonzero(np.concatenate(
+        [[True], np.maximum.accumulate(key_codes)[1:] > np.maximum.accumulate(key_codes)[:-1]]))
+    distinct_keys = [keys[i] for i in distinct_positions.tolist()] if keys else []
+    sentences_of_key = normalize_keys(distinct_keys, lang)
+    sentence_codes = string_codes(sentences_of_key)
+    first = {}
+    for code, sentence in zip(sentence_codes.tolist(), sentences_of_key):
+        first.setdefault(code, sentence)
+    vocabulary = [first[code] for code in range(len(first))]
+    recoded, offset = [], 0
+    for bitext in bitexts:
+        local = key_codes[offset:offset + len(bitext.target_keys)]
+        recoded.append(sentence_codes[local][bitext.target].astype(np.int64))
+        offset += len(bitext.target_keys)
+    return vocabulary, recoded
+
+
+def score_split(bitexts: list[BitextLinks], targets: list[np.ndarray], split: int,
+                vocabulary_size: int, options: RankOptions) -> tuple[ScoredPairs, dict]:
+    per_bitext, skips, links = [], FanoutSkips(), {}
+    for bitext, target in zip(bitexts, targets):
+        chosen = bitext.split == split
+        counts = count_links(target[chosen], bitext.pivot_codes[chosen].astype(np.int64),
+                             vocabulary_size)
+        pairs, skipped = shared_pairs(counts, options.max_pivot_fanout)
+        per_bitext.append((pairs, counts))
+        links[bitext.pivot] = counts.links
+        skips = FanoutSkips(skips.pivots + skipped.pivots, skips.links + skipped.links,
+                            skips.pairs + skipped.pairs)
+    scored = score_pairs(per_bitext, options.score)
+    return scored, {"links_per_pivot": links, "fanout_skips": asdict(skips),
+                    "candidate_pairs": len(scored)}
+
+
+def _code_point_ranks(vocabulary: list[str]) -> np.ndarray:
+    order = sorted(range(len(vocabulary)), key=vocabulary.__getitem__)
+    ranks = np.empty(len(vocabulary), np.int64)
+    ranks[order] = np.arange(len(vocabulary))
+    return ranks
+
+
+def ordered_sentences(pairs: ScoredPairs, ranks: np.ndarray) -> tuple[ScoredPairs, np.ndarray,
+                                                                       np.ndarray]:
+    """Pairs best first (ties by the sentences) and their first/second sentence codes."""
+    left = (pairs.keys >> np.uint64(32)).astype(np.int64)
+    right = (pairs.keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    swap = ranks[left] > ranks[right]
+    first, second = np.where(swap, right, left), np.where(swap, left, right)
+    order = np.lexsort((ranks[second], ranks[first], -pairs.score))
+    return pairs.take(order), first[order], second[order]
+
+
+def _held_out(pairs: ScoredPairs, excluded: np.ndarray, vocabulary: list[str],
+              options: RankOptions) -> ScoredPairs:
+    fresh = pairs.take(~np.isin(pairs.keys, excluded))
+    left = (fresh.keys >> np.uint64(32)).astype(np.int64).tolist()
+    right = (fresh.keys & np.uint64(0xFFFFFFFF)).astype(np.int64).tolist()
+    keep = np.fromiter((differ_enough(vocabulary[a], vocabulary[b], options.min_edit_ratio,
+                                      options.min_edit_ratio_short, options.short_length)
+                        for a, b in zip(left, right)), bool, len(left))
+    return fresh.take(keep)
+
+
+def rank(opus_dir: Path, lang: str, out: Path, options: RankOptions | None = None,
+         progress: Progress | None = None) -> dict:
+    """Rank the paraphrase candidates of `lang`; write OUT/<lang>/; return its statistics."""
+    options = options or RankOptions()
+    progress = progress or Progress(enabled=False)
+    if options.score not in SCHEMES:
+        raise InputError("--score", f"unknown scheme {options.score!r}", kind="usage")
+    gc.disable()
+    try:
+        return _rank(opus_dir, lang, out, options, progress)
+    finally:
+        gc.enable()
+
+
+def _rank(opus_dir: Path, lang: str, out: Path, options: RankOptions, progress: Progress) -> dict:
+    sources = pivot_sources(opus_dir, lang, options.pivots)
+    with progress.stage(f"{lang}: read bitexts"):
+        bitexts, logs = read_bitexts(opus_dir, sources, lang, options)
+    with progress.stage(f"{lang}: normalise sentences"):
+        vocabulary, targets = merge_target_vocabulary(bitexts, lang)
+    results, split_stats = {}, {}
+    with progress.stage(f"{lang}: count and score"):
+        for split in (TRAIN, DEV, TEST):
+            results[split], split_stats[SPLITS[split]] = score_split(
+                bitexts, targets, split, len(vocabulary), options)
+    with progress.stage(f"{lang}: order and hold out"):
+        ranks = _code_point_ranks(vocabulary)
+        train = results[TRAIN]
+        dev = _held_out(results[DEV], train.keys, vocabulary, options)
+        test = _held_out(results[TEST], np.concatenate([train.keys, dev.keys]), vocabulary,
+                         options)
+        outputs = {split: ordered_sentences(pairs, ranks)
+                   for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
+    stats = _statistics(lang, bitexts, logs, split_stats, outputs, options)
+    with progress.stage(f"{lang}: write"):
+        write_atomically(out / lang, lambda folder: _write(folder, lang, vocabulary, outputs,
+                                                           stats, options.workers))
+    return stats
+
+
+def _write(folder: Path, lang: str, vocabulary: list[str], outputs: dict, stats: dict,
+           workers: int) -> None:
+    places = {TRAIN: (f"train/{lang}-train.txt.bz2", "N"),
+              DEV: (f"dev/{lang}-dev-candidates.txt", "D"),
+              TEST: (f"test/{lang}-test-candidates.txt", "T")}
+    for split, (name, letter) in places.items():
+        pairs, first, second = outputs[split]
+        write_ranked(folder / name, lang, letter, [vocabulary[i] for i in first.tolist()],
+                     [vocabulary[i] for i in second.tolist()], pairs.summed_pmi, pairs.expected,
+                     pairs.pivots, workers)
+    write_json(folder / "stats.json", stats)
+
+
+def _statistics(lang: str, bitexts: list[BitextLinks], logs: list[dict], split_stats: dict,
+                outputs: dict, options: RankOptions) -> dict:
+    skipped: dict[str, int] = {}
+    for log in logs:
+        for kind, count in log["skipped"].items():
+            skipped[kind] = skipped.get(kind, 0) + count
+    return {
+        "language": lang,
+        "options": asdict(options),
+        "bitexts": {b.pivot: {"source": b.source, **asdict(b.counts)} for b in bitexts},
+        "links_read": sum(b.counts.links for b in bitexts),
+        "one_to_one_links": sum(b.counts.one_to_one for b in bitexts),
+        "links_without_year": sum(b.counts.links_without_year for b in bitexts),
+        "splits": split_stats,
+        "pairs_written": {SPLITS[s]: len(outputs[s][0]) for s in (TRAIN, DEV, TEST)},
+        "bad_input": {"skipped": skipped,
+                      "examples": [e for log in logs for e in log["examples"]][:20]},
+    }
