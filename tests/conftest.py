@@ -109,3 +109,19 @@ def write_cesalign(path: Path, groups) -> None:
 @pytest.fixture
 def opus(tmp_path: Path) -> OpusFolder:
     return OpusFolder(tmp_path / "opus")
+
+
+def write_moses(root: Path, pair: str, rows: list[tuple[str, str, str, str, str, str]],
+                corpus: str = "Test") -> Path:
+    """A Moses bitext `moses/<pair>/` with `.ids`: rows of (doc1, doc2, ids1, ids2, text1, text2)."""
+    first, second = pair.split("-")
+    folder = root / "moses" / pair
+    folder.mkdir(parents=True, exist_ok=True)
+    columns = list(zip(*rows)) if rows else [()] * 6
+    (folder / f"{corpus}.{pair}.ids").write_text(
+        "".join(f"{a}\t{b}\t{c}\t{d}\n" for a, b, c, d, _, _ in rows), encoding="utf-8")
+    (folder / f"{corpus}.{pair}.{first}").write_text(
+        "".join(text + "\n" for text in columns[4]), encoding="utf-8")
+    (folder / f"{corpus}.{pair}.{second}").write_text(
+        "".join(text + "\n" for text in columns[5]), encoding="utf-8")
+    return root

@@ -1,0 +1,46 @@
+import json
+import subprocess
+import sys
+
+from conftest import PROJECT, SAMPLE, Sentence, write_moses
+
+from opusparcus.cli import main
+
+
+def test_rank_several_languages_with_timings(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(SAMPLE), "--langs",
+         "fr,en", "--out", str(tmp_path / "out"), "--timings", str(tmp_path / "t.json")],
+        capture_output=True, text=True, cwd=PROJECT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["en", "fr"]
+    assert "fr: 82 links read" in result.stderr
+    stages = json.loads((tmp_path / "t.json").read_text())["stages"]
+    assert stages[0]["name"] == "fr: read bitexts"
+
+
+def test_bad_input_exit_2_one_line_and_skip(opus, tmp_path):
+    en, fr = "en/2000/1/1.xml.gz", "fr/2000/1/1.xml.gz"
+    opus.sentences(en, Sentence("s1", "Yes ."), Sentence("s2", "Yeah ."))
+    opus.sentences(fr, Sentence("s1", "Oui ."))
+    opus.links("en-fr", en, fr, [("s1", "s1"), ("s2", "s1"), ("s3", "s1")])
+    root = opus.write("xml")
+    arguments = ["rank", "--opus-dir", str(root), "--lang", "en", "--workers", "1", "--quiet"]
+    assert main([*arguments, "--out", str(tmp_path / "a")]) == 2
+    assert not (tmp_path / "a").exists()
+    assert main([*arguments, "--out", str(tmp_path / "b"), "--skip-bad-input"]) == 0
+    stats = json.loads((tmp_path / "b" / "en" / "stats.json").read_text())
+    assert stats["bad_input"]["skipped"] == {"unknown sentence id": 1}
+    assert stats["pairs_written"]["train"] == 1
+
+
+def test_bad_input_message_from_a_worker_process(tmp_path, capsys):
+    root = write_moses(tmp_path / "opus", "en-fr", [("en/2000/1/1.xml.gz", "fr/2000/1/1.xml.gz",
+                                                      "1", "1", "Yes .", "Oui .")])
+    (root / "moses" / "en-fr" / "Test.en-fr.ids").write_text("broken line\n")
+    write_moses(root, "en-sv", [("en/2000/1/1.xml.gz", "sv/2000/1/1.xml.gz", "1", "1", "Yes .",
+                                 "Ja .")])
+    assert main(["rank", "--opus-dir", str(root), "--lang", "en", "--out", str(tmp_path / "o"),
+                 "--workers", "2"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "Test.en-fr.ids: line 1: expected 4 tab-separated fields" in error[0]

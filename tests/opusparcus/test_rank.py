@@ -1,0 +1,154 @@
+"""End-to-end ranking on real OPUS samples and on test-written releases with years."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE, write_cesalign, write_moses
+from reference import scores as reference_scores
+
+from opusparcus.rank import RankOptions, rank
+from tapaco.errors import InputError
+
+
+def read_split(out: Path, lang: str, split: str) -> list[list[str]]:
+    if split == "train":
+        text = bz2.decompress((out / lang / "train" / f"{lang}-train.txt.bz2").read_bytes())
+        text = text.decode("utf-8")
+    else:
+        text = (out / lang / split / f"{lang}-{split}-candidates.txt").read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines()]
+    assert all(len(row) == 7 for row in rows)
+    return rows
+
+
+def test_real_moses_sample_reads_and_drops_non_one_to_one(shared_data, tmp_path):
+    (tmp_path / "opus").mkdir()
+    (tmp_path / "opus" / "moses").symlink_to(shared_data / "opensubtitles-v2018-moses")
+    stats = rank(tmp_path / "opus", "en", tmp_path / "out", RankOptions(workers=1))
+    ids = (shared_data / "opensubtitles-v2018-moses/en-hi/OpenSubtitles.en-hi.ids").read_text()
+    rows = [line.split("\t") for line in ids.splitlines()]
+    assert stats["links_read"] == len(rows)
+    assert stats["one_to_one_links"] == sum(" " not in a and " " not in b for *_, a, b in rows)
+    assert stats["links_without_year"] == 0
+    assert stats["pairs_written"] == {"train": 0, "dev": 0, "test": 0}
+
+
+def test_real_rf_cesalign_drops_one_to_two_links(shared_data, tmp_path):
+    stats = rank(shared_data / "opus-rf", "en", tmp_path / "out", RankOptions(workers=2))
+    for pivot, counts in stats["bitexts"].items():
+        name = "-".join(sorted(("en", pivot)))
+        text = gzip.decompress((shared_data / "opus-rf/xml" / f"{name}.xml.gz").read_bytes())
+        targets = re.findall(r'xtargets="([^"]*)"', text.decode())
+        single = [t for t in targets
+                  if all(side.strip() and " " not in side.strip() for side in t.split(";"))]
+        assert counts["links"] == len(targets)
+        assert counts["one_to_one"] == len(single) < len(targets)
+
+
+def test_tatoeba_sample_french_pair_shares_the_german_pivot(tmp_path):
+    rank(SAMPLE, "fr", tmp_path / "out", RankOptions(workers=1))
+    rows = read_split(tmp_path / "out", "fr", "train")
+    pairs = {(row[1], row[2]): row for row in rows}
+    row = pairs["C' est quoi ?", "Qu' est -ce ?"]
+    assert row[5] == "1"  # one pivot language (de) supports it
+    assert [r[0] for r in rows] == [f"fr-N{n}" for n in range(1, len(rows) + 1)]
+    assert all(r[1] < r[2] for r in rows)
+
+
+def _yearly_release(root: Path) -> Path:
+    """en-fr and en-de Moses bitexts over movies from 2001 (train), 1995 (dev), 1994 (test)."""
+    def movie(year, pivot, pairs):
+        return [(f"en/{year}/1/{n}.xml.gz", f"{pivot}/{year}/1/{n}.xml.gz", "1", "1", e, p)
+                for n, (e, p) in enumerate(pairs)]
+
+    french = (movie(2001, "fr", [("Have a seat.", "Asseyez-vous."), ("Sit down.", "Asseyez-vous."),
+                                 ("Yes.", "Oui."), ("Yeah.", "Oui."), ("Yes.", "Oui.")])
+              + movie(1995, "fr", [("Sit down.", "Assieds-toi."), ("Have a seat.", "Assieds-toi."),
+                                   ("I am your friend.", "Je suis ton ami."),
+                                   ("I'm your friend.", "Je suis ton ami."),
+                                   ("Hello there.", "Salut."), ("Good morning.", "Salut.")])
+              + movie(1994, "fr", [("Good morning.", "Bonjour."), ("Hello there.", "Bonjour."),
+                                   ("Go away.", "Va-t'en."), ("Leave now.", "Va-t'en."),
+                                   ("What?", "Quoi ?"), ("What...", "Quoi ?")])
+              + [("en/tatoeba.xml.gz", "fr/tatoeba.xml.gz", "7", "7", "Thanks!", "Merci !")])
+    german = movie(2002, "de", [("Have a seat.", "Setz dich."), ("Sit down.", "Setz dich.")])
+    write_moses(root, "en-fr", french)
+    return write_moses(root, "de-en", [(d2, d1, i2, i1, t2, t1)
+                                      for d1, d2, i1, i2, t1, t2 in german])
+
+
+def test_splits_by_year_held_out_pairs_and_prefilter(tmp_path):
+    root = _yearly_release(tmp_path / "opus")
+    stats = rank(root, "en", tmp_path / "out", RankOptions(workers=1))
+    train = {(r[1], r[2]) for r in read_split(tmp_path / "out", "en", "train")}
+    dev = {(r[1], r[2]) for r in read_split(tmp_path / "out", "en", "dev")}
+    test = {(r[1], r[2]) for r in read_split(tmp_path / "out", "en", "test")}
+    assert train == {("Have a seat .", "Sit down ."), ("Yeah .", "Yes .")}
+    # dev: the seat pair is in train; "I 'm your friend ." differs too little from "I am ..."
+    assert dev == {("Good morning .", "Hello there .")}
+    # test: "Good morning ." / "Hello there ." is a dev pair; "What ?" / "What ." differ by 1
+    assert test == {("Go away .", "Leave now .")}
+    assert stats["links_without_year"] == 1
+    assert stats["splits"]["train"]["links_per_pivot"] == {"de": 2, "fr": 6}
+    assert [r[0] for r in read_split(tmp_path / "out", "en", "dev")] == ["en-D1"]
+    assert [r[0] for r in read_split(tmp_path / "out", "en", "test")] == ["en-T1"]
+
+
+def test_summed_pmi_fields_and_order_match_dictionary_counting(tmp_path):
+    import random
+
+    rng = random.Random(3)
+    words = ["yes", "yeah", "sure", "okay", "fine", "right", "good", "great"]
+    targets = [f"{a} {b} ." for a in words for b in words[:3]]
+    root = tmp_path / "opus"
+    bitexts = {}
+    for pivot in ("de", "fr", "sv"):
+        pivots = [f"{pivot}{n} ." for n in range(30)]
+        links = [(rng.choice(targets), rng.choice(pivots)) for _ in range(300)]
+        bitexts[pivot] = links
+        rows = [(f"en/2000/1/{n}.xml.gz", f"{pivot}/2000/1/{n}.xml.gz", "1", "1", t, f)
+                for n, (t, f) in enumerate(links)]
+        write_moses(root, f"en-{pivot}", rows)
+    rank(root, "en", tmp_path / "out", RankOptions(workers=2))
+    rows = read_split(tmp_path / "out", "en", "train")
+    expected = reference_scores(bitexts)
+    assert len(rows) == len(expected) > 100
+    for row in rows:
+        want = expected[row[1], row[2]]
+        assert float(row[3]) == pytest.approx(want["summed-pmi"], abs=1e-6)
+        assert float(row[4]) == pytest.approx(want["expected"], abs=1e-6)
+        assert int(row[5]) == want["pivots"]
+    ranking = sorted(expected, key=lambda pair: (-round(expected[pair]["summed-pmi"], 9), pair))
+    assert [(r[1], r[2]) for r in rows] == ranking
+
+
+def test_xml_and_moses_forms_give_the_same_ranking(tmp_path):
+    rows = [(f"en/2003/1/{n}.xml.gz", f"fr/2003/1/{n}.xml.gz", "s1", "s1", e, f)
+            for n, (e, f) in enumerate([("Yes .", "Oui ."), ("Yeah .", "Oui ."),
+                                        ("Sure .", "Oui ."), ("No .", "Non .")])]
+    moses = write_moses(tmp_path / "moses-form", "en-fr", rows)
+    xml = tmp_path / "xml-form"
+    write_cesalign(xml / "xml" / "en-fr.xml.gz",
+                   [(d1, d2, [(i1, i2)]) for d1, d2, i1, i2, _, _ in rows])
+    from conftest import OpusFolder, Sentence
+
+    folder = OpusFolder(xml)
+    for d1, d2, i1, i2, e, f in rows:
+        folder.sentences(d1, Sentence(i1, e))
+        folder.sentences(d2, Sentence(i2, f))
+    folder.write("xml")
+    rank(moses, "en", tmp_path / "a", RankOptions(workers=1))
+    rank(xml, "en", tmp_path / "b", RankOptions(workers=1))
+    assert read_split(tmp_path / "a", "en", "train") == read_split(tmp_path / "b", "en", "train")
+    assert len(read_split(tmp_path / "a", "en", "train")) == 3
+
+
+def test_unknown_pivot_is_a_clear_error(tmp_path):
+    with pytest.raises(InputError, match="no fr-xx bitext"):
+        rank(SAMPLE, "fr", tmp_path / "out", RankOptions(pivots=("xx",)))
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,93 @@
+"""Counting and scoring checked against the paper's example and a dictionary implementation."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from reference import scores as reference_scores
+
+from opusparcus.counting import count_links, shared_pairs
+from opusparcus.scores import SCHEMES, score_pairs
+
+
+def _encode(bitexts: dict[str, list[tuple[str, str]]]):
+    vocabulary = sorted({t for links in bitexts.values() for t, _ in links})
+    code = {t: i for i, t in enumerate(vocabulary)}
+    per_bitext = []
+    for links in bitexts.values():
+        pivots = {f: i for i, f in enumerate(sorted({f for _, f in links}))}
+        target = np.array([code[t] for t, _ in links], np.int64)
+        pivot = np.array([pivots[f] for _, f in links], np.int64)
+        per_bitext.append((target, pivot))
+    return vocabulary, per_bitext
+
+
+def _scored(bitexts, scheme, max_fanout=None):
+    vocabulary, encoded = _encode(bitexts)
+    per_bitext = []
+    for target, pivot in encoded:
+        counts = count_links(target, pivot, len(vocabulary))
+        per_bitext.append((shared_pairs(counts, max_fanout)[0], counts))
+    scored = score_pairs(per_bitext, scheme)
+    left = (scored.keys >> np.uint64(32)).astype(int)
+    right = (scored.keys & np.uint64(0xFFFFFFFF)).astype(int)
+    return {(vocabulary[a], vocabulary[b]): (s, p, e, n) for a, b, s, p, e, n in zip(
+        left, right, scored.score, scored.summed_pmi, scored.expected, scored.pivots)}
+
+
+def test_paper_conditional_probability_example():
+    # e1 aligned once to f1, e2 21 times: P(f1|e1) = 1, P(e2|f1) = 21/22
+    links = [("e1 .", "f1 .")] + [("e2 .", "f1 .")] * 21
+    result = _scored({"fr": links}, "conditional")
+    score, summed_pmi, expected, pivots = result["e1 .", "e2 ."]
+    count_e1, count_e2 = 1, 21
+    assert expected / count_e1 == pytest.approx(21 / 22)  # P(e2|e1) = P(e2|f1) P(f1|e1)
+    assert expected / count_e2 == pytest.approx(1 / 22)   # P(e1|e2) = P(e1|f1) P(f1|e2)
+    assert score == pytest.approx(1 / 22)                 # the symmetric form: the minimum
+    assert summed_pmi == pytest.approx(math.log(22 * (21 / 22) / (1 * 21)))
+    assert pivots == 1
+
+
+def test_misaligned_rare_pair_high_on_pmi_low_on_joint():
+    links = ([("We 're staying in the army .", "Aah .")] + [("Aah .", "Aah .")] * 140
+             + [("Yes .", "Oui .")] * 300 + [("Yeah .", "Oui .")] * 200
+             + [("Sure .", "D'accord .")] * 50 + [("Of course .", "D'accord .")] * 50)
+    rare, frequent = ("Aah .", "We 're staying in the army ."), ("Yeah .", "Yes .")
+    for scheme, rare_wins in (("pmi", True), ("joint", False)):
+        result = _scored({"fr": links}, scheme)
+        assert (result[rare][0] > result[frequent][0]) == rare_wins, scheme
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("max_fanout", [None, 6])
+def test_every_scheme_matches_dictionary_counting(scheme, max_fanout):
+    rng = random.Random(7)
+    targets = [f"t{i} ." for i in range(40)]
+    bitexts = {}
+    for pivot in ("de", "fi", "fr"):
+        pivots = [f"{pivot}{i} ." for i in range(60)]
+        bitexts[pivot] = [(rng.choice(targets[: rng.randint(5, 40)]), rng.choice(pivots))
+                          for _ in range(400)]
+    expected = reference_scores(bitexts, max_fanout)
+    got = _scored(bitexts, scheme, max_fanout)
+    assert set(got) == set(expected) and len(got) > 100
+    if max_fanout:
+        assert len(got) < len(reference_scores(bitexts))
+    for pair, (score, summed_pmi, shared, pivots) in got.items():
+        want = expected[pair]
+        assert score == pytest.approx(want[scheme], rel=1e-9, abs=1e-12)
+        assert summed_pmi == pytest.approx(want["summed-pmi"], rel=1e-9, abs=1e-12)
+        assert shared == pytest.approx(want["expected"], rel=1e-9)
+        assert pivots == want["pivots"]
+
+
+def test_fanout_cap_counts_what_it_skips():
+    links = [(f"t{i} .", "Oui .") for i in range(5)] + [("t0 .", "Non ."), ("t1 .", "Non .")]
+    vocabulary, [(target, pivot)] = _encode({"fr": links})
+    counts = count_links(target, pivot, len(vocabulary))
+    pairs, skips = shared_pairs(counts, 4)
+    assert len(pairs.keys) == 1  # only t0-t1 through "Non ."
+    assert (skips.pivots, skips.links, skips.pairs) == (1, 5, 10)
