@@ -113,7 +113,10 @@ def opus(tmp_path: Path) -> OpusFolder:
 
 def write_moses(root: Path, pair: str, rows: list[tuple[str, str, str, str, str, str]],
                 corpus: str = "Test") -> Path:
-    """A Moses bitext `moses/<pair>/` with `.ids`: rows of (doc1, doc2, ids1, ids2, text1, text2)."""
+    """A Moses bitext `moses/<pair>/` with `.ids`.
+
+    Rows are (doc1, doc2, ids1, ids2, text1, text2).
+    """
     first, second = pair.split("-")
     folder = root / "moses" / pair
     folder.mkdir(parents=True, exist_ok=True)
