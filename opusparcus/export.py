@@ -12,6 +12,7 @@ from __future__ import annotations
 import bz2
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -37,27 +38,41 @@ def format_rows(lang: str, letter: str, first_number: int, first: Sequence[str],
                                                    expected.tolist(), pivots.tolist(), edit)))
 
 
+# The sentences of the language being written: set before worker processes fork, so chunks
+# travel as integer codes instead of millions of pickled strings.
+_vocabulary: list[str] = []
+
+
 def _render(arguments: tuple) -> bytes:
-    compress, *row_arguments = arguments
-    data = format_rows(*row_arguments).encode("utf-8")
+    compress, lang, letter, first_number, first, second, summed_pmi, expected, pivots = arguments
+    text = format_rows(lang, letter, first_number, [_vocabulary[i] for i in first.tolist()],
+                       [_vocabulary[i] for i in second.tolist()], summed_pmi, expected, pivots)
+    data = text.encode("utf-8")
     return bz2.compress(data, 9) if compress else data
 
 
-def write_ranked(path: Path, lang: str, letter: str, first: Sequence[str],
-                 second: Sequence[str], summed_pmi: np.ndarray, expected: np.ndarray,
+def write_ranked(path: Path, lang: str, letter: str, vocabulary: list[str], first: np.ndarray,
+                 second: np.ndarray, summed_pmi: np.ndarray, expected: np.ndarray,
                  pivots: np.ndarray, workers: int) -> None:
-    """Write ranked rows; bz2 (independent streams, in `workers` processes) for `.bz2` paths."""
+    """Write ranked rows (sentence codes into `vocabulary`); bz2 for `.bz2` paths, in
+    independent streams rendered by `workers` processes."""
+    global _vocabulary
+    _vocabulary = vocabulary
     compress = path.suffix == ".bz2"
-    tasks = [(compress, lang, letter, start + 1, first[start:start + ROWS_PER_STREAM],
-              second[start:start + ROWS_PER_STREAM], summed_pmi[start:start + ROWS_PER_STREAM],
-              expected[start:start + ROWS_PER_STREAM], pivots[start:start + ROWS_PER_STREAM])
-             for start in range(0, len(first), ROWS_PER_STREAM)]
+    step = ROWS_PER_STREAM
+    tasks = [(compress, lang, letter, start + 1, first[start:start + step],
+              second[start:start + step], summed_pmi[start:start + step],
+              expected[start:start + step], pivots[start:start + step])
+             for start in range(0, len(first), step)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as out:
-        if workers > 1 and len(tasks) > 1:
-            with ProcessPoolExecutor(workers) as pool:
-                for data in pool.map(_render, tasks):
-                    out.write(data)
-        else:
-            for task in tasks:
-                out.write(_render(task))
+    try:
+        with open(path, "wb") as out:
+            if workers > 1 and len(tasks) > 1:
+                with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+                    for data in pool.map(_render, tasks):
+                        out.write(data)
+            else:
+                for task in tasks:
+                    out.write(_render(task))
+    finally:
+        _vocabulary = []

@@ -186,9 +186,8 @@ def _write(folder: Path, lang: str, vocabulary: list[str], outputs: dict, stats:
               TEST: (f"test/{lang}-test-candidates.txt", "T")}
     for split, (name, letter) in places.items():
         pairs, first, second = outputs[split]
-        write_ranked(folder / name, lang, letter, [vocabulary[i] for i in first.tolist()],
-                     [vocabulary[i] for i in second.tolist()], pairs.summed_pmi, pairs.expected,
-                     pairs.pivots, workers)
+        write_ranked(folder / name, lang, letter, vocabulary, first, second, pairs.summed_pmi,
+                     pairs.expected, pairs.pivots, workers)
     write_json(folder / "stats.json", stats)
 
 
