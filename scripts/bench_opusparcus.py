@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Benchmark the Opusparcus ranking on a synthetic OPUS OpenSubtitles release.
+
+Generates a release with ``scripts/generate_opensubtitles.py`` into
+``<workdir>/opensubtitles-<links>/`` (or reuses it with ``--reuse``), runs ``python -m opusparcus
+rank`` on it as a subprocess, and reports the generation time, the corpus size, the ranking's
+per-stage seconds and peak RSS (from its ``--timings`` file), its wall time and peak RSS
+(``wait4`` rusage: the largest single process), the peak memory of its whole process tree
+(sampled from /proc, workers included: summed PSS, and summed RSS, which counts pages shared by
+forked workers once per process) and throughput. The report is printed and written to
+``<workdir>/bench-opusparcus-<links>.json``. With ``--sizes`` several sizes run in a row and a
+growth table (links, wall, memory) ends the output (also ``bench-opusparcus-growth.json``).
+
+The ranking is killed when its process tree exceeds ``--max-rss-gib``. Without ``--keep`` the
+ranking output, and the corpus unless it was reused, are deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+from typing import IO
+
+SCRIPTS = Path(__file__).resolve().parent
+REPO = SCRIPTS.parent
+RANK_CMD_ENV = "OPUSPARCUS_BENCH_RANK_CMD"
+PAGE_MIB = os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--links-per-pivot", type=int, default=400_000)
+    parser.add_argument("--sizes", help="several links-per-pivot values, comma-separated, run "
+                                        "in a row with a growth table")
+    parser.add_argument("--lang", default="en", help="target language")
+    parser.add_argument("--pivots", default="de,fi,fr,ru,sv", help="comma-separated")
+    parser.add_argument("--workdir", type=Path, default=REPO / "bench")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", action="store_true", help="keep the corpus and rank output")
+    parser.add_argument("--reuse", action="store_true", help="reuse an existing corpus")
+    parser.add_argument("--rank-args", default="", help="extra arguments for opusparcus rank")
+    parser.add_argument("--max-rss-gib", type=float, default=16.0,
+                        help="kill the ranking above this process-tree memory, summed PSS "
+                             "(0: no limit)")
+    # Hidden: a replacement rank command with {opus_dir} {out} {timings} {lang} placeholders
+    # (also from the OPUSPARCUS_BENCH_RANK_CMD environment variable), to test this script.
+    parser.add_argument("--rank-cmd", default=os.environ.get(RANK_CMD_ENV),
+                        help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    sizes = args.sizes.split(",") if args.sizes else [str(args.links_per_pivot)]
+    args.sizes = [int(s.replace("_", "")) for s in sizes if s.strip()]
+    return args
+
+
+# ---------------------------------------------------------------------------- corpus
+
+
+def count_corpus(corpus: Path, lang: str) -> dict:
+    """Links, 1:1 links and bitexts of an existing Moses release (when its summary is missing)."""
+    bitexts = {}
+    for path in sorted((corpus / "moses").glob("*.txt.zip")):
+        links = one_to_one = 0
+        with zipfile.ZipFile(path) as archive:
+            name = next(n for n in archive.namelist() if n.endswith(".ids"))
+            with archive.open(name) as lines:
+                for line in lines:
+                    fields = line.rstrip(b"\n").split(b"\t")
+                    links += 1
+                    one_to_one += all(f and b" " not in f for f in fields[2:4])
+        bitexts[path.name.removesuffix(".txt.zip")] = {"links": links, "one_to_one": one_to_one}
+    return {"lang": lang, "bitexts": bitexts, "links": sum(b["links"] for b in bitexts.values()),
+            "one_to_one_links": sum(b["one_to_one"] for b in bitexts.values()),
+            "movies": None, "target_lines": None, "distinct_target_sentences": None}
+
+
+def disk_bytes(folder: Path) -> int:
+    """Total size of the files under ``folder``."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def generate_corpus(corpus: Path, args: argparse.Namespace, links: int) -> dict:
+    """Generate a fresh corpus with scripts/generate_opensubtitles.py; its summary."""
+    sys.path.insert(0, str(SCRIPTS))
+    import generate_opensubtitles
+
+    if corpus.exists():
+        shutil.rmtree(corpus)
+    print(f"generating {corpus} ({links:,} links per pivot) ...", flush=True)
+    pivots = [p for p in dict.fromkeys(args.pivots.split(",")) if p and p != args.lang]
+    summary = generate_opensubtitles.generate(corpus, args.lang, pivots, links, args.seed,
+                                              {"moses"}, jobs=min(2, os.cpu_count() or 1))
+    print("\n".join(generate_opensubtitles.summary_lines(summary)), flush=True)
+    summary["generation_seconds"] = summary["seconds"]
+    return summary
+
+
+def prepare_corpus(args: argparse.Namespace, corpus: Path, summary_path: Path,
+                   links: int) -> dict:
+    """Generate the corpus, or reuse it; its summary (counts, generation time)."""
+    if args.reuse and ((corpus / "moses").is_dir() or (corpus / "xml").is_dir()):
+        if summary_path.is_file():
+            summary = json.loads(summary_path.read_text())
+        else:
+            summary = count_corpus(corpus, args.lang)
+            summary["generation_seconds"] = None
+        summary["reused"] = True
+    else:
+        summary = generate_corpus(corpus, args, links)
+        summary["reused"] = False
+        summary_path.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
+    summary["mb_on_disk"] = round(disk_bytes(corpus) / 1e6, 1)
+    return summary
+
+
+# ---------------------------------------------------------------------------- ranking
+
+
+def rank_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Path) -> list[str]:
+    """The ranking command line (default: ``python -m opusparcus rank ...``)."""
+    if args.rank_cmd:
+        places = {"opus_dir": str(corpus), "out": str(out), "timings": str(timings),
+                  "lang": args.lang}
+        command = [part.format(**places) for part in shlex.split(args.rank_cmd)]
+    else:
+        command = [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(corpus),
+                   "--lang", args.lang, "--out", str(out), "--timings", str(timings)]
+    return command + shlex.split(args.rank_args)
+
+
+def _pump(stream: IO[str], sink: list[str]) -> None:
+    """Echo the child's stderr live while keeping a copy."""
+    for line in stream:
+        sink.append(line)
+        sys.stderr.write(line)
+        sys.stderr.flush()
+
+
+def group_memory_mib(group: int) -> tuple[float, float]:
+    """(RSS, PSS) summed over the processes of a process group (the ranking and its workers).
+    Summed RSS counts pages shared by forked workers once per process; PSS splits them."""
+    rss_pages, pss_kib = 0, 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                stat = fh.read()
+            fields = stat[stat.rindex(b")") + 2:].split()
+            if int(fields[2]) != group:
+                continue
+            rss_pages += int(fields[21])
+            with open(f"/proc/{entry.name}/smaps_rollup", "rb") as fh:
+                pss_kib += next(int(line.split()[1]) for line in fh if line.startswith(b"Pss:"))
+        except (OSError, ValueError, IndexError, StopIteration):
+            continue
+    return rss_pages * PAGE_MIB, pss_kib / 1024
+
+
+class MemoryWatch(threading.Thread):
+    """Samples the process tree's memory; kills the group when its summed PSS exceeds
+    ``limit_mib`` (0: no limit)."""
+
+    def __init__(self, group: int, limit_mib: float, interval: float = 0.5) -> None:
+        super().__init__(daemon=True)
+        self.group, self.limit_mib, self.interval = group, limit_mib, interval
+        self.peak_rss_mib = self.peak_pss_mib = 0.0
+        self.killed = False
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(self.interval):
+            rss, pss = group_memory_mib(self.group)
+            self.peak_rss_mib = max(self.peak_rss_mib, rss)
+            self.peak_pss_mib = max(self.peak_pss_mib, pss)
+            if self.limit_mib and pss > self.limit_mib and not self.killed:
+                print(f"\nprocess tree memory {pss:,.0f} MiB above the limit: killing the "
+                      "ranking", file=sys.stderr, flush=True)
+                self.killed = True
+                os.killpg(self.group, signal.SIGKILL)
+
+
+def run_rank(command: list[str], limit_gib: float) -> dict:
+    """Run the ranking; its exit code, wall seconds, peak RSS (MiB) and stderr."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    print("running:", shlex.join(command), flush=True)
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=REPO, env=env, stderr=subprocess.PIPE, text=True,
+                            errors="replace", start_new_session=True)
+    watch = MemoryWatch(proc.pid, limit_gib * 1024)
+    watch.start()
+    stderr: list[str] = []
+    reader = threading.Thread(target=_pump, args=(proc.stderr, stderr), daemon=True)
+    reader.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    watch.done.set()
+    watch.join()
+    reader.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return {"command": command, "exit_code": proc.returncode, "wall_seconds": round(wall, 2),
+            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+            "tree_peak_rss_mib": round(watch.peak_rss_mib, 1),
+            "tree_peak_pss_mib": round(watch.peak_pss_mib, 1), "killed_for_memory": watch.killed,
+            "stderr": "".join(stderr)}
+
+
+def read_json(path: Path, default: dict) -> dict:
+    """A JSON file written by the ranking, or ``default`` when it wrote none."""
+    if not path.is_file():
+        print(f"warning: the ranking wrote no {path}", file=sys.stderr)
+        return default
+    return json.loads(path.read_text())
+
+
+def rank_result(stats: dict) -> dict:
+    """The ranking's output counts from its stats.json."""
+    if not stats:
+        return {}
+    splits = stats.get("splits", {})
+    return {"pairs_written": stats.get("pairs_written"),
+            "candidate_pairs": {s: v.get("candidate_pairs") for s, v in splits.items()},
+            "fanout_skips": {s: v.get("fanout_skips") for s, v in splits.items()}}
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def fmt(value: float | None, spec: str = ",.1f") -> str:
+    """Format a number, ``-`` (as wide as the spec asks) for a missing one."""
+    if value is not None:
+        return format(value, spec)
+    width = spec.split(".")[0].strip(",")
+    return "-".rjust(int(width) if width.isdigit() else 0)
+
+
+def corpus_line(corpus: dict) -> str:
+    """One line describing the corpus."""
+    share = 100 * corpus["one_to_one_links"] / corpus["links"] if corpus["links"] else 0.0
+    return (f"corpus        {corpus['links']:,} links ({share:.2f} % 1:1) in "
+            f"{len(corpus['bitexts'])} bitexts, {fmt(corpus.get('movies'), ',')} movies, "
+            f"{fmt(corpus.get('target_lines'), ',')} {corpus['lang']} lines, "
+            f"{fmt(corpus.get('distinct_target_sentences'), ',')} distinct {corpus['lang']} "
+            f"sentences, {corpus['mb_on_disk']:,.1f} MB")
+
+
+def result_line(result: dict) -> str:
+    """One line with the pairs written and the fan-out cap's skips."""
+    written = result.get("pairs_written") or {}
+    skips = (result.get("fanout_skips") or {}).get("train") or {}
+    return (f"pairs         train {fmt(written.get('train'), ',')}, dev "
+            f"{fmt(written.get('dev'), ',')}, test {fmt(written.get('test'), ',')}; fan-out cap "
+            f"skipped {fmt(skips.get('pivots'), ',')} train pivot sentences "
+            f"({fmt(skips.get('pairs'), ',')} pairs)")
+
+
+def report_lines(report: dict) -> list[str]:
+    """The printed report table of one size."""
+    corpus, rank, timings = report["corpus"], report["rank"], report["timings"]
+    gen = "reused" if corpus["reused"] else f"{fmt(corpus['generation_seconds'])} s"
+    lines = [
+        f"Opusparcus ranking benchmark, {report['links_per_pivot']:,} links per pivot",
+        f"generation    {gen}", corpus_line(corpus), result_line(report["result"]), "",
+        f"{'stage':<30} {'seconds':>10} {'peak RSS MiB':>14}",
+    ]
+    for stage in timings.get("stages", []):
+        lines.append(f"{stage['name']:<30} {fmt(stage.get('seconds'), '10.2f')} "
+                     f"{fmt(stage.get('peak_rss_mib'), '14.1f')}")
+    lines += [
+        f"{'total (rank timings)':<30} {fmt(timings.get('total_seconds'), '10.2f')} "
+        f"{fmt(timings.get('peak_rss_mib'), '14.1f')}",
+        f"{'wall (subprocess, wait4)':<30} {rank['wall_seconds']:10.2f} "
+        f"{rank['peak_rss_mib']:14.1f}",
+        f"{'process tree PSS (sampled)':<30} {'':>10} {rank['tree_peak_pss_mib']:14.1f}",
+        f"{'process tree RSS sum (sampled)':<30} {'':>10} {rank['tree_peak_rss_mib']:14.1f}", "",
+        f"throughput    {fmt(report['throughput']['links_per_second'], ',')} links/s, "
+        f"{fmt(report['throughput']['one_to_one_links_per_second'], ',')} 1:1 links/s",
+    ]
+    return lines
+
+
+def growth_lines(reports: list[dict]) -> list[str]:
+    """How wall time and memory grow with the corpus, relative to the first size."""
+    first = reports[0]
+    lines = [f"{'links/pivot':>12} {'links':>12} {'gen s':>8} {'wall s':>9} {'x wall':>7} "
+             f"{'RSS MiB':>9} {'PSS MiB':>9} {'x PSS':>7} {'links/s':>10}"]
+    for r in reports:
+        rank = r["rank"]
+        lines.append(
+            f"{r['links_per_pivot']:>12,} {r['corpus']['links']:>12,} "
+            f"{fmt(r['corpus']['generation_seconds'], '8.1f')} {rank['wall_seconds']:>9.1f} "
+            f"{rank['wall_seconds'] / first['rank']['wall_seconds']:>7.2f} "
+            f"{rank['peak_rss_mib']:>9,.0f} {rank['tree_peak_pss_mib']:>9,.0f} "
+            f"{rank['tree_peak_pss_mib'] / max(first['rank']['tree_peak_pss_mib'], 1):>7.2f} "
+            f"{fmt(r['throughput']['links_per_second'], '10,')}")
+    return lines
+
+
+def cleanup(paths: list[Path]) -> None:
+    """Delete the given folders if they exist."""
+    for path in paths:
+        if path.is_dir():
+            shutil.rmtree(path)
+
+
+def failure(rank: dict) -> int:
+    """Report a failed or killed ranking; the exit code to return."""
+    tail = rank["stderr"].splitlines()[-40:]
+    why = ("killed above the memory limit" if rank["killed_for_memory"]
+           else f"failed with exit code {rank['exit_code']}")
+    print(f"ranking {why} after {rank['wall_seconds']:.1f} s (process tree peak PSS "
+          f"{rank['tree_peak_pss_mib']:,.0f} MiB); the end of its stderr:", *tail, sep="\n",
+          file=sys.stderr)
+    return rank["exit_code"] if rank["exit_code"] > 0 else 1
+
+
+def bench_size(args: argparse.Namespace, workdir: Path, links: int) -> tuple[int, dict | None]:
+    """Benchmark one size; (exit code, report)."""
+    corpus_dir = workdir / f"opensubtitles-{links}"
+    out = workdir / f"opusparcus-out-{links}"
+    timings_path = workdir / f"opusparcus-timings-{links}.json"
+    corpus = prepare_corpus(args, corpus_dir, workdir / f"opensubtitles-{links}.json", links)
+    cleanup([out])
+    timings_path.unlink(missing_ok=True)
+    rank = run_rank(rank_command(args, corpus_dir, out, timings_path), args.max_rss_gib)
+    if rank["exit_code"] != 0:
+        return failure(rank), None
+    wall = rank["wall_seconds"]
+    report = {
+        "links_per_pivot": links, "lang": args.lang, "seed": args.seed, "corpus": corpus,
+        "rank": {k: v for k, v in rank.items() if k != "stderr"},
+        "timings": read_json(timings_path, {"stages": [], "total_seconds": None,
+                                            "peak_rss_mib": None}),
+        "result": rank_result(read_json(out / args.lang / "stats.json", {})),
+        "throughput": {
+            "links_per_second": round(corpus["links"] / wall) if wall else None,
+            "one_to_one_links_per_second": round(corpus["one_to_one_links"] / wall)
+            if wall else None},
+    }
+    print("\n".join(report_lines(report)))
+    report_path = workdir / f"bench-opusparcus-{links}.json"
+    report_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    print(f"report: {report_path}", flush=True)
+    if not args.keep:
+        cleanup([out] if corpus["reused"] else [corpus_dir, out])
+    return 0, report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark for every size; the exit code (the ranking's when it fails)."""
+    args = parse_args(argv)
+    workdir = args.workdir.resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    reports, code = [], 0
+    for links in args.sizes:
+        code, report = bench_size(args, workdir, links)
+        if report is None:
+            break
+        reports.append(report)
+    if len(args.sizes) > 1 and reports:
+        print("\ngrowth (x: relative to the first size)", *growth_lines(reports), sep="\n")
+        growth = [{"links_per_pivot": r["links_per_pivot"], "links": r["corpus"]["links"],
+                   "generation_seconds": r["corpus"]["generation_seconds"], **r["rank"],
+                   "throughput": r["throughput"]} for r in reports]
+        (workdir / "bench-opusparcus-growth.json").write_text(json.dumps(growth, indent=1) + "\n")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
