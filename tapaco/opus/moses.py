@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Iterator
-from itertools import islice
 from pathlib import Path
 
 from tapaco.errors import InputError
 from tapaco.opus.links import LinkBlock, language_of
-from tapaco.opus.textstream import FileRef, open_binary
+from tapaco.opus.textstream import CHUNK_BYTES, FileRef, open_binary
 
 LINES_PER_BLOCK = 200_000
 
@@ -57,20 +56,40 @@ def _clean(line: str) -> str:
 
 
 class _LineReader:
-    """Decoded lines of a text file, in batches, with line numbers for errors."""
+    """Decoded lines of a text file, in batches, with line numbers for errors.
+
+    Reads large blocks and splits them itself: iterating a zip member line by line runs
+    Python code per line.
+    """
 
     def __init__(self, ref: FileRef) -> None:
         self.ref = ref
         self.stream = open_binary(ref)
         self.line = 1
+        self.pending: list[bytes] = []
+        self.carry = b""
+        self.done = False
+
+    def _fill(self, size: int) -> None:
+        while len(self.pending) < size and not self.done:
+            try:
+                block = self.stream.read(CHUNK_BYTES)
+            except (OSError, EOFError) as error:
+                raise InputError(self.ref, f"cannot read: {error}", f"line {self.line}",
+                                 kind="corrupt file") from error
+            if not block:
+                self.done = True
+                if self.carry:
+                    self.pending.append(self.carry)
+                continue
+            lines = (self.carry + block).split(b"\n")
+            self.carry = lines.pop()
+            self.pending.extend(lines)
 
     def batch(self, size: int) -> list[str]:
-        try:
-            raw = list(islice(self.stream, size))
-        except (OSError, EOFError) as error:
-            raise InputError(self.ref, f"cannot read: {error}", f"line {self.line}",
-                             kind="corrupt file") from error
-        data = b"".join(raw)
+        self._fill(size)
+        raw, self.pending = self.pending[:size], self.pending[size:]
+        data = b"\n".join(raw)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -78,10 +97,7 @@ class _LineReader:
             raise InputError(self.ref, f"invalid UTF-8 byte 0x{data[error.start]:02x}",
                              f"line {line}", kind="encoding") from error
         self.line += len(raw)
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        return lines
+        return text.split("\n") if raw else []
 
     def close(self) -> None:
         self.stream.close()
