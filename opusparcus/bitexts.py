@@ -144,12 +144,12 @@ class _Reader:
                            self.counts)
 
 
-def normalize_keys(keys: list[str], lang: str, workers: int = 1) -> list[str]:
+def normalize_keys(keys: list[str], lang: str) -> list[str]:
     """Normalise distinct sentence keys: tokenised ones as they are, raw ones Moses-tokenised."""
     normalized = [""] * len(keys)
     for mark, tokenized in ((TOKENIZED, True), (RAW, False)):
         chosen = [i for i, key in enumerate(keys) if key[:1] == mark]
-        texts = normalize_sentences([keys[i][1:] for i in chosen], lang, tokenized, workers)
+        texts = normalize_sentences([keys[i][1:] for i in chosen], lang, tokenized)
         for i, text in zip(chosen, texts):
             normalized[i] = text
     return normalized

@@ -71,15 +71,15 @@ def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], lang: str,
     return [bitext for bitext, _ in results], [log for _, log in results]
 
 
-def merge_target_vocabulary(bitexts: list[BitextLinks], lang: str,
-                            workers: int = 1) -> tuple[list[str], list[np.ndarray]]:
+def merge_target_vocabulary(bitexts: list[BitextLinks],
+                            lang: str) -> tuple[list[str], list[np.ndarray]]:
     """One vocabulary of normalised target sentences; each bitext's links recoded into it."""
     keys = [key for bitext in bitexts for key in bitext.target_keys]
     key_codes = string_codes(keys)
     distinct_positions = np.flatnonzero(np.concatenate(
         [[True], np.maximum.accumulate(key_codes)[1:] > np.maximum.accumulate(key_codes)[:-1]]))
     distinct_keys = [keys[i] for i in distinct_positions.tolist()] if keys else []
-    sentences_of_key = normalize_keys(distinct_keys, lang, workers)
+    sentences_of_key = normalize_keys(distinct_keys, lang)
     sentence_codes = string_codes(sentences_of_key)
     first = {}
     for code, sentence in zip(sentence_codes.tolist(), sentences_of_key):
@@ -158,7 +158,7 @@ def _rank(opus_dir: Path, lang: str, out: Path, options: RankOptions, progress: 
     with progress.stage(f"{lang}: read bitexts"):
         bitexts, logs = read_bitexts(opus_dir, sources, lang, options)
     with progress.stage(f"{lang}: normalise sentences"):
-        vocabulary, targets = merge_target_vocabulary(bitexts, lang, options.workers)
+        vocabulary, targets = merge_target_vocabulary(bitexts, lang)
     results, split_stats = {}, {}
     with progress.stage(f"{lang}: count and score"):
         for split in (TRAIN, DEV, TEST):
