@@ -39,7 +39,7 @@ class RankOptions:
 
 def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[AlignmentSource]:
     """The T-L bitexts of the release, for the chosen pivots (default: every L)."""
-    sources = [s for s in find_alignment_sources(opus_dir)
+    sources = [s for s in find_alignment_sources(opus_dir, prefer_moses=True)
                if lang in s.langs and not s.intra_lingual]
     available = {s.langs[1] if s.langs[0] == lang else s.langs[0] for s in sources}
     missing = sorted(set(pivots) - available)

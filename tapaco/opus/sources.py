@@ -1,10 +1,11 @@
 """Find what an OPUS release folder holds: one alignment source per language pair, documents.
 
 Alignments: `xml/<a>-<b>.xml.gz`, `xml/<a>-<b>.xml`, per-document folders `xml/<a>-<b>/`, then
-Moses bitexts `moses/<a>-<b>.txt.zip` or `moses/<a>-<b>/`. A pair may be named in either order;
-exactly one source is read per pair, the first that exists in that order (canonical `a <= b`
-name first), so a release that ships a pair in several forms is not counted twice. Names of
-more than two languages (`sv-de-en.xml`) are not pairs and are ignored.
+Moses bitexts `moses/<a>-<b>.txt.zip` or `moses/<a>-<b>/` (or the Moses forms first, on
+request). A pair may be named in either order; exactly one source is read per pair, the first
+that exists in that order (canonical `a <= b` name first), so a release that ships a pair in
+several forms is not counted twice. Names of more than two languages (`sv-de-en.xml`) are not
+pairs and are ignored.
 """
 
 from __future__ import annotations
@@ -58,8 +59,10 @@ def _pair_of(name: str) -> tuple[str, str] | None:
     return langs[0], langs[1]
 
 
-def _candidates(opus_dir: Path) -> Iterator[tuple[tuple, AlignmentSource]]:
+def _candidates(opus_dir: Path, prefer_moses: bool) -> Iterator[tuple[tuple, AlignmentSource]]:
     for rank, (folder, suffix, is_directory, form) in enumerate(_FORMS):
+        if prefer_moses:
+            rank = (rank + 3) % len(_FORMS)
         base = opus_dir / folder
         if not base.is_dir():
             continue
@@ -71,15 +74,18 @@ def _candidates(opus_dir: Path) -> Iterator[tuple[tuple, AlignmentSource]]:
                 yield (rank, pair != tuple(sorted(pair))), AlignmentSource(pair, entry, form)
 
 
-def find_alignment_sources(opus_dir: Path) -> list[AlignmentSource]:
-    """One alignment source per unordered language pair, sorted by pair."""
+def find_alignment_sources(opus_dir: Path, prefer_moses: bool = False) -> list[AlignmentSource]:
+    """One alignment source per unordered language pair, sorted by pair.
+
+    `prefer_moses` puts the Moses forms first (Opusparcus's fast path; TaPaCo wants cesAlign).
+    """
     if not opus_dir.is_dir():
         raise InputError(opus_dir, "OPUS folder not found", kind="missing file")
     if not (opus_dir / "xml").is_dir() and not (opus_dir / "moses").is_dir():
         raise InputError(opus_dir, "not an OPUS release: it has neither xml/ nor moses/",
                          kind="missing file")
     chosen: dict[tuple[str, str], tuple[tuple, AlignmentSource]] = {}
-    for priority, source in _candidates(opus_dir):
+    for priority, source in _candidates(opus_dir, prefer_moses):
         key = tuple(sorted(source.langs))
         if key not in chosen or priority < chosen[key][0]:
             chosen[key] = (priority, source)

@@ -57,3 +57,15 @@ def test_locator_finds_extracted_documents_and_reports_missing(shared_data):
     assert locator.locate("sv/1994.xml.gz").path == shared_data / "opus-rf/xml/sv/1994.xml.gz"
     with pytest.raises(InputError, match="sentence document sv/2000.xml.gz not found"):
         locator.locate("sv/2000.xml.gz")
+
+
+def test_moses_forms_first_on_request(tmp_path):
+    (tmp_path / "xml").mkdir()
+    (tmp_path / "xml" / "en-fr.xml.gz").write_bytes(b"")
+    (tmp_path / "moses" / "en-fr").mkdir(parents=True)
+    (tmp_path / "moses" / "de-en.txt.zip").write_bytes(b"")
+    (tmp_path / "xml" / "de-en.xml").write_text("<cesAlign/>")
+    default = {s.langs: s.form for s in find_alignment_sources(tmp_path)}
+    moses = {s.langs: s.form for s in find_alignment_sources(tmp_path, prefer_moses=True)}
+    assert default == {("de", "en"): "cesAlign", ("en", "fr"): "cesAlign"}
+    assert moses == {("de", "en"): "Moses zip", ("en", "fr"): "Moses folder"}
