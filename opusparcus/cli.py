@@ -12,7 +12,7 @@ from pathlib import Path
 
 from opusparcus.rank import RankOptions, rank
 from opusparcus.scores import SCHEMES
-from tapaco.errors import InputError
+from tapaco.errors import exit_status
 from tapaco.export import write_json
 from tapaco.progress import Progress
 
@@ -87,12 +87,4 @@ def _run(arguments: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    try:
-        _run(arguments)
-    except InputError as error:
-        print(f"opusparcus: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("opusparcus: interrupted; no partial output written", file=sys.stderr)
-        return 130
-    return 0
+    return exit_status("opusparcus", lambda: _run(arguments))

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tapaco.build import BuildOptions, build
-from tapaco.errors import InputError
+from tapaco.errors import exit_status
 from tapaco.export import write_json
 from tapaco.filters import FilterOptions
 from tapaco.progress import Progress
@@ -94,12 +94,4 @@ def _run_build(arguments: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    try:
-        _run_build(arguments)
-    except InputError as error:
-        print(f"tapaco: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("tapaco: interrupted; no output written", file=sys.stderr)
-        return 130
-    return 0
+    return exit_status("tapaco", lambda: _run_build(arguments))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -48,3 +50,17 @@ class BadInputLog:
 
     def as_dict(self) -> dict:
         return {"skipped": dict(sorted(self.counts.items())), "examples": list(self.examples)}
+
+
+def exit_status(program: str, action: Callable[[], None]) -> int:
+    """Run a command's `action`: 0 when it completes, 2 with a one-line error for bad input,
+    130 when interrupted (outputs are only ever moved into place complete)."""
+    try:
+        action()
+    except InputError as error:
+        print(f"{program}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{program}: interrupted; no partial output written", file=sys.stderr)
+        return 130
+    return 0
