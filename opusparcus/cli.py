@@ -65,8 +65,10 @@ def parser() -> argparse.ArgumentParser:
 def summary(stats: dict) -> str:
     written = stats["pairs_written"]
     skips = stats["splits"]["train"]["fanout_skips"]
+    undated = (f" ({stats['links_without_year']} without a year, counted as train)"
+               if stats["links_without_year"] else "")
     return (f"{stats['language']}: {stats['links_read']} links read, "
-            f"{stats['one_to_one_links']} 1:1 links over {len(stats['bitexts'])} pivots; "
+            f"{stats['one_to_one_links']} 1:1 links over {len(stats['bitexts'])} pivots{undated}; "
             f"train {written['train']}, dev {written['dev']}, test {written['test']} pairs; "
             f"fan-out cap skipped {skips['pivots']} pivot sentences ({skips['pairs']} pairs)")
 
