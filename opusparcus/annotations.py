@@ -1,0 +1,117 @@
+"""Annotation labels and files, and the paper's rules for combining two annotators.
+
+Categories (paper Table 1, release README): 4 Good (green), 3 Mostly good (light green),
+2 Mostly bad (yellow), 1 Bad (red), plus trash. An annotation file is a TSV with the header
+`rank id sentence1 sentence2 annotator1 annotator2`; a label is empty (not yet annotated), a
+category number, a name, a colour, or `trash`. Two labels combine as the paper says: the same
+category is kept, adjacent ones average to x.5, labels further apart or any trash drop the pair.
+A combined score >= 3 is acceptable.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from tapaco.errors import InputError
+
+TRASH = 0
+CATEGORIES = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}
+COLOURS = {4: "green", 3: "light-green", 2: "yellow", 1: "red"}
+HEADER = ["rank", "id", "sentence1", "sentence2", "annotator1", "annotator2"]
+ACCEPTABLE = 3.0
+_NAMES = {**{str(k): k for k in CATEGORIES}, **{v: k for k, v in CATEGORIES.items()},
+          **{v: k for k, v in COLOURS.items()}, "trash": TRASH, "t": TRASH}
+
+
+def parse_label(text: str) -> int | None:
+    """A label as 1-4 or TRASH; None for an empty (not yet annotated) field."""
+    key = text.strip().lower().replace("_", "-").replace(" ", "-")
+    if not key:
+        return None
+    if key not in _NAMES:
+        raise ValueError(f"unknown label {text!r} (use 1-4, good/mostly-good/mostly-bad/bad, "
+                         "green/light-green/yellow/red, or trash)")
+    return _NAMES[key]
+
+
+def label_text(label: int | None) -> str:
+    if label is None:
+        return ""
+    return "trash" if label == TRASH else str(label)
+
+
+def combine(first: int, second: int) -> float | None:
+    """The pair's combined score, or None when it is dropped (trash, or labels 2+ apart)."""
+    if TRASH in (first, second) or abs(first - second) > 1:
+        return None
+    return (first + second) / 2
+
+
+@dataclass
+class Annotation:
+    rank: int
+    id: str
+    sentence1: str
+    sentence2: str
+    labels: list[int | None]
+    line: int
+
+
+def language_of_id(pair_id: str) -> str:
+    return pair_id.rsplit("-", 1)[0]
+
+
+def read_annotations(path: Path) -> list[Annotation]:
+    """Read an annotation file; errors name the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(path, f"cannot read annotation file: {error}",
+                         kind="missing file") from error
+    rows = list(csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
+    if not rows or rows[0] != HEADER:
+        raise InputError(path, f"expected the header {' '.join(HEADER)}", "line 1",
+                         kind="malformed annotations")
+    annotations, seen, lang = [], {}, None
+    for line, row in enumerate(rows[1:], 2):
+        annotation = _annotation(path, line, row)
+        if annotation.id in seen:
+            raise InputError(path, f"duplicated id {annotation.id} (also on line "
+                             f"{seen[annotation.id]})", f"line {line}",
+                             kind="malformed annotations")
+        seen[annotation.id] = line
+        lang = lang or language_of_id(annotation.id)
+        if language_of_id(annotation.id) != lang:
+            raise InputError(path, f"id {annotation.id} is not of language {lang}",
+                             f"line {line}", kind="malformed annotations")
+        annotations.append(annotation)
+    return annotations
+
+
+def _annotation(path: Path, line: int, row: list[str]) -> Annotation:
+    if len(row) != len(HEADER):
+        raise InputError(path, f"expected {len(HEADER)} tab-separated fields, found {len(row)}",
+                         f"line {line}", kind="malformed annotations")
+    try:
+        rank = int(row[0])
+        labels = [parse_label(row[4]), parse_label(row[5])]
+    except ValueError as error:
+        raise InputError(path, str(error), f"line {line}", kind="malformed annotations") from None
+    return Annotation(rank, row[1], row[2], row[3], labels, line)
+
+
+def annotations_text(annotations: list[Annotation]) -> str:
+    lines = ["\t".join(HEADER)]
+    lines += ["\t".join([str(a.rank), a.id, a.sentence1, a.sentence2,
+                         label_text(a.labels[0]), label_text(a.labels[1])]) for a in annotations]
+    return "\n".join(lines) + "\n"
+
+
+def write_annotations(path: Path, annotations: list[Annotation]) -> None:
+    """Write the file through a temporary name, so a crash never leaves half a file."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(annotations_text(annotations), encoding="utf-8")
+    temporary.replace(path)
