@@ -1,7 +1,8 @@
-"""Command line: `python -m opusparcus rank --opus-dir DIR --lang en --out OUT [options]`.
+"""Command line: `python -m opusparcus rank|sample|annotate|combine|cutoff ...`.
 
-A thin layer over :func:`opusparcus.rank.rank`. Bad input ends with a one-line error naming
-file and place, and exit status 2.
+A thin layer over the library: :func:`opusparcus.rank.rank`, :mod:`opusparcus.sampling`,
+:mod:`opusparcus.annotate`, :mod:`opusparcus.combine`, :mod:`opusparcus.cutoffs`. Bad input ends
+with a one-line error naming file and place, and exit status 2.
 """
 
 from __future__ import annotations
@@ -10,10 +11,16 @@ import argparse
 import sys
 from pathlib import Path
 
+from opusparcus.annotations import read_annotations
+from opusparcus.combine import COLUMNS as COMBINE_COLUMNS
+from opusparcus.combine import combine_annotations, combined_lines, release_lines
+from opusparcus.cutoffs import choose_cut, estimate_shares, read_combined
 from opusparcus.rank import RankOptions, rank
+from opusparcus.ranked_file import read_ranked, write_rows
+from opusparcus.sampling import sample_pairs
 from opusparcus.scores import SCHEMES
 from tapaco.errors import exit_status
-from tapaco.export import write_json
+from tapaco.export import write_atomically, write_json, write_text_atomically
 from tapaco.progress import Progress
 
 
@@ -33,6 +40,36 @@ def _fanout(value: str) -> int | None:
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="opusparcus", description=__doc__.split("\n")[0])
     commands = main.add_subparsers(dest="command", required=True)
+    _rank_parser(commands)
+    _annotation_parsers(commands)
+    return main
+
+
+def _annotation_parsers(commands) -> None:
+    sample = commands.add_parser("sample", help="draw pairs at random for annotation")
+    sample.add_argument("--ranked", type=Path, required=True, help="ranked file (.bz2 or text)")
+    size = sample.add_mutually_exclusive_group(required=True)
+    size.add_argument("--n", type=int, help="number of pairs")
+    size.add_argument("--all", action="store_true", help="every pair (dev/test candidates)")
+    sample.add_argument("--seed", type=int, default=0)
+    sample.add_argument("--out", type=Path, required=True, help="annotation file to write")
+    annotate = commands.add_parser("annotate", help="annotate pairs in the terminal")
+    annotate.add_argument("--file", type=Path, required=True, help="annotation file")
+    annotate.add_argument("--annotator", type=int, choices=(1, 2), required=True)
+    combine = commands.add_parser("combine", help="combine two annotators' labels")
+    combine.add_argument("--annotations", type=Path, required=True)
+    combine.add_argument("--out", type=Path, required=True,
+                         help="dev/test: the release's 4-field file; train: rank id s1 s2 score")
+    cutoff = commands.add_parser("cutoff", help="cut a ranked training set at quality levels")
+    cutoff.add_argument("--ranked", type=Path, required=True)
+    cutoff.add_argument("--annotations", type=Path, required=True, help="combined annotations")
+    cutoff.add_argument("--levels", default="95,90,75", help="percentages (default 95,90,75)")
+    cutoff.add_argument("--conservative", action="store_true",
+                        help="cut where the interval's lower bound reaches the level")
+    cutoff.add_argument("--out", type=Path, required=True, help="folder for the cut files")
+
+
+def _rank_parser(commands) -> None:
     command = commands.add_parser("rank", help="rank same-language pairs sharing pivots")
     command.add_argument("--opus-dir", type=Path, required=True,
                          help="OPUS release folder (xml/ and/or moses/)")
@@ -59,7 +96,6 @@ def parser() -> argparse.ArgumentParser:
                          help="skip and count bad documents and links instead of stopping")
     command.add_argument("--timings", type=Path, help="write per-stage seconds and memory here")
     command.add_argument("--quiet", action="store_true", help="no progress, no summary")
-    return main
 
 
 def summary(stats: dict) -> str:
@@ -74,6 +110,67 @@ def summary(stats: dict) -> str:
 
 
 def _run(arguments: argparse.Namespace) -> None:
+    commands = {"rank": _run_rank, "sample": _run_sample, "annotate": _run_annotate,
+                "combine": _run_combine, "cutoff": _run_cutoff}
+    commands[arguments.command](arguments)
+
+
+def _run_sample(arguments: argparse.Namespace) -> None:
+    chosen = sample_pairs(arguments.ranked, None if arguments.all else arguments.n,
+                          arguments.seed, arguments.out)
+    print(f"wrote {len(chosen)} pairs to annotate to {arguments.out}", file=sys.stderr)
+
+
+def _run_annotate(arguments: argparse.Namespace) -> None:
+    from opusparcus.annotate import annotate
+
+    annotate(arguments.file, arguments.annotator)
+
+
+def _run_combine(arguments: argparse.Namespace) -> None:
+    annotations = read_annotations(arguments.annotations)
+    combined = combine_annotations(annotations)
+    training = all("-N" in a.id for a in annotations)
+    text = combined_lines(combined) if training else release_lines(combined)
+    write_text_atomically(arguments.out, text)
+    print(agreement_report(combined), file=sys.stderr)
+
+
+def agreement_report(combined) -> str:
+    header = "  ".join(f"{column:>8}" for column in COMBINE_COLUMNS)
+    counts = "  ".join(f"{combined.agreement[column]:>8}" for column in COMBINE_COLUMNS)
+    return (f"{header}\n{counts}\nkept {len(combined.scores)} pairs, Cohen's kappa "
+            f"{combined.kappa:.3f}, {combined.unfinished} not labelled by both")
+
+
+def _run_cutoff(arguments: argparse.Namespace) -> None:
+    rows = read_ranked(arguments.ranked)
+    ranks, scores = read_combined(arguments.annotations, rows)
+    levels = [float(level) / 100 for level in arguments.levels.split(",") if level.strip()]
+    estimate = estimate_shares(ranks, scores)
+    cuts = [choose_cut(estimate, len(rows), level, arguments.conservative) for level in levels]
+    lang = rows[0][0].rsplit("-", 1)[0] if rows else "xx"
+
+    def write(folder: Path) -> None:
+        for cut in cuts:
+            write_rows(folder / f"{lang}-train-{cut.level * 100:g}.txt.bz2", rows[:cut.rows])
+        write_json(folder / "cutoffs.json", {"interval": "Wilson 95 %", "total_rows": len(rows),
+                                             "conservative": arguments.conservative,
+                                             "cuts": [vars(cut) for cut in cuts]})
+
+    write_atomically(arguments.out, write)
+    print(cutoff_table(cuts, len(rows)), file=sys.stderr)
+
+
+def cutoff_table(cuts, total_rows: int) -> str:
+    lines = [f"{'level':>6}  {'rows':>10}  estimate  95 % Wilson interval  annotated"]
+    lines += [f"{cut.level * 100:>5g}%  {cut.rows:>10}  {cut.share:8.3f}  "
+              f"[{cut.low:.3f}, {cut.high:.3f}]        {cut.annotated:>9}" for cut in cuts]
+    lines.append(f"of {total_rows} ranked pairs")
+    return "\n".join(lines)
+
+
+def _run_rank(arguments: argparse.Namespace) -> None:
     options = RankOptions(arguments.pivots, arguments.score, arguments.max_pivot_fanout,
                           arguments.min_edit_ratio, arguments.min_edit_ratio_short,
                           workers=max(1, arguments.workers),

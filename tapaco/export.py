@@ -68,3 +68,11 @@ def stats_markdown(stats: dict) -> str:
     lines += _table(["item", "count"], [[key.replace("_", " "), value]
                                         for key, value in stats["input"].items()])
     return "\n".join(lines) + "\n"
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write a single file through a temporary name in the same folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)

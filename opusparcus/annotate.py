@@ -1,0 +1,110 @@
+"""A plain-text terminal annotator: one person labels the pairs of an annotation file.
+
+The loop shows one unlabelled pair at a time and reads an answer per line (1-4, a category
+name or colour, `t`/`trash`, `u` undo, `q` quit; end of input quits). The file is saved after
+every answer and every undo, so a later run resumes at the first pair still unlabelled.
+The command line (`python -m opusparcus annotate`) calls `annotate`; this module's own
+`__main__` entry is a small stand-alone equivalent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from opusparcus.annotations import Annotation, parse_label, read_annotations, write_annotations
+from tapaco.errors import exit_status
+
+HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "
+        "(or a word: good/green, mostly-good/light-green, mostly-bad/yellow, bad/red)")
+HINT = "? unknown answer {answer!r}: type 1-4, t, u or q, then Enter"
+UNDO = "u"
+QUIT = "q"
+
+
+def _first_unlabelled(annotations: list[Annotation], column: int) -> int | None:
+    return next((i for i, a in enumerate(annotations) if a.labels[column] is None), None)
+
+
+def _remaining(annotations: list[Annotation], column: int) -> int:
+    return sum(a.labels[column] is None for a in annotations)
+
+
+def _show(annotations: list[Annotation], index: int, column: int, stdout: TextIO) -> None:
+    pair = annotations[index]
+    left = _remaining(annotations, column)
+    stdout.write(f"\npair {index + 1} of {len(annotations)} ({left} left)  id {pair.id}\n"
+                 f"  1: {pair.sentence1}\n  2: {pair.sentence2}\n{HELP}\n")
+
+
+def _ask(stdin: TextIO, stdout: TextIO) -> str:
+    """The next answer, lower-cased; end of input reads as quit."""
+    stdout.write("> ")
+    stdout.flush()
+    line = stdin.readline()
+    return line.strip().lower() if line else QUIT
+
+
+def _label(answer: str) -> int | None:
+    """The label an answer names, or None when it is not a label."""
+    try:
+        return parse_label(answer)
+    except ValueError:
+        return None
+
+
+def annotate(path: Path, annotator: int, stdin: TextIO = sys.stdin,
+             stdout: TextIO = sys.stdout) -> dict:
+    """Interactive loop over the pairs of `path` whose label for `annotator` (1 or 2) is empty,
+    in file order; saves after every answer and undo. Returns {"answered", "remaining"}."""
+    if annotator not in (1, 2):
+        raise ValueError(f"annotator must be 1 or 2, not {annotator!r}")
+    column = annotator - 1
+    annotations = read_annotations(path)
+    history: list[int] = []
+    shown = None
+    while (index := _first_unlabelled(annotations, column)) is not None:
+        if index != shown:
+            _show(annotations, index, column, stdout)
+            shown = index
+        answer = _ask(stdin, stdout)
+        if answer == QUIT:
+            break
+        if answer == UNDO:
+            _undo(path, annotations, column, history, stdout)
+            continue
+        label = _label(answer)
+        if label is None:
+            stdout.write(HINT.format(answer=answer) + "\n")
+            continue
+        annotations[index].labels[column] = label
+        history.append(index)
+        write_annotations(path, annotations)
+    remaining = _remaining(annotations, column)
+    stdout.write(f"\n{len(history)} answered, {remaining} remaining; saved to {path}\n")
+    stdout.flush()
+    return {"answered": len(history), "remaining": remaining}
+
+
+def _undo(path: Path, annotations: list[Annotation], column: int, history: list[int],
+          stdout: TextIO) -> None:
+    """Clear this session's previous answer and save; that pair is then the first unlabelled."""
+    if not history:
+        stdout.write("? nothing to undo in this session\n")
+        return
+    annotations[history.pop()].labels[column] = None
+    write_annotations(path, annotations)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m opusparcus.annotate", description=__doc__)
+    parser.add_argument("file", type=Path, help="annotation file (TSV)")
+    parser.add_argument("--annotator", type=int, choices=(1, 2), required=True)
+    args = parser.parse_args(argv)
+    return exit_status(parser.prog, lambda: annotate(args.file, args.annotator))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

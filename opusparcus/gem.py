@@ -1,0 +1,131 @@
+"""Export one language as the GEM/opusparcus quality-level subsets (JSONL).
+
+Records follow the GEM data card exactly ("Data Fields"): `lang`, `sent1`, `sent2`,
+`annot_score`, `gem_id`; "All fields are strings except `annot_score`, which is a float", and
+"For the training sets, the value is 0.0". Keys are written in the card's feature order
+['lang', 'sent1', 'sent2', 'annot_score', 'gem_id']; `gem_id` is `gem-opusparcus-<split>-<n>`
+as in the card's examples ('gem-opusparcus-test-1587'), n being the number of the Opusparcus
+pair id (`en-N1001` -> 1001, `en-D12` -> 12), so ids are unique within one language's config.
+
+Layout, one directory per language (the card's configs are `<lang>.<quality>`, e.g. "fr.90"):
+
+    <out_dir>/<lang>/train.<level>.jsonl      training pairs of that quality level
+    <out_dir>/<lang>/validation.jsonl         annotated dev pairs scored >= 3.0
+    <out_dir>/<lang>/test.jsonl               annotated test pairs scored >= 3.0
+    <out_dir>/<lang>/validation.full.jsonl    all annotated dev pairs (1.0 .. 4.0)
+    <out_dir>/<lang>/test.full.jsonl          all annotated test pairs (1.0 .. 4.0)
+
+Why: the card's splits are train, validation, test, validation.full and test.full, and only
+the train split depends on the quality ("The smaller sets are subsets of the larger sets"), so
+the four annotated splits are written once and shared by every level, and each level gets its
+own train file: the top `cut_rows_for_level[level]` ranked rows, so a higher level is a prefix
+of every lower one. Levels are 60..100 in steps of 5 ("Allowed quality values range between 60
+and 100, in increments of 5"). Level 100 "matches no training data at all": train.100.jsonl is
+written empty, so that config holds only the manually annotated pairs. Dev/test pairs are told
+apart by their id letter (README: "D for Development, T for Test").
+
+Output is deterministic (ranked order for train, id number for the annotated splits, UTF-8,
+no ASCII escaping); every file is written through a temporary name and then renamed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+LEVELS = tuple(range(60, 101, 5))
+FIELDS = ("lang", "sent1", "sent2", "annot_score", "gem_id")
+ACCEPTABLE = 3.0
+ANNOTATED_SPLITS = {"D": "validation", "T": "test"}
+_ID = re.compile(r"^(?P<lang>[^-]+)-(?P<letter>[NDT])(?P<number>\d+)$")
+
+
+def record(lang: str, sent1: str, sent2: str, score: float, split: str, number: int) -> dict:
+    """One GEM record, keys in the card's feature order."""
+    return {"lang": lang, "sent1": sent1, "sent2": sent2, "annot_score": float(score),
+            "gem_id": f"gem-opusparcus-{split}-{number}"}
+
+
+def parse_id(pair_id: str, lang: str) -> tuple[str, int]:
+    """The id's letter (N, D or T) and number; the language must be `lang`."""
+    match = _ID.match(pair_id)
+    if not match or match["lang"] != lang:
+        raise ValueError(f"pair id {pair_id!r} is not <{lang}>-<N|D|T><number>")
+    return match["letter"], int(match["number"])
+
+
+def train_records(lang: str, rows: Iterable[list[str]]) -> list[dict]:
+    records = []
+    for line, row in enumerate(rows, 1):
+        if len(row) != 7:
+            raise ValueError(f"ranked row {line}: expected 7 fields, found {len(row)}")
+        letter, number = parse_id(row[0], lang)
+        if letter != "N":
+            raise ValueError(f"ranked row {line}: {row[0]!r} is not a training id")
+        records.append(record(lang, row[1], row[2], 0.0, "train", number))
+    return records
+
+
+def annotated_records(lang: str,
+                      annotated: list[tuple[str, str, str, float]]) -> dict[str, list[dict]]:
+    """validation, test, validation.full and test.full records, ordered by id number."""
+    full: dict[str, list[tuple[int, str, str, float]]] = {"validation": [], "test": []}
+    for pair_id, sent1, sent2, score in annotated:
+        letter, number = parse_id(pair_id, lang)
+        if letter not in ANNOTATED_SPLITS:
+            raise ValueError(f"annotated pair {pair_id!r} is neither dev (D) nor test (T)")
+        if not 1.0 <= score <= 4.0:
+            raise ValueError(f"annotated pair {pair_id!r}: score {score} is not in 1.0..4.0")
+        full[ANNOTATED_SPLITS[letter]].append((number, sent1, sent2, float(score)))
+    splits = {}
+    for split, items in full.items():
+        items.sort(key=lambda item: item[0])
+        splits[f"{split}.full"] = [record(lang, s1, s2, sc, f"{split}.full", n)
+                                   for n, s1, s2, sc in items]
+        splits[split] = [record(lang, s1, s2, sc, split, n)
+                         for n, s1, s2, sc in items if sc >= ACCEPTABLE]
+    return splits
+
+
+def level_cuts(cut_rows_for_level: dict[int, int], levels: Iterable[int],
+               total_rows: int) -> dict[int, int]:
+    """Rows per level (missing -> 0, level 100 -> 0); must not grow with the level."""
+    cuts = {}
+    for level in sorted(levels):
+        if level not in LEVELS:
+            raise ValueError(f"quality level {level} is not one of {LEVELS}")
+        cut = 0 if level == 100 else cut_rows_for_level.get(level, 0)
+        if not 0 <= cut <= total_rows:
+            raise ValueError(f"level {level}: {cut} rows, but there are {total_rows}")
+        cuts[level] = cut
+    ordered = [cuts[level] for level in sorted(cuts)]
+    if any(higher > lower for lower, higher in zip(ordered, ordered[1:])):
+        raise ValueError(f"rows per level must not grow with the level: {cuts}")
+    return cuts
+
+
+def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
+    temporary = path.with_name(f".{path.name}.tmp")
+    with temporary.open("w", encoding="utf-8", newline="\n") as stream:
+        for item in records:
+            stream.write(json.dumps(item, ensure_ascii=False) + "\n")
+    temporary.replace(path)
+    return path
+
+
+def export_gem(lang: str, ranked_rows: list[list[str]], cut_rows_for_level: dict[int, int],
+               annotated: list[tuple[str, str, str, float]], out_dir: Path,
+               levels: Iterable[int] = LEVELS) -> list[Path]:
+    """Write the GEM subsets of one language; returns the written paths (train files first)."""
+    cuts = level_cuts(cut_rows_for_level, levels, len(ranked_rows))
+    train = train_records(lang, ranked_rows[:max(cuts.values(), default=0)])
+    splits = annotated_records(lang, annotated)
+    directory = out_dir / lang
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [write_jsonl(directory / f"train.{level}.jsonl", train[:cut])
+             for level, cut in cuts.items()]
+    paths += [write_jsonl(directory / f"{split}.jsonl", splits[split])
+              for split in ("validation", "test", "validation.full", "test.full")]
+    return paths

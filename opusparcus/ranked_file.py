@@ -1,0 +1,33 @@
+"""Read a ranked Opusparcus file (training `.bz2` or dev/test candidates): 7 fields, best first."""
+
+from __future__ import annotations
+
+import bz2
+from pathlib import Path
+
+from tapaco.errors import InputError
+
+FIELDS = 7
+
+
+def read_ranked(path: Path) -> list[list[str]]:
+    """The rows of a ranked file; the rank of a row is its 1-based line number."""
+    try:
+        data = bz2.decompress(path.read_bytes()) if path.suffix == ".bz2" else path.read_bytes()
+        text = data.decode("utf-8")
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise InputError(path, f"cannot read ranked file: {error}", kind="corrupt file") from error
+    rows = [line.split("\t") for line in text.splitlines()]
+    for line, row in enumerate(rows, 1):
+        if len(row) != FIELDS:
+            raise InputError(path, f"expected {FIELDS} tab-separated fields, found {len(row)}",
+                             f"line {line}", kind="malformed ranked file")
+    return rows
+
+
+def write_rows(path: Path, rows: list[list[str]]) -> None:
+    """Write rows (bz2 for `.bz2`) through a temporary name."""
+    data = "".join("\t".join(row) + "\n" for row in rows).encode("utf-8")
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(bz2.compress(data, 9) if path.suffix == ".bz2" else data)
+    temporary.replace(path)
