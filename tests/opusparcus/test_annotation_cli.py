@@ -1,0 +1,83 @@
+"""The annotation workflow through the command line: sample, combine, cutoff."""
+
+from __future__ import annotations
+
+import bz2
+import json
+
+import numpy as np
+from conftest import write_moses
+
+from opusparcus.annotations import read_annotations, write_annotations
+from opusparcus.cli import main
+
+
+def _ranked(tmp_path):
+    rows = [(f"en/2000/1/{n}.xml.gz", f"fr/2000/1/{n}.xml.gz", "1", "1", f"Phrase {n % 40} .",
+             f"Phrase {n % 13} .") for n in range(400)]
+    root = write_moses(tmp_path / "opus", "en-fr", rows)
+    assert main(["rank", "--opus-dir", str(root), "--lang", "en", "--out",
+                 str(tmp_path / "ranked"), "--workers", "1", "--quiet"]) == 0
+    return tmp_path / "ranked" / "en" / "train" / "en-train.txt.bz2"
+
+
+def test_sample_combine_cutoff(tmp_path, capsys):
+    ranked = _ranked(tmp_path)
+    total = len(bz2.decompress(ranked.read_bytes()).splitlines())
+    sample = tmp_path / "sample.tsv"
+    assert main(["sample", "--ranked", str(ranked), "--n", "40", "--seed", "1",
+                 "--out", str(sample)]) == 0
+    annotations = read_annotations(sample)
+    ranks = [a.rank for a in annotations]
+    assert len(ranks) == 40 == len(set(ranks)) and ranks == sorted(ranks)
+    for a in annotations:  # the top of the ranking is good, the tail bad
+        a.labels = [4, 4] if a.rank <= total // 2 else [1, 2]
+    annotations[-1].labels = [4, 1]  # dropped: three categories apart
+    write_annotations(sample, annotations)
+    combined = tmp_path / "combined.tsv"
+    assert main(["combine", "--annotations", str(sample), "--out", str(combined)]) == 0
+    report = capsys.readouterr().err
+    assert "kept 39 pairs" in report and "Cohen's kappa" in report
+    assert main(["cutoff", "--ranked", str(ranked), "--annotations", str(combined),
+                 "--out", str(tmp_path / "cuts")]) == 0
+    result = json.loads((tmp_path / "cuts" / "cutoffs.json").read_text())
+    kept = [(a.rank, a.labels == [4, 4]) for a in annotations if a.labels != [4, 1]]
+    expected_rows = []
+    for level in (0.95, 0.9, 0.75):  # the largest r whose share among annotated <= r is >= level
+        rows = 0
+        for i in range(len(kept)):
+            share = sum(good for _, good in kept[:i + 1]) / (i + 1)
+            if share >= level:
+                rows = kept[i + 1][0] - 1 if i + 1 < len(kept) else total
+        expected_rows.append(rows)
+    assert [cut["rows"] for cut in result["cuts"]] == expected_rows
+    assert expected_rows[0] > total // 2
+    cut95 = bz2.decompress((tmp_path / "cuts" / "en-train-95.txt.bz2").read_bytes())
+    top = bz2.decompress(ranked.read_bytes()).splitlines()[:expected_rows[0]]
+    assert cut95 == b"\n".join(top) + b"\n"
+    assert "Wilson" in result["interval"]
+    assert np.all(np.diff([cut["rows"] for cut in result["cuts"]]) >= 0)
+
+
+def test_cutoff_rejects_pairs_not_in_the_ranked_file(tmp_path, capsys):
+    ranked = _ranked(tmp_path)
+    combined = tmp_path / "combined.tsv"
+    combined.write_text("rank\tid\tsentence1\tsentence2\tscore\n1\ten-N1\tnot\tthere\t4.0\n")
+    assert main(["cutoff", "--ranked", str(ranked), "--annotations", str(combined),
+                 "--out", str(tmp_path / "cuts")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.endswith("combined.tsv: line 2: pair en-N1 is not at rank 1 of the ranked file")
+    assert not (tmp_path / "cuts").exists()
+
+
+def test_dev_candidates_become_the_release_four_field_file(tmp_path):
+    candidates = tmp_path / "en-dev-candidates.txt"
+    candidates.write_text("en-D1\tGo away .\tLeave now .\t1\t1\t1\t5\n"
+                          "en-D2\tHello .\tGood morning .\t1\t1\t1\t9\n")
+    sample = tmp_path / "dev.tsv"
+    assert main(["sample", "--ranked", str(candidates), "--all", "--out", str(sample)]) == 0
+    annotations = read_annotations(sample)
+    annotations[0].labels, annotations[1].labels = [4, 3], [2, 4]
+    write_annotations(sample, annotations)
+    assert main(["combine", "--annotations", str(sample), "--out", str(tmp_path / "dev")]) == 0
+    assert (tmp_path / "dev").read_text() == "en-D1\tGo away .\tLeave now .\t3.5\n"

@@ -1,0 +1,83 @@
+"""GEM/opusparcus export: record fields, layout, level subsets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from opusparcus.gem import FIELDS, LEVELS, export_gem
+
+RANKED = [[f"en-N{n}", f"a{n} .", f"b{n} .", "1.5", "2.0", "3", "0.5"] for n in range(1, 11)]
+CUTS = {60: 10, 65: 9, 70: 8, 75: 7, 80: 6, 85: 5, 90: 3, 95: 1}
+ANNOTATED = [("en-D2", "x ?", "y ?", 3.5), ("en-D1", "é .", "ê .", 2.5),
+             ("en-T1", "p .", "q .", 4.0), ("en-T7", "r .", "s .", 1.0)]
+
+
+def read(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def out(tmp_path) -> Path:
+    export_gem("en", RANKED, CUTS, ANNOTATED, tmp_path)
+    return tmp_path / "en"
+
+
+def test_files_and_fields(out):
+    names = sorted(path.name for path in out.iterdir())
+    expected = [f"train.{level}.jsonl" for level in LEVELS]
+    expected += ["test.full.jsonl", "test.jsonl", "validation.full.jsonl", "validation.jsonl"]
+    assert names == sorted(expected)
+    for path in out.iterdir():
+        for item in read(path):
+            assert tuple(item) == FIELDS
+            assert isinstance(item["annot_score"], float)
+            assert all(isinstance(item[key], str) for key in FIELDS if key != "annot_score")
+            assert item["lang"] == "en"
+
+
+def test_train_levels_are_nested_prefixes(out):
+    trains = {level: read(out / f"train.{level}.jsonl") for level in LEVELS}
+    assert [len(trains[level]) for level in LEVELS] == [10, 9, 8, 7, 6, 5, 3, 1, 0]
+    for lower, higher in zip(LEVELS, LEVELS[1:]):
+        assert trains[lower][:len(trains[higher])] == trains[higher]
+    assert trains[60][0] == {"lang": "en", "sent1": "a1 .", "sent2": "b1 .",
+                             "annot_score": 0.0, "gem_id": "gem-opusparcus-train-1"}
+
+
+def test_level_100_is_only_annotated_pairs(out):
+    assert read(out / "train.100.jsonl") == []
+    for split in ("validation", "test", "validation.full", "test.full"):
+        assert all(1.0 <= item["annot_score"] <= 4.0 for item in read(out / f"{split}.jsonl"))
+
+
+def test_annotated_splits(out):
+    full = read(out / "validation.full.jsonl")
+    assert [item["gem_id"] for item in full] == ["gem-opusparcus-validation.full-1",
+                                                 "gem-opusparcus-validation.full-2"]
+    assert full[0]["sent1"] == "é ." and full[0]["annot_score"] == 2.5
+    assert [item["gem_id"] for item in read(out / "validation.jsonl")] == [
+        "gem-opusparcus-validation-2"]
+    assert [item["annot_score"] for item in read(out / "test.jsonl")] == [4.0]
+    assert [item["annot_score"] for item in read(out / "test.full.jsonl")] == [4.0, 1.0]
+
+
+def test_missing_level_means_no_rows_and_output_is_deterministic(tmp_path):
+    first = export_gem("en", RANKED, {60: 4}, ANNOTATED, tmp_path / "a")
+    second = export_gem("en", RANKED, {60: 4}, ANNOTATED, tmp_path / "b")
+    assert [path.read_bytes() for path in first] == [path.read_bytes() for path in second]
+    assert read(tmp_path / "a" / "en" / "train.90.jsonl") == []
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_inconsistent_inputs_are_rejected(tmp_path):
+    with pytest.raises(ValueError):
+        export_gem("en", RANKED, {60: 2, 90: 5}, ANNOTATED, tmp_path)
+    with pytest.raises(ValueError):
+        export_gem("en", RANKED, {60: 11}, ANNOTATED, tmp_path)
+    with pytest.raises(ValueError):
+        export_gem("en", RANKED, CUTS, [("en-N3", "a", "b", 4.0)], tmp_path)
+    with pytest.raises(ValueError):
+        export_gem("fi", RANKED, CUTS, [], tmp_path)
