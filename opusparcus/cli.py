@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from opusparcus.annotations import read_annotations
 from opusparcus.combine import COLUMNS as COMBINE_COLUMNS
 from opusparcus.combine import combine_annotations, combined_lines, release_lines
@@ -19,7 +21,7 @@ from opusparcus.rank import RankOptions, rank
 from opusparcus.ranked_file import read_ranked, write_rows
 from opusparcus.sampling import sample_pairs
 from opusparcus.scores import SCHEMES
-from tapaco.errors import exit_status
+from tapaco.errors import InputError, exit_status
 from tapaco.export import write_atomically, write_json, write_text_atomically
 from tapaco.progress import Progress
 
@@ -67,6 +69,18 @@ def _annotation_parsers(commands) -> None:
     cutoff.add_argument("--conservative", action="store_true",
                         help="cut where the interval's lower bound reaches the level")
     cutoff.add_argument("--out", type=Path, required=True, help="folder for the cut files")
+    plot = commands.add_parser("plot", help="the paper's Figure 1; compare ranking schemes")
+    plot.add_argument("--ranked", type=Path, nargs="+", required=True,
+                      help="ranked file(s), one per scoring scheme, holding the annotated pairs")
+    plot.add_argument("--annotations", type=Path, required=True, help="combined annotations")
+    plot.add_argument("--out", type=Path, required=True, help="output stem (.png and .svg)")
+    gem = commands.add_parser("export-gem", help="GEM quality-level subsets as JSONL")
+    gem.add_argument("--ranked", type=Path, required=True, help="ranked training file")
+    gem.add_argument("--annotations", type=Path, required=True,
+                     help="combined annotations of training pairs (for the cut-offs)")
+    gem.add_argument("--dev", type=Path, required=True, help="annotated 4-field dev file")
+    gem.add_argument("--test", type=Path, required=True, help="annotated 4-field test file")
+    gem.add_argument("--out", type=Path, required=True, help="output folder")
 
 
 def _rank_parser(commands) -> None:
@@ -111,7 +125,8 @@ def summary(stats: dict) -> str:
 
 def _run(arguments: argparse.Namespace) -> None:
     commands = {"rank": _run_rank, "sample": _run_sample, "annotate": _run_annotate,
-                "combine": _run_combine, "cutoff": _run_cutoff}
+                "combine": _run_combine, "cutoff": _run_cutoff, "plot": _run_plot,
+                "export-gem": _run_export_gem}
     commands[arguments.command](arguments)
 
 
@@ -168,6 +183,69 @@ def cutoff_table(cuts, total_rows: int) -> str:
               f"[{cut.low:.3f}, {cut.high:.3f}]        {cut.annotated:>9}" for cut in cuts]
     lines.append(f"of {total_rows} ranked pairs")
     return "\n".join(lines)
+
+
+def _annotated_ranks(ranked: Path, annotations: Path) -> tuple[np.ndarray, np.ndarray, int]:
+    """Ranks in `ranked` of the combined annotated pairs (found by their sentences), scores."""
+    rows = read_ranked(ranked)
+    position = {(row[1], row[2]): rank for rank, row in enumerate(rows, 1)}
+    lines = annotations.read_text(encoding="utf-8").splitlines()[1:]
+    ranks, scores = [], []
+    for number, line in enumerate(lines, 2):
+        fields = line.split("\t")
+        if len(fields) != 5 or (fields[2], fields[3]) not in position:
+            raise InputError(annotations, f"pair not found in {ranked}", f"line {number}",
+                             kind="malformed annotations")
+        ranks.append(position[fields[2], fields[3]])
+        scores.append(float(fields[4]))
+    return np.array(ranks), np.array(scores), len(rows)
+
+
+def _run_plot(arguments: argparse.Namespace) -> None:
+    from opusparcus.plot import acceptable_auc, category_curves, plot_categories, plot_comparison
+
+    curves, totals = {}, {}
+    for ranked in arguments.ranked:
+        ranks, scores, total = _annotated_ranks(ranked, arguments.annotations)
+        curves[ranked.name], totals[ranked.name] = category_curves(ranks, scores, total), total
+    if len(curves) == 1:
+        [(name, curve)] = curves.items()
+        paths = plot_categories(curve, totals[name], arguments.out, name)
+        print(f"acceptable-share AUC {acceptable_auc(curve, totals[name]):.4f}", file=sys.stderr)
+    else:
+        paths, areas = plot_comparison(curves, totals, arguments.out)
+        for name, area in sorted(areas.items(), key=lambda item: -item[1]):
+            print(f"{name}: acceptable-share AUC {area:.4f}", file=sys.stderr)
+    print("wrote " + ", ".join(map(str, paths)), file=sys.stderr)
+
+
+def _release_pairs(path: Path) -> list[tuple[str, str, str, float]]:
+    pairs = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        fields = line.split("\t")
+        if len(fields) != 4:
+            raise InputError(path, f"expected 4 tab-separated fields, found {len(fields)}",
+                             f"line {number}", kind="malformed annotations")
+        pairs.append((fields[0], fields[1], fields[2], float(fields[3])))
+    return pairs
+
+
+def _run_export_gem(arguments: argparse.Namespace) -> None:
+    from opusparcus.gem import LEVELS, export_gem
+
+    rows = read_ranked(arguments.ranked)
+    ranks, scores = read_combined(arguments.annotations, rows)
+    estimate = estimate_shares(ranks, scores)
+    cuts = {level: choose_cut(estimate, len(rows), level / 100, False).rows
+            for level in LEVELS if level < 100}
+    cuts = {level: rows_ for level, rows_ in cuts.items() if rows_}
+    annotated = _release_pairs(arguments.dev) + _release_pairs(arguments.test)
+    lang = rows[0][0].rsplit("-", 1)[0] if rows else "xx"
+    try:
+        paths = export_gem(lang, rows, cuts, annotated, arguments.out)
+    except ValueError as error:
+        raise InputError(arguments.ranked, str(error), kind="usage") from error
+    print(f"wrote {len(paths)} files under {arguments.out / lang}", file=sys.stderr)
 
 
 def _run_rank(arguments: argparse.Namespace) -> None:

@@ -102,9 +102,9 @@ def _save(figure: Any, out_stem: Path) -> list[Path]:
     return paths
 
 
-def _rank_axis(axes: Any, total_rows: int, log_scale: bool) -> None:
+def _rank_axis(axes: Any, first_rank: int, total_rows: int, log_scale: bool) -> None:
     axes.set_xscale("log" if log_scale else "linear")
-    axes.set_xlim(1, max(total_rows, 2))
+    axes.set_xlim(first_rank, max(total_rows, first_rank + 1))
     axes.set_ylim(0, 1)
     axes.set_xlabel("Number of top-ranked sentence pairs")
     axes.set_ylabel("Proportion")
@@ -127,7 +127,7 @@ def plot_categories(curves: dict, total_rows: int, out_stem: Path, title: str,
         axes.fill_between(x, bottom, bottom + share, step="post", linewidth=0,
                           color=CATEGORY_COLOURS[category], label=CATEGORY_LABELS[category])
         bottom = bottom + share
-    _rank_axis(axes, total_rows, log_scale)
+    _rank_axis(axes, int(curves["rank"][0]), total_rows, log_scale)
     axes.set_title(title)
     axes.legend(loc="lower left")
     return _save(figure, out_stem)
@@ -144,7 +144,8 @@ def plot_comparison(named_curves: dict[str, dict], total_rows: dict[str, int], o
         x, n = _step_grid(curves, rows)
         share = np.r_[curves["acceptable"][:n], curves["acceptable"][n - 1]]
         axes.step(x, share, where="post", label=f"{name} (AUC {aucs[name]:.3f})")
-    _rank_axis(axes, max(total_rows[name] for name in named_curves), log_scale)
+    first = min(int(curves["rank"][0]) for curves in named_curves.values())
+    _rank_axis(axes, first, max(total_rows[name] for name in named_curves), log_scale)
     axes.set_ylabel("Acceptable share (score >= 3)")
     axes.set_title("Ranking schemes on the same annotations")
     axes.legend(loc="lower left")

@@ -81,3 +81,52 @@ def test_dev_candidates_become_the_release_four_field_file(tmp_path):
     write_annotations(sample, annotations)
     assert main(["combine", "--annotations", str(sample), "--out", str(tmp_path / "dev")]) == 0
     assert (tmp_path / "dev").read_text() == "en-D1\tGo away .\tLeave now .\t3.5\n"
+
+
+def _combined_sample(tmp_path, ranked):
+    sample = tmp_path / "sample.tsv"
+    assert main(["sample", "--ranked", str(ranked), "--n", "30", "--out", str(sample)]) == 0
+    annotations = read_annotations(sample)
+    for a in annotations:
+        a.labels = [4, 3] if a.rank % 3 else [2, 1]
+    write_annotations(sample, annotations)
+    combined = tmp_path / "combined.tsv"
+    assert main(["combine", "--annotations", str(sample), "--out", str(combined)]) == 0
+    return combined
+
+
+def test_plot_one_scheme_and_a_comparison(tmp_path, capsys):
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    ranked = _ranked(tmp_path)
+    combined = _combined_sample(tmp_path, ranked)
+    assert main(["rank", "--opus-dir", str(tmp_path / "opus"), "--lang", "en", "--out",
+                 str(tmp_path / "joint"), "--score", "joint", "--workers", "1", "--quiet"]) == 0
+    joint = tmp_path / "joint" / "en" / "train" / "en-train.txt.bz2"
+    assert main(["plot", "--ranked", str(ranked), "--annotations", str(combined),
+                 "--out", str(tmp_path / "figure")]) == 0
+    assert (tmp_path / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "figure.svg").exists()
+    capsys.readouterr()
+    joint_copy = tmp_path / "joint.txt.bz2"
+    joint_copy.write_bytes(joint.read_bytes())
+    assert main(["plot", "--ranked", str(ranked), str(joint_copy), "--annotations",
+                 str(combined), "--out", str(tmp_path / "compare")]) == 0
+    report = capsys.readouterr().err
+    assert "en-train.txt.bz2: acceptable-share AUC" in report and "joint.txt.bz2" in report
+
+
+def test_export_gem_from_the_command_line(tmp_path):
+    ranked = _ranked(tmp_path)
+    combined = _combined_sample(tmp_path, ranked)
+    (tmp_path / "dev.txt").write_text("en-D1\tGo away .\tLeave now .\t3.5\n")
+    (tmp_path / "test.txt").write_text("en-T4\tHello .\tGood morning .\t4.0\n")
+    assert main(["export-gem", "--ranked", str(ranked), "--annotations", str(combined),
+                 "--dev", str(tmp_path / "dev.txt"), "--test", str(tmp_path / "test.txt"),
+                 "--out", str(tmp_path / "gem")]) == 0
+    test_records = [json.loads(line) for line in
+                    (tmp_path / "gem" / "en" / "test.jsonl").read_text().splitlines()]
+    assert test_records == [{"lang": "en", "sent1": "Hello .", "sent2": "Good morning .",
+                             "annot_score": 4.0, "gem_id": "gem-opusparcus-test-4"}]
+    assert (tmp_path / "gem" / "en" / "train.100.jsonl").read_text() == ""
