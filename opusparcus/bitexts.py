@@ -157,9 +157,19 @@ def normalize_keys(keys: list[str], lang: str) -> list[str]:
 
 def read_bitext(opus_dir: Path, source: AlignmentSource, target_lang: str,
                 log: BadInputLog) -> BitextLinks:
-    """All 1:1 links of the bitext `source` between `target_lang` and its other language."""
+    """All 1:1 links of the bitext `source` between `target_lang` and its other language.
+
+    A bad alignment file stops the reading, or, when `log` skips bad input, leaves the bitext
+    empty (all or nothing, as in the TaPaCo build).
+    """
     pivot = source.langs[1] if source.langs[0] == target_lang else source.langs[0]
     reader = _Reader(opus_dir, target_lang, log)
-    for block in source.link_blocks():
-        reader.add(block)
+    try:
+        for block in source.link_blocks():
+            reader.add(block)
+    except InputError as error:
+        log.report(error)
+        links = reader.counts.links
+        reader = _Reader(opus_dir, target_lang, log)
+        reader.counts.links = links
     return reader.result(pivot, str(source.path))

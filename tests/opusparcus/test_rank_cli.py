@@ -44,3 +44,17 @@ def test_bad_input_message_from_a_worker_process(tmp_path, capsys):
                  "--workers", "2"]) == 2
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and "Test.en-fr.ids: line 1: expected 4 tab-separated fields" in error[0]
+
+
+def test_skip_bad_input_leaves_a_corrupt_bitext_empty(tmp_path):
+    row = ("en/2000/1/1.xml.gz", "fr/2000/1/1.xml.gz", "1", "1", "Yes .", "Oui .")
+    root = write_moses(tmp_path / "opus", "en-fr", [row, (*row[:4], "Yeah .", "Oui .")])
+    write_moses(root, "en-sv", [(row[0], "sv/2000/1/1.xml.gz", "1", "1", "Yes .", "Ja .")])
+    (root / "moses" / "en-sv" / "Test.en-sv.ids").write_text("broken line\n")
+    arguments = ["rank", "--opus-dir", str(root), "--lang", "en", "--workers", "1", "--quiet"]
+    assert main([*arguments, "--out", str(tmp_path / "a")]) == 2
+    assert main([*arguments, "--out", str(tmp_path / "b"), "--skip-bad-input"]) == 0
+    stats = json.loads((tmp_path / "b" / "en" / "stats.json").read_text())
+    assert stats["bad_input"]["skipped"] == {"malformed ids": 1}
+    assert stats["bitexts"]["sv"]["one_to_one"] == 0
+    assert stats["pairs_written"]["train"] == 1
