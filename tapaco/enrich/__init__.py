@@ -1,0 +1,1 @@
+"""Back-translation enrichment: translate the source side, pair outputs with references, filter."""
