@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from conftest import SAMPLE
 
 from tapaco.enrich.inputs import bitext_pairs, moses_pairs, tapaco_set_pairs
 from tapaco.errors import InputError
+
+SAMPLE = Path(__file__).resolve().parents[2] / "tapaco" / "sample" / "tatoeba-v2"
 
 
 def test_bitext_pairs_from_cesalign_in_both_directions():
