@@ -45,7 +45,8 @@ def test_moses_pairs_and_length_mismatch(tmp_path):
 
 
 def test_tapaco_set_pairs(tmp_path):
-    (tmp_path / "fr.txt").write_text("1\t10\tJe mange.\t\t\n1\t11\tJe bouffe.\t\t\n2\t12\tNon.\t\t\n")
+    (tmp_path / "fr.txt").write_text(
+        "1\t10\tJe mange.\t\t\n1\t11\tJe bouffe.\t\t\n2\t12\tNon.\t\t\n")
     (tmp_path / "en.txt").write_text("1\t5\tI eat.\t\t\n1\t6\tI am eating.\t\t\n")
     assert list(tapaco_set_pairs(tmp_path, "fr", "en")) == [
         ("1", "Je mange.", "I eat."), ("1", "Je bouffe.", "I eat."), ("2", "Non.", "")]
