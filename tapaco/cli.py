@@ -1,4 +1,4 @@
-"""Command line: `python -m tapaco build --opus-dir DIR --out OUT [options]`.
+"""Command line: `python -m tapaco build --opus-dir DIR --out OUT [options]`, and `enrich`.
 
 A thin layer over :func:`tapaco.build.build`: parse options, run, print a one-screen summary.
 Bad input ends with a one-line error naming file and place, and exit status 2.
@@ -53,6 +53,9 @@ def parser() -> argparse.ArgumentParser:
     build_command.add_argument("--timings", type=Path,
                                help="write per-stage seconds and peak memory as JSON here")
     build_command.add_argument("--quiet", action="store_true", help="no progress, no summary")
+    from tapaco.enrich.command import add_parser
+
+    add_parser(commands)
     return main
 
 
@@ -92,6 +95,18 @@ def _run_build(arguments: argparse.Namespace) -> None:
         print(summary(stats, timings), file=sys.stderr)
 
 
+def _run(arguments: argparse.Namespace) -> None:
+    if arguments.command == "enrich":
+        from tapaco.enrich.command import run
+
+        stats = run(arguments)
+        print(f"enrich: {stats.get('sentences')} sentences, {stats.get('outputs')} outputs, "
+              f"{stats.get('kept')} kept, {stats.get('sentences_per_second', 0):.1f} "
+              "sentences/s", file=sys.stderr)
+    else:
+        _run_build(arguments)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    return exit_status("tapaco", lambda: _run_build(arguments))
+    return exit_status("tapaco", lambda: _run(arguments))

@@ -1,0 +1,60 @@
+"""The enrich command with a stand-in translator (the real backends have their own tests)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from tapaco.cli import parser
+from tapaco.enrich.command import run
+
+SAMPLE = Path(__file__).resolve().parents[2] / "tapaco" / "sample" / "tatoeba-v2"
+
+
+@dataclass
+class Output:
+    text: str
+    score: float
+
+
+class UpperCaser:
+    """Translates by upper-casing the source; honours suppressed words."""
+
+    def translate(self, texts, beam_size=4, num_hypotheses=1, suppressed_words=None,
+                  max_length=256):
+        outputs = []
+        for i, text in enumerate(texts):
+            banned = set(suppressed_words[i]) if suppressed_words else set()
+            words = [w for w in text.upper().split() if w.lower() not in banned]
+            outputs.append([Output(" ".join(words), -0.5)])
+        return outputs
+
+
+def _arguments(*extra: str):
+    return parser().parse_args(["enrich", "--target", "en", "--model", "unused", *extra])
+
+
+def test_bitext_mode_writes_every_kept_output(tmp_path):
+    out = tmp_path / "de-en.tsv"
+    stats = run(_arguments("--opus-dir", str(SAMPLE), "--pair", "de-en", "--out", str(out),
+                           "--keep-copies"), UpperCaser())
+    rows = out.read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("reference\tparaphrase\tsource")
+    assert stats["sentences"] == 44 and len(rows) - 1 == stats["kept"] > 0
+    first = rows[1].split("\t")
+    assert first[1] == first[2].upper()
+    assert json.loads((tmp_path / "de-en.tsv.stats.json").read_text())["sentences"] == 44
+
+
+def test_tapaco_mode_writes_machine_candidates_beside_the_sets(tmp_path):
+    sets = tmp_path / "sets"
+    sets.mkdir()
+    (sets / "fr.txt").write_text("3\t30\tJe mange .\t\t\n3\t31\tJe bouffe .\t\t\n7\t70\tNon .\t\t\n")
+    (sets / "en.txt").write_text("3\t5\tI eat .\t\t\n")
+    before = {p.name: p.read_bytes() for p in sets.iterdir()}
+    run(_arguments("--sets", str(sets), "--from-lang", "fr", "--out", str(sets)), UpperCaser())
+    machine = (sets / "en-from-fr.machine.txt").read_text().splitlines()
+    assert machine == ["3\tJE MANGE .\tJe mange .\t0", "3\tJE BOUFFE .\tJe bouffe .\t0",
+                       "7\tNON .\tNon .\t0"]
+    assert all((sets / name).read_bytes() == data for name, data in before.items())
