@@ -128,3 +128,30 @@ def write_moses(root: Path, pair: str, rows: list[tuple[str, str, str, str, str,
     (folder / f"{corpus}.{pair}.{second}").write_text(
         "".join(text + "\n" for text in columns[5]), encoding="utf-8")
     return root
+
+
+NMT_MODULES = ("torch", "transformers", "ctranslate2", "sentencepiece")
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tiny random MarianMT model and its CTranslate2 conversion, built once per session.
+
+    Needs the 'enrich' extra; the tests that use it skip with a reason without it.
+    """
+    for module in NMT_MODULES:
+        pytest.importorskip(module, reason=f"NMT enrichment tests need {module} "
+                                           "(the 'enrich' extra)")
+    from tapaco.enrich.tiny_model import build_tiny_models
+
+    return build_tiny_models(tmp_path_factory.mktemp("tiny_nmt"))
+
+
+@pytest.fixture(scope="session")
+def marian_dir(tiny_models: tuple[Path, Path]) -> Path:
+    return tiny_models[0]
+
+
+@pytest.fixture(scope="session")
+def ct2_dir(tiny_models: tuple[Path, Path]) -> Path:
+    return tiny_models[1]

@@ -50,7 +50,8 @@ def test_bitext_mode_writes_every_kept_output(tmp_path):
 def test_tapaco_mode_writes_machine_candidates_beside_the_sets(tmp_path):
     sets = tmp_path / "sets"
     sets.mkdir()
-    (sets / "fr.txt").write_text("3\t30\tJe mange .\t\t\n3\t31\tJe bouffe .\t\t\n7\t70\tNon .\t\t\n")
+    (sets / "fr.txt").write_text(
+        "3\t30\tJe mange .\t\t\n3\t31\tJe bouffe .\t\t\n7\t70\tNon .\t\t\n")
     (sets / "en.txt").write_text("3\t5\tI eat .\t\t\n")
     before = {p.name: p.read_bytes() for p in sets.iterdir()}
     run(_arguments("--sets", str(sets), "--from-lang", "fr", "--out", str(sets)), UpperCaser())
