@@ -87,10 +87,7 @@ def run(arguments: argparse.Namespace, translator=None) -> dict:
     """Run the command; `translator` replaces the model (tests)."""
     pairs = _pairs_factory(arguments)
     if translator is None:
-        from tapaco.enrich.backends import load_translator
-
-        translator = load_translator(arguments.model, arguments.backend, arguments.device,
-                                     arguments.compute_type)
+        translator = _load(arguments)
     options = options_of(arguments)
     idf = compute_idf(reference for _, reference in pairs()) if options.variants else None
     tapaco_mode = arguments.sets is not None
@@ -101,6 +98,20 @@ def run(arguments: argparse.Namespace, translator=None) -> dict:
     if tapaco_mode:
         _write_set_candidates(arguments, out)
     return stats
+
+
+def _load(arguments: argparse.Namespace):
+    """The model, or a one-line error: missing extra, not a model folder, unreadable files."""
+    from tapaco.enrich.backends import load_translator
+
+    try:
+        return load_translator(arguments.model, arguments.backend, arguments.device,
+                               arguments.compute_type)
+    except RuntimeError as error:
+        raise InputError(arguments.model, str(error), kind="missing dependency") from error
+    except (ValueError, OSError) as error:
+        raise InputError(arguments.model, f"cannot load the model: {error}",
+                         kind="bad model") from error
 
 
 def _write_set_candidates(arguments: argparse.Namespace, enriched: Path) -> None:

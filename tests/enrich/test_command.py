@@ -59,3 +59,15 @@ def test_tapaco_mode_writes_machine_candidates_beside_the_sets(tmp_path):
     assert machine == ["3\tJE MANGE .\tJe mange .\t0", "3\tJE BOUFFE .\tJe bouffe .\t0",
                        "7\tNON .\tNon .\t0"]
     assert all((sets / name).read_bytes() == data for name, data in before.items())
+
+
+def test_a_folder_that_is_no_model_is_a_one_line_error(tmp_path, capsys):
+    from tapaco.cli import main
+
+    (tmp_path / "model").mkdir()
+    status = main(["enrich", "--opus-dir", str(SAMPLE), "--pair", "de-en", "--target", "en",
+                   "--model", str(tmp_path / "model"), "--out", str(tmp_path / "o.tsv")])
+    error = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(error) == 1 and error[0].startswith("tapaco: error: ")
+    assert str(tmp_path / "model") in error[0]
+    assert not (tmp_path / "o.tsv").exists()
