@@ -163,7 +163,35 @@ def _check(texts: list[str], beam_size: int, num_hypotheses: int) -> int:
     return max(beam_size, num_hypotheses)
 
 
-class CTranslate2Translator:
+class _GroupedTranslator:
+    """Translate by groups of sources sharing their suppressed words, in chunks of batch_size:
+    both libraries apply a ban to a whole batch."""
+
+    batch_size: int
+
+    def translate(self, texts: list[str], beam_size: int = 4, num_hypotheses: int = 1,
+                  suppressed_words: list[list[str]] | None = None,
+                  max_length: int = 256) -> list[list[Hypothesis]]:
+        beam = _check(texts, beam_size, num_hypotheses)
+        results: list[list[Hypothesis]] = [[] for _ in texts]
+        for words, indices in constraint_groups(len(texts), suppressed_words).items():
+            constraints = self._constraints(words)
+            for chunk in _chunks(indices, self.batch_size):
+                outputs = self._decode([texts[i] for i in chunk], beam, num_hypotheses,
+                                       constraints, max_length)
+                for i, hypotheses in zip(chunk, outputs):
+                    results[i] = hypotheses
+        return results
+
+    def _constraints(self, words: Sequence[str]) -> Any:
+        raise NotImplementedError
+
+    def _decode(self, texts: list[str], beam: int, num_hypotheses: int, constraints: Any,
+                max_length: int) -> list[list[Hypothesis]]:
+        raise NotImplementedError
+
+
+class CTranslate2Translator(_GroupedTranslator):
     """A CTranslate2 conversion of a MarianMT model (model.bin + source.spm/target.spm)."""
 
     def __init__(self, model_dir: Path, device: str = "auto", compute_type: str = "default",
@@ -178,24 +206,19 @@ class CTranslate2Translator:
             str(model_dir), device=self.device, compute_type=self.compute_type,
             inter_threads=inter_threads, intra_threads=intra_threads)
 
-    def translate(self, texts: list[str], beam_size: int = 4, num_hypotheses: int = 1,
-                  suppressed_words: list[list[str]] | None = None,
-                  max_length: int = 256) -> list[list[Hypothesis]]:
-        beam = _check(texts, beam_size, num_hypotheses)
-        results: list[list[Hypothesis]] = [[] for _ in texts]
-        for words, indices in constraint_groups(len(texts), suppressed_words).items():
-            suppress = suppress_sequences(self.pieces, words, self.vocabulary) or None
-            for chunk in _chunks(indices, self.batch_size):
-                source = [self.pieces.encode(texts[i]) + [EOS] for i in chunk]
-                outputs = self.model.translate_batch(
-                    source, beam_size=beam, num_hypotheses=num_hypotheses,
-                    suppress_sequences=suppress, max_decoding_length=max_length,
-                    min_decoding_length=0, length_penalty=1.0, return_scores=True,
-                    max_batch_size=self.batch_size)
-                for i, output in zip(chunk, outputs):
-                    results[i] = [Hypothesis(self.pieces.decode(h), float(s))
-                                  for h, s in zip(output.hypotheses, output.scores)]
-        return results
+    def _constraints(self, words: Sequence[str]) -> list[list[str]] | None:
+        return suppress_sequences(self.pieces, words, self.vocabulary) or None
+
+    def _decode(self, texts: list[str], beam: int, num_hypotheses: int,
+                constraints: list[list[str]] | None, max_length: int) -> list[list[Hypothesis]]:
+        source = [self.pieces.encode(text) + [EOS] for text in texts]
+        outputs = self.model.translate_batch(
+            source, beam_size=beam, num_hypotheses=num_hypotheses,
+            suppress_sequences=constraints, max_decoding_length=max_length,
+            min_decoding_length=0, length_penalty=1.0, return_scores=True,
+            max_batch_size=self.batch_size)
+        return [[Hypothesis(self.pieces.decode(h), float(score))
+                 for h, score in zip(output.hypotheses, output.scores)] for output in outputs]
 
 
 def _ct2_target_vocabulary(model_dir: Path) -> frozenset[str]:
@@ -210,7 +233,7 @@ def _ct2_target_vocabulary(model_dir: Path) -> frozenset[str]:
     raise ValueError(f"{model_dir}: no shared_vocabulary or target_vocabulary file")
 
 
-class TransformersTranslator:
+class TransformersTranslator(_GroupedTranslator):
     """A MarianMT checkpoint run with transformers/torch."""
 
     def __init__(self, model_dir: Path, device: str = "auto", compute_type: str = "default",
@@ -228,27 +251,13 @@ class TransformersTranslator:
         self.pieces = SentencePieces(Path(model_dir))
         self.pad_id = self.tokenizer.pad_token_id
 
-    def translate(self, texts: list[str], beam_size: int = 4, num_hypotheses: int = 1,
-                  suppressed_words: list[list[str]] | None = None,
-                  max_length: int = 256) -> list[list[Hypothesis]]:
-        beam = _check(texts, beam_size, num_hypotheses)
-        results: list[list[Hypothesis]] = [[] for _ in texts]
-        for words, indices in constraint_groups(len(texts), suppressed_words).items():
-            bad_words = self._bad_words_ids(words)
-            for chunk in _chunks(indices, self.batch_size):
-                outputs = self._generate([texts[i] for i in chunk], beam, num_hypotheses,
-                                         bad_words, max_length)
-                for i, hypotheses in zip(chunk, outputs):
-                    results[i] = hypotheses
-        return results
-
-    def _bad_words_ids(self, words: Sequence[str]) -> list[list[int]]:
+    def _constraints(self, words: Sequence[str]) -> list[list[int]]:
         vocab = self.tokenizer.get_vocab()
         sequences = suppress_sequences(self.pieces, words, vocab)
         return [[self.pad_id]] + [[vocab[p] for p in sequence] for sequence in sequences]
 
-    def _generate(self, texts: list[str], beam: int, num_hypotheses: int,
-                  bad_words: list[list[int]], max_length: int) -> list[list[Hypothesis]]:
+    def _decode(self, texts: list[str], beam: int, num_hypotheses: int,
+                bad_words: list[list[int]], max_length: int) -> list[list[Hypothesis]]:
         batch = self.tokenizer(texts, return_tensors="pt", padding=True).to(self.device)
         with self.torch.inference_mode():
             out = self.model.generate(
