@@ -7,15 +7,13 @@ The sentencepiece vocabulary is trained on the sentences of the bundled Tatoeba 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
+from tapaco.opus import FileRef, read_sentences
+
 SAMPLE_XML = Path(__file__).resolve().parents[1] / "sample" / "tatoeba-v2" / "xml"
-_WORD = re.compile(r"<w[^>]*>([^<]*)</w>")
-_SENTENCE = re.compile(r"<s\b[^>]*>(.*?)</s>", re.S)
 
 
 def sample_sentences(languages: tuple[str, ...] = ("en", "fr", "de", "es")) -> list[str]:
@@ -28,19 +26,11 @@ def sample_sentences(languages: tuple[str, ...] = ("en", "fr", "de", "es")) -> l
     return sentences
 
 
-def _zip_sentences(path: Path) -> Iterator[str]:
+def _zip_sentences(path: Path) -> list[str]:
     with zipfile.ZipFile(path) as archive:
-        for name in archive.namelist():
-            text = archive.read(name).decode("utf-8")
-            for body in _SENTENCE.findall(text):
-                words = [_unescape(w) for w in _WORD.findall(body)]
-                if words:
-                    yield " ".join(words)
-
-
-def _unescape(word: str) -> str:
-    return (word.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-            .replace("&apos;", "'").replace("&amp;", "&"))
+        members = archive.namelist()
+    return [text for member in members
+            for text in read_sentences(FileRef(path, member)).texts if text]
 
 
 def train_spm(sentences: list[str], prefix: Path, vocab_size: int = 300) -> Path:
