@@ -29,7 +29,8 @@ import threading
 import time
 import zipfile
 from pathlib import Path
-from typing import IO
+
+from bench_common import cleanup, disk_bytes, fmt, pump
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
@@ -84,11 +85,6 @@ def count_corpus(corpus: Path, lang: str) -> dict:
             "movies": None, "target_lines": None, "distinct_target_sentences": None}
 
 
-def disk_bytes(folder: Path) -> int:
-    """Total size of the files under ``folder``."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
 def generate_corpus(corpus: Path, args: argparse.Namespace, links: int) -> dict:
     """Generate a fresh corpus with scripts/generate_opensubtitles.py; its summary."""
     sys.path.insert(0, str(SCRIPTS))
@@ -136,14 +132,6 @@ def rank_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Pat
         command = [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(corpus),
                    "--lang", args.lang, "--out", str(out), "--timings", str(timings)]
     return command + shlex.split(args.rank_args)
-
-
-def _pump(stream: IO[str], sink: list[str]) -> None:
-    """Echo the child's stderr live while keeping a copy."""
-    for line in stream:
-        sink.append(line)
-        sys.stderr.write(line)
-        sys.stderr.flush()
 
 
 def group_memory_mib(group: int) -> tuple[float, float]:
@@ -201,7 +189,7 @@ def run_rank(command: list[str], limit_gib: float) -> dict:
     watch = MemoryWatch(proc.pid, limit_gib * 1024)
     watch.start()
     stderr: list[str] = []
-    reader = threading.Thread(target=_pump, args=(proc.stderr, stderr), daemon=True)
+    reader = threading.Thread(target=pump, args=(proc.stderr, stderr), daemon=True)
     reader.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
@@ -235,14 +223,6 @@ def rank_result(stats: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------- report
-
-
-def fmt(value: float | None, spec: str = ",.1f") -> str:
-    """Format a number, ``-`` (as wide as the spec asks) for a missing one."""
-    if value is not None:
-        return format(value, spec)
-    width = spec.split(".")[0].strip(",")
-    return "-".rjust(int(width) if width.isdigit() else 0)
 
 
 def corpus_line(corpus: dict) -> str:
@@ -305,13 +285,6 @@ def growth_lines(reports: list[dict]) -> list[str]:
             f"{rank['tree_peak_pss_mib'] / max(first['rank']['tree_peak_pss_mib'], 1):>7.2f} "
             f"{fmt(r['throughput']['links_per_second'], '10,')}")
     return lines
-
-
-def cleanup(paths: list[Path]) -> None:
-    """Delete the given folders if they exist."""
-    for path in paths:
-        if path.is_dir():
-            shutil.rmtree(path)
 
 
 def failure(rank: dict) -> int:

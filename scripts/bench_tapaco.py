@@ -23,8 +23,8 @@ import threading
 import time
 import zipfile
 from pathlib import Path
-from typing import IO
 
+from bench_common import cleanup, disk_bytes, fmt, pump
 from isal import igzip
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -67,11 +67,6 @@ def count_corpus(corpus: Path) -> dict:
     return {"languages": len(docs), "sentences": sentences, "links": links,
             "alignment_files": len(alignments), "intra_files": intra,
             "files": len(docs) + len(alignments)}
-
-
-def disk_bytes(folder: Path) -> int:
-    """Total size of the files under ``folder``."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
 def generate_corpus(corpus: Path, scale: float, seed: int) -> dict:
@@ -119,14 +114,6 @@ def build_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Pa
     return command + shlex.split(args.build_args)
 
 
-def _pump(stream: IO[str], sink: list[str]) -> None:
-    """Echo the child's stderr live while keeping a copy."""
-    for line in stream:
-        sink.append(line)
-        sys.stderr.write(line)
-        sys.stderr.flush()
-
-
 def run_build(command: list[str]) -> dict:
     """Run the build; its exit code, wall seconds, peak RSS (MiB) and stderr."""
     env = dict(os.environ)
@@ -136,7 +123,7 @@ def run_build(command: list[str]) -> dict:
     proc = subprocess.Popen(command, cwd=REPO, env=env, stderr=subprocess.PIPE, text=True,
                             errors="replace")
     stderr: list[str] = []
-    reader = threading.Thread(target=_pump, args=(proc.stderr, stderr), daemon=True)
+    reader = threading.Thread(target=pump, args=(proc.stderr, stderr), daemon=True)
     reader.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
@@ -161,11 +148,6 @@ def throughput(corpus: dict, wall: float) -> dict:
     """Sentences and links of the corpus per second of build wall time."""
     return {"sentences_per_second": round(corpus["sentences"] / wall) if wall else None,
             "links_per_second": round(corpus["links"] / wall) if wall else None}
-
-
-def fmt(value: float | None, spec: str = ",.1f") -> str:
-    """Format a number, ``-`` for a missing one."""
-    return "-" if value is None else format(value, spec)
 
 
 def report_lines(report: dict) -> list[str]:
@@ -194,13 +176,6 @@ def report_lines(report: dict) -> list[str]:
         f"{fmt(report['throughput']['links_per_second'], ',')} links/s",
     ]
     return lines
-
-
-def cleanup(paths: list[Path]) -> None:
-    """Delete the given folders if they exist."""
-    for path in paths:
-        if path.is_dir():
-            shutil.rmtree(path)
 
 
 def main(argv: list[str] | None = None) -> int:
