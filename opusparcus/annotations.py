@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.errors import InputError
+from tapaco.export import write_file_atomically
 
 TRASH = 0
 CATEGORIES = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}
@@ -112,6 +113,4 @@ def annotations_text(annotations: list[Annotation]) -> str:
 
 def write_annotations(path: Path, annotations: list[Annotation]) -> None:
     """Write the file through a temporary name, so a crash never leaves half a file."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(annotations_text(annotations), encoding="utf-8")
-    temporary.replace(path)
+    write_file_atomically(path, annotations_text(annotations))

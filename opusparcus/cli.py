@@ -22,7 +22,7 @@ from opusparcus.ranked_file import read_ranked, write_rows
 from opusparcus.sampling import sample_pairs
 from opusparcus.scores import SCHEMES
 from tapaco.errors import InputError, exit_status
-from tapaco.export import write_atomically, write_json, write_text_atomically
+from tapaco.export import write_atomically, write_file_atomically, write_json
 from tapaco.progress import Progress
 
 
@@ -147,7 +147,7 @@ def _run_combine(arguments: argparse.Namespace) -> None:
     combined = combine_annotations(annotations)
     training = all("-N" in a.id for a in annotations)
     text = combined_lines(combined) if training else release_lines(combined)
-    write_text_atomically(arguments.out, text)
+    write_file_atomically(arguments.out, text)
     print(agreement_report(combined), file=sys.stderr)
 
 

@@ -35,6 +35,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from tapaco.export import write_file_atomically
+
 LEVELS = tuple(range(60, 101, 5))
 FIELDS = ("lang", "sent1", "sent2", "annot_score", "gem_id")
 ACCEPTABLE = 3.0
@@ -107,11 +109,8 @@ def level_cuts(cut_rows_for_level: dict[int, int], levels: Iterable[int],
 
 
 def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
-    temporary = path.with_name(f".{path.name}.tmp")
-    with temporary.open("w", encoding="utf-8", newline="\n") as stream:
-        for item in records:
-            stream.write(json.dumps(item, ensure_ascii=False) + "\n")
-    temporary.replace(path)
+    write_file_atomically(path, "".join(json.dumps(item, ensure_ascii=False) + "\n"
+                                        for item in records))
     return path
 
 

@@ -6,6 +6,7 @@ import bz2
 from pathlib import Path
 
 from tapaco.errors import InputError
+from tapaco.export import write_file_atomically
 
 FIELDS = 7
 
@@ -28,6 +29,4 @@ def read_ranked(path: Path) -> list[list[str]]:
 def write_rows(path: Path, rows: list[list[str]]) -> None:
     """Write rows (bz2 for `.bz2`) through a temporary name."""
     data = "".join("\t".join(row) + "\n" for row in rows).encode("utf-8")
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(bz2.compress(data, 9) if path.suffix == ".bz2" else data)
-    temporary.replace(path)
+    write_file_atomically(path, bz2.compress(data, 9) if path.suffix == ".bz2" else data)

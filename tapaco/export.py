@@ -70,9 +70,14 @@ def stats_markdown(stats: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_text_atomically(path: Path, text: str) -> None:
-    """Write a single file through a temporary name in the same folder."""
+def write_file_atomically(path: Path, content: str | bytes) -> None:
+    """Write one file (text as UTF-8) through a synced temporary name in the same folder, so a
+    crash leaves the old file or the new one, never half of it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    temporary.write_text(text, encoding="utf-8")
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
     temporary.replace(path)

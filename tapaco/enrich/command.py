@@ -17,7 +17,7 @@ from tapaco.enrich.inputs import bitext_pairs, moses_pairs, tapaco_set_pairs
 from tapaco.enrich.pipeline import EnrichOptions, enrich
 from tapaco.enrich.scoring import FilterOptions
 from tapaco.errors import InputError
-from tapaco.export import write_text_atomically
+from tapaco.export import write_file_atomically
 from tapaco.progress import Progress
 
 
@@ -129,4 +129,4 @@ def _write_set_candidates(arguments: argparse.Namespace, enriched: Path) -> None
             lines.append(f"{set_id}\t{fields[1]}\t{fields[2]}\t{fields[3]}\n")
     lines.sort(key=lambda line: int(line.split("\t", 1)[0]))
     name = f"{arguments.target}-from-{arguments.from_lang}.machine.txt"
-    write_text_atomically(arguments.out / name, "".join(lines))
+    write_file_atomically(arguments.out / name, "".join(lines))

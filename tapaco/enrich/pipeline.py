@@ -44,6 +44,7 @@ from tapaco.enrich.scoring import (
     score_output,
     tally,
 )
+from tapaco.export import write_file_atomically
 
 COLUMNS = ("reference", "paraphrase", "source", "variant", "suppressed", *SCORE_NAMES,
            "dropped_by")
@@ -188,13 +189,7 @@ def fingerprint(options: EnrichOptions, idf: Idf | None) -> dict:
 
 
 def write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1, sort_keys=True)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    write_file_atomically(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def new_state(fp: dict, header_bytes: int) -> dict:
