@@ -6,7 +6,6 @@ language; it returns the statistics it writes to `OUT/<lang>/stats.json`.
 
 from __future__ import annotations
 
-import gc
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from opusparcus.counting import FanoutSkips, count_links, shared_pairs
 from opusparcus.edit_distance import differ_enough
 from opusparcus.export import write_ranked
 from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
-from tapaco.arrays import string_codes
+from tapaco.arrays import garbage_collector_paused, string_codes
 from tapaco.errors import BadInputLog, InputError
 from tapaco.export import write_atomically, write_json
 from tapaco.opus import AlignmentSource, find_alignment_sources
@@ -155,11 +154,8 @@ def rank(opus_dir: Path, lang: str, out: Path, options: RankOptions | None = Non
     progress = progress or Progress(enabled=False)
     if options.score not in SCHEMES:
         raise InputError("--score", f"unknown scheme {options.score!r}", kind="usage")
-    gc.disable()
-    try:
+    with garbage_collector_paused():
         return _rank(opus_dir, lang, out, options, progress)
-    finally:
-        gc.enable()
 
 
 def _rank(opus_dir: Path, lang: str, out: Path, options: RankOptions, progress: Progress) -> dict:

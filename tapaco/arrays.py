@@ -1,4 +1,5 @@
-"""Fast array helpers: lexicographic orderings, group boundaries, integer codes of strings.
+"""Fast array helpers: lexicographic orderings, group boundaries, integer codes of strings,
+and a pause of the garbage collector around bulk object building.
 
 numpy's argsort/lexsort on int64 is several times slower than sorting one uint64 array, so when
 the keys' value ranges fit in 64 bits together with the row index, they are packed into one
@@ -12,7 +13,9 @@ merge two different strings: it makes the exact (slower) path run instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -64,3 +67,15 @@ def string_codes(strings: Sequence[str]) -> np.ndarray:
         return codes
     exact, _ = pd.factorize(np.array(strings, dtype=object))
     return exact
+
+
+@contextmanager
+def garbage_collector_paused() -> Iterator[None]:
+    """Millions of long-lived strings make every full collection slower; none form cycles."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

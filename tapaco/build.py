@@ -6,15 +6,12 @@ it wrote to `OUT/stats.json`.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from tapaco.arrays import group_starts, lexicographic_order
+from tapaco.arrays import garbage_collector_paused, group_starts, lexicographic_order
 from tapaco.errors import BadInputLog, InputError
 from tapaco.export import language_file_text, stats_markdown, write_atomically, write_json
 from tapaco.filters import FilterOptions, Rows, apply_filters
@@ -97,24 +94,12 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
     }
 
 
-@contextmanager
-def _garbage_collector_paused() -> Iterator[None]:
-    """Millions of long-lived strings make every full collection slower; none form cycles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
           progress: Progress | None = None) -> dict:
     """Build TaPaCo from the OPUS release in `opus_dir` into `out`; return the statistics."""
     options = options or BuildOptions()
     progress = progress or Progress(enabled=False)
-    with _garbage_collector_paused():
+    with garbage_collector_paused():
         return _build(opus_dir, out, options, progress)
 
 
