@@ -34,8 +34,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from tapaco.enrich.backends import Translator
 from tapaco.enrich.constraints import ConstraintOptions, Idf, choose_suppressed, lower_tokens
 from tapaco.enrich.scoring import (
     SCORE_NAMES,
@@ -50,14 +51,6 @@ COLUMNS = ("reference", "paraphrase", "source", "variant", "suppressed", *SCORE_
            "dropped_by")
 PROGRESS_VERSION = 1
 _CLEAN = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
-
-
-class Translator(Protocol):
-    """The part of ``tapaco.enrich.backends.Translator`` used here."""
-
-    def translate(self, texts: list[str], beam_size: int = 4, num_hypotheses: int = 1,
-                  suppressed_words: list[list[str]] | None = None,
-                  max_length: int = 256) -> list[list[Any]]: ...
 
 
 @dataclass
