@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from opusparcus.annotations import Annotation, parse_label, read_annotations, write_annotations
-from tapaco.errors import exit_status
+from tapaco.core.errors import exit_status
 
 HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "
         "(or a word: good/green, mostly-good/light-green, mostly-bad/yellow, bad/red)")

@@ -15,8 +15,8 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from tapaco.errors import InputError
-from tapaco.export import write_file_atomically
+from tapaco.core.errors import InputError
+from tapaco.core.files import write_file_atomically
 
 TRASH = 0
 CATEGORIES = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}

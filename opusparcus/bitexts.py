@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from opusparcus.normalize import normalize_sentences
-from tapaco.arrays import string_codes
-from tapaco.errors import BadInputLog, InputError
-from tapaco.opus import AlignmentSource, DocumentLocator, LinkBlock, read_sentences
+from tapaco.core.arrays import string_codes
+from tapaco.core.errors import BadInputLog, InputError
+from tapaco.core.opus import AlignmentSource, DocumentLocator, LinkBlock, read_sentences
 
 TRAIN, DEV, TEST = 0, 1, 2
 SPLITS = ("train", "dev", "test")

@@ -21,9 +21,10 @@ from opusparcus.rank import RankOptions, rank
 from opusparcus.ranked_file import read_ranked, write_rows
 from opusparcus.sampling import sample_pairs
 from opusparcus.scores import SCHEMES
-from tapaco.errors import InputError, exit_status
-from tapaco.export import write_atomically, write_file_atomically, write_json
-from tapaco.progress import Progress
+from tapaco.core.errors import InputError, exit_status
+from tapaco.core.files import write_file_atomically, write_json
+from tapaco.core.outputs import OutputFolder
+from tapaco.core.progress import Progress
 
 
 def _languages(value: str) -> tuple[str, ...]:
@@ -173,7 +174,8 @@ def _run_cutoff(arguments: argparse.Namespace) -> None:
                                              "conservative": arguments.conservative,
                                              "cuts": [vars(cut) for cut in cuts]})
 
-    write_atomically(arguments.out, write)
+    OutputFolder(arguments.out, "opusparcus cutoff",
+                 (arguments.ranked, arguments.annotations)).write(write)
     print(cutoff_table(cuts, len(rows)), file=sys.stderr)
 
 

@@ -15,6 +15,16 @@ import numpy as np
 import pandas as pd
 
 
+def pack_pairs(high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """One uint64 key per pair of 32-bit codes: `high` in the upper half, `low` in the lower."""
+    return (high.astype(np.uint64) << np.uint64(32)) | low.astype(np.uint64)
+
+
+def unpack_pairs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two codes of packed pair keys (the inverse of :func:`pack_pairs`), as int64."""
+    return (keys >> np.uint64(32)).astype(np.int64), (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
 @dataclass
 class LinkCounts:
     """c(t,f) as parallel arrays grouped by pivot f, c(t), c(f) and N of one bitext split."""
@@ -43,24 +53,24 @@ class SharedPairs:
 
     @property
     def left(self) -> np.ndarray:
-        return (self.keys >> np.uint64(32)).astype(np.int64)
+        return unpack_pairs(self.keys)[0]
 
     @property
     def right(self) -> np.ndarray:
-        return (self.keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        return unpack_pairs(self.keys)[1]
 
 
 def count_links(target: np.ndarray, pivot: np.ndarray, target_vocabulary: int) -> LinkCounts:
     """Counts of 1:1 links given as target and pivot sentence codes."""
-    keys = (pivot.astype(np.uint64) << np.uint64(32)) | target.astype(np.uint64)
+    keys = pack_pairs(pivot, target)
     keys.sort()
     starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if len(keys) else (
         np.zeros(0, np.int64))
-    distinct = keys[starts]
+    pair_pivot, pair_target = unpack_pairs(keys[starts])
     counts = np.diff(np.append(starts, len(keys)))
     return LinkCounts(
-        pair_pivot=(distinct >> np.uint64(32)).astype(np.int64),
-        pair_target=(distinct & np.uint64(0xFFFFFFFF)).astype(np.int64),
+        pair_pivot=pair_pivot,
+        pair_target=pair_target,
         pair_count=counts.astype(np.int64),
         target_count=np.bincount(target, minlength=target_vocabulary).astype(np.int64),
         pivot_count=np.bincount(pivot).astype(np.int64) if len(pivot) else np.zeros(0, np.int64),
@@ -86,12 +96,13 @@ def _ranks_within(sizes: np.ndarray) -> np.ndarray:
 
 
 def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPairs, FanoutSkips]:
-    """All target pairs with a common pivot, and what the fan-out cap skipped."""
+    """All target pairs with a common pivot, and what the fan-out cap skipped (None or 0: no
+    cap)."""
     pivots = counts.pair_pivot
     boundaries = np.flatnonzero(np.concatenate([[True], pivots[1:] != pivots[:-1]])) if len(
         pivots) else np.zeros(0, np.int64)
     sizes = np.diff(np.append(boundaries, len(pivots)))
-    too_wide = sizes > max_fanout if max_fanout is not None else np.zeros(len(sizes), bool)
+    too_wide = sizes > max_fanout if max_fanout else np.zeros(len(sizes), bool)
     skips = FanoutSkips(int(too_wide.sum()),
                         int(counts.pivot_count[pivots[boundaries[too_wide]]].sum()),
                         int((sizes[too_wide] * (sizes[too_wide] - 1) // 2).sum()))
@@ -99,7 +110,6 @@ def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPair
     left, right = _within_group_pairs(boundaries[chosen], sizes[chosen])
     weight = (counts.pair_count[left] * counts.pair_count[right]
               / counts.pivot_count[pivots[left]])
-    keys = ((counts.pair_target[left].astype(np.uint64) << np.uint64(32))
-            | counts.pair_target[right].astype(np.uint64))
+    keys = pack_pairs(counts.pair_target[left], counts.pair_target[right])
     summed = pd.Series(weight).groupby(keys, sort=True).sum()
     return SharedPairs(summed.index.to_numpy(np.uint64), summed.to_numpy(np.float64)), skips

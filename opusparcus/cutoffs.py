@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from opusparcus.annotations import ACCEPTABLE
-from tapaco.errors import InputError
+from tapaco.core.errors import InputError
 
 Z_95 = 1.959963984540054
 

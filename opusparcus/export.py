@@ -3,8 +3,10 @@
 `OUT/<lang>/train/<lang>-train.txt.bz2`: tab-separated, best first: `<lang>-N<n>`, sentence 1,
 sentence 2 (sentence 1 < sentence 2 by code point), summed PMI, expected co-alignment count,
 number of pivots with a common translation, adjusted edit distance. Dev and test candidates
-(`<lang>-D<n>`, `<lang>-T<n>`) are plain text in the same seven fields. Compression runs in
-independent bz2 streams, in parallel; a multi-stream bz2 file reads as one.
+(`<lang>-D<n>`, `<lang>-T<n>`) are plain text in the same seven fields. A ranking by another
+scheme than summed PMI (`rank --score`) adds an eighth field, the score the rows are ordered by.
+Compression runs in independent bz2 streams, in parallel; a multi-stream bz2 file reads as one,
+and an empty ranking is still a valid (empty) bz2 file.
 """
 
 from __future__ import annotations
@@ -29,13 +31,17 @@ def _number(value: float) -> str:
 
 def format_rows(lang: str, letter: str, first_number: int, first: Sequence[str],
                 second: Sequence[str], summed_pmi: np.ndarray, expected: np.ndarray,
-                pivots: np.ndarray) -> str:
-    """Seven-field lines numbered from `first_number`; the edit distance is computed here."""
+                pivots: np.ndarray, scheme_score: np.ndarray | None = None) -> str:
+    """Seven-field lines numbered from `first_number` (eight with `scheme_score`); the edit
+    distance is computed here."""
     edit = adjusted_edit_distances(zip(first, second)).tolist()
+    extra = ([""] * len(edit) if scheme_score is None
+             else ["\t" + _number(value) for value in scheme_score.tolist()])
     return "".join(
-        f"{lang}-{letter}{first_number + i}\t{a}\t{b}\t{_number(p)}\t{_number(e)}\t{n}\t{d}\n"
-        for i, (a, b, p, e, n, d) in enumerate(zip(first, second, summed_pmi.tolist(),
-                                                   expected.tolist(), pivots.tolist(), edit)))
+        f"{lang}-{letter}{first_number + i}\t{a}\t{b}\t{_number(p)}\t{_number(e)}\t{n}\t{d}{x}\n"
+        for i, (a, b, p, e, n, d, x) in enumerate(zip(first, second, summed_pmi.tolist(),
+                                                      expected.tolist(), pivots.tolist(), edit,
+                                                      extra)))
 
 
 # The sentences of the language being written: set before worker processes fork, so chunks
@@ -44,25 +50,28 @@ _vocabulary: list[str] = []
 
 
 def _render(arguments: tuple) -> bytes:
-    compress, lang, letter, first_number, first, second, summed_pmi, expected, pivots = arguments
+    compress, lang, letter, first_number, first, second, summed_pmi, expected, pivots, extra = (
+        arguments)
     text = format_rows(lang, letter, first_number, [_vocabulary[i] for i in first.tolist()],
-                       [_vocabulary[i] for i in second.tolist()], summed_pmi, expected, pivots)
+                       [_vocabulary[i] for i in second.tolist()], summed_pmi, expected, pivots,
+                       extra)
     data = text.encode("utf-8")
     return bz2.compress(data, 9) if compress else data
 
 
 def write_ranked(path: Path, lang: str, letter: str, vocabulary: list[str], first: np.ndarray,
                  second: np.ndarray, summed_pmi: np.ndarray, expected: np.ndarray,
-                 pivots: np.ndarray, workers: int) -> None:
+                 pivots: np.ndarray, workers: int, scheme_score: np.ndarray | None = None) -> None:
     """Write ranked rows (sentence codes into `vocabulary`); bz2 for `.bz2` paths, in
-    independent streams rendered by `workers` processes."""
+    independent streams rendered by `workers` processes. `scheme_score` adds an eighth field."""
     global _vocabulary
     _vocabulary = vocabulary
     compress = path.suffix == ".bz2"
     step = ROWS_PER_STREAM
     tasks = [(compress, lang, letter, start + 1, first[start:start + step],
               second[start:start + step], summed_pmi[start:start + step],
-              expected[start:start + step], pivots[start:start + step])
+              expected[start:start + step], pivots[start:start + step],
+              None if scheme_score is None else scheme_score[start:start + step])
              for start in range(0, len(first), step)]
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -74,5 +83,7 @@ def write_ranked(path: Path, lang: str, letter: str, vocabulary: list[str], firs
             else:
                 for task in tasks:
                     out.write(_render(task))
+            if compress and not tasks:
+                out.write(bz2.compress(b""))
     finally:
         _vocabulary = []

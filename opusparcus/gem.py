@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from tapaco.export import write_file_atomically
+from tapaco.core.files import write_file_atomically
 
 LEVELS = tuple(range(60, 101, 5))
 FIELDS = ("lang", "sent1", "sent2", "annot_score", "gem_id")
@@ -61,7 +61,7 @@ def parse_id(pair_id: str, lang: str) -> tuple[str, int]:
 def train_records(lang: str, rows: Iterable[list[str]]) -> list[dict]:
     records = []
     for line, row in enumerate(rows, 1):
-        if len(row) != 7:
+        if len(row) not in (7, 8):
             raise ValueError(f"ranked row {line}: expected 7 fields, found {len(row)}")
         letter, number = parse_id(row[0], lang)
         if letter != "N":

@@ -1,7 +1,9 @@
 """The Opusparcus ranking pipeline: read bitexts, count, pair, score, split, write.
 
 `rank(opus_dir, lang, out, options)` is what `python -m opusparcus rank` runs for each target
-language; it returns the statistics it writes to `OUT/<lang>/stats.json`.
+language; it returns the statistics it writes to `OUT/<lang>/stats.json`. `OUT/<lang>/` is
+checked before anything is read (:func:`output_folder`): it must not be or hold the input, and
+an existing one must be this command's own earlier output.
 """
 
 from __future__ import annotations
@@ -13,19 +15,32 @@ from pathlib import Path
 import numpy as np
 
 from opusparcus.bitexts import DEV, SPLITS, TEST, TRAIN, BitextLinks, normalize_keys, read_bitext
-from opusparcus.counting import FanoutSkips, count_links, shared_pairs
+from opusparcus.counting import FanoutSkips, count_links, shared_pairs, unpack_pairs
 from opusparcus.edit_distance import differ_enough
 from opusparcus.export import write_ranked
 from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
-from tapaco.arrays import garbage_collector_paused, string_codes
-from tapaco.errors import BadInputLog, InputError
-from tapaco.export import write_atomically, write_json
-from tapaco.opus import AlignmentSource, find_alignment_sources
-from tapaco.progress import Progress
+from tapaco.core.arrays import garbage_collector_paused, string_codes
+from tapaco.core.errors import BadInputLog, InputError, OptionError
+from tapaco.core.files import write_json
+from tapaco.core.options import check_range
+from tapaco.core.opus import AlignmentSource, find_alignment_sources
+from tapaco.core.outputs import OutputFolder
+from tapaco.core.progress import Progress
+from tapaco.core.versions import library_versions, signature
+
+COMMAND = "opusparcus rank"
+EXACTNESS_LIBRARIES = ("sacremoses", "edlib", "rapidfuzz", "numpy")
+MAX_WORKERS = 64
 
 
 @dataclass(frozen=True)
 class RankOptions:
+    """What decides the ranking; checked on creation, the same for the CLI and the library.
+
+    `max_pivot_fanout` None or 0: no cap. `short_length`: dev/test sentences shorter than this
+    many characters need `min_edit_ratio_short` instead of `min_edit_ratio`.
+    """
+
     pivots: tuple[str, ...] = ()
     score: str = "summed-pmi"
     max_pivot_fanout: int | None = 1000
@@ -34,6 +49,25 @@ class RankOptions:
     short_length: int = 24
     workers: int = 2
     skip_bad_input: bool = False
+
+    def __post_init__(self) -> None:
+        if self.score not in SCHEMES:
+            raise OptionError("--score", f"unknown scheme {self.score!r}; choose from "
+                              f"{', '.join(SCHEMES)}")
+        if self.max_pivot_fanout:
+            check_range("--max-pivot-fanout", self.max_pivot_fanout, 2, whole=True)
+        check_range("--min-edit-ratio", self.min_edit_ratio, 0, 1)
+        check_range("--min-edit-ratio-short", self.min_edit_ratio_short, 0, 1)
+        check_range("--short-length", self.short_length, 1, whole=True)
+        check_range("--workers", self.workers, 1, MAX_WORKERS, whole=True)
+        if isinstance(self.pivots, str) or not all(
+                isinstance(lang, str) and lang.strip() for lang in self.pivots):
+            raise OptionError("--pivots", f"expected language codes, got {self.pivots!r}")
+
+
+def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False) -> OutputFolder:
+    """Where `rank` writes `lang`: `out/<lang>/`, replaced only when it is its own output."""
+    return OutputFolder(out / lang, COMMAND, (opus_dir,), overwrite)
 
 
 def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[AlignmentSource]:
@@ -119,8 +153,7 @@ def _code_point_ranks(vocabulary: list[str]) -> np.ndarray:
 def ordered_sentences(pairs: ScoredPairs, ranks: np.ndarray) -> tuple[ScoredPairs, np.ndarray,
                                                                        np.ndarray]:
     """Pairs best first (ties by the sentences) and their first/second sentence codes."""
-    left = (pairs.keys >> np.uint64(32)).astype(np.int64)
-    right = (pairs.keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    left, right = unpack_pairs(pairs.keys)
     swap = ranks[left] > ranks[right]
     first, second = np.where(swap, right, left), np.where(swap, left, right)
     order = np.lexsort((ranks[second], ranks[first], -pairs.score))
@@ -139,8 +172,7 @@ def _held_out(pairs: ScoredPairs, excluded: np.ndarray, vocabulary: list[str],
               options: RankOptions) -> ScoredPairs:
     """Pairs not in `excluded` (sorted keys) whose sentences differ enough."""
     fresh = pairs.take(~_contains(excluded, pairs.keys))
-    left = (fresh.keys >> np.uint64(32)).astype(np.int64).tolist()
-    right = (fresh.keys & np.uint64(0xFFFFFFFF)).astype(np.int64).tolist()
+    left, right = (codes.tolist() for codes in unpack_pairs(fresh.keys))
     keep = np.fromiter((differ_enough(vocabulary[a], vocabulary[b], options.min_edit_ratio,
                                       options.min_edit_ratio_short, options.short_length)
                         for a, b in zip(left, right)), bool, len(left))
@@ -148,17 +180,22 @@ def _held_out(pairs: ScoredPairs, excluded: np.ndarray, vocabulary: list[str],
 
 
 def rank(opus_dir: Path, lang: str, out: Path, options: RankOptions | None = None,
-         progress: Progress | None = None) -> dict:
-    """Rank the paraphrase candidates of `lang`; write OUT/<lang>/; return its statistics."""
+         progress: Progress | None = None, overwrite: bool = False) -> dict:
+    """Rank the paraphrase candidates of `lang`; write OUT/<lang>/; return its statistics.
+
+    `overwrite` lets files of an earlier ranking that were changed since be replaced; files the
+    command did not write are never replaced (see :mod:`tapaco.core.outputs`).
+    """
     options = options or RankOptions()
     progress = progress or Progress(enabled=False)
-    if options.score not in SCHEMES:
-        raise InputError("--score", f"unknown scheme {options.score!r}", kind="usage")
+    output = output_folder(out, lang, opus_dir, overwrite)
+    output.check()
     with garbage_collector_paused():
-        return _rank(opus_dir, lang, out, options, progress)
+        return _rank(opus_dir, lang, output, options, progress)
 
 
-def _rank(opus_dir: Path, lang: str, out: Path, options: RankOptions, progress: Progress) -> dict:
+def _rank(opus_dir: Path, lang: str, output: OutputFolder, options: RankOptions,
+          progress: Progress) -> dict:
     sources = pivot_sources(opus_dir, lang, options.pivots)
     with progress.stage(f"{lang}: read bitexts"):
         bitexts, logs = read_bitexts(opus_dir, sources, lang, options)
@@ -179,20 +216,20 @@ def _rank(opus_dir: Path, lang: str, out: Path, options: RankOptions, progress: 
                    for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
     stats = _statistics(lang, bitexts, logs, split_stats, outputs, options)
     with progress.stage(f"{lang}: write"):
-        write_atomically(out / lang, lambda folder: _write(folder, lang, vocabulary, outputs,
-                                                           stats, options.workers))
+        output.write(lambda folder: _write(folder, lang, vocabulary, outputs, stats, options))
     return stats
 
 
 def _write(folder: Path, lang: str, vocabulary: list[str], outputs: dict, stats: dict,
-           workers: int) -> None:
+           options: RankOptions) -> None:
     places = {TRAIN: (f"train/{lang}-train.txt.bz2", "N"),
               DEV: (f"dev/{lang}-dev-candidates.txt", "D"),
               TEST: (f"test/{lang}-test-candidates.txt", "T")}
     for split, (name, letter) in places.items():
         pairs, first, second = outputs[split]
+        scheme_score = None if options.score == "summed-pmi" else pairs.score
         write_ranked(folder / name, lang, letter, vocabulary, first, second, pairs.summed_pmi,
-                     pairs.expected, pairs.pivots, workers)
+                     pairs.expected, pairs.pivots, options.workers, scheme_score)
     write_json(folder / "stats.json", stats)
 
 
@@ -202,8 +239,11 @@ def _statistics(lang: str, bitexts: list[BitextLinks], logs: list[dict], split_s
     for log in logs:
         for kind, count in log["skipped"].items():
             skipped[kind] = skipped.get(kind, 0) + count
+    versions = library_versions(*EXACTNESS_LIBRARIES)
     return {
         "language": lang,
+        "signature": signature(COMMAND, versions, {"lang": lang, **asdict(options)}),
+        "versions": versions,
         "options": asdict(options),
         "bitexts": {b.pivot: {"source": b.source, **asdict(b.counts)} for b in bitexts},
         "links_read": sum(b.counts.links for b in bitexts),

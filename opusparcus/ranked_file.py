@@ -1,14 +1,16 @@
-"""Read a ranked Opusparcus file (training `.bz2` or dev/test candidates): 7 fields, best first."""
+"""Read a ranked Opusparcus file (training `.bz2` or dev/test candidates): 7 fields, best first
+(8 when ranked by another scheme than summed PMI: the last is that score)."""
 
 from __future__ import annotations
 
 import bz2
 from pathlib import Path
 
-from tapaco.errors import InputError
-from tapaco.export import write_file_atomically
+from tapaco.core.errors import InputError
+from tapaco.core.files import write_file_atomically
 
 FIELDS = 7
+FIELDS_WITH_SCHEME_SCORE = 8
 
 
 def read_ranked(path: Path) -> list[list[str]]:
@@ -19,9 +21,10 @@ def read_ranked(path: Path) -> list[list[str]]:
     except (OSError, ValueError, UnicodeDecodeError) as error:
         raise InputError(path, f"cannot read ranked file: {error}", kind="corrupt file") from error
     rows = [line.split("\t") for line in text.splitlines()]
+    width = len(rows[0]) if rows and len(rows[0]) == FIELDS_WITH_SCHEME_SCORE else FIELDS
     for line, row in enumerate(rows, 1):
-        if len(row) != FIELDS:
-            raise InputError(path, f"expected {FIELDS} tab-separated fields, found {len(row)}",
+        if len(row) != width:
+            raise InputError(path, f"expected {width} tab-separated fields, found {len(row)}",
                              f"line {line}", kind="malformed ranked file")
     return rows
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from opusparcus.annotations import Annotation, write_annotations
 from opusparcus.ranked_file import read_ranked
-from tapaco.errors import InputError
+from tapaco.core.errors import InputError
 
 
 def sample_pairs(ranked: Path, count: int | None, seed: int, out: Path) -> list[Annotation]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from opusparcus.counting import LinkCounts, SharedPairs
+from opusparcus.counting import LinkCounts, SharedPairs, unpack_pairs
 
 SCHEMES = ("summed-pmi", "joint", "pmi", "joint-pmi", "conditional")
 
@@ -78,7 +78,6 @@ def score_pairs(per_bitext: list[tuple[SharedPairs, LinkCounts]],
     if scheme == "summed-pmi":
         score = summed_pmi
     else:
-        left = (keys >> np.uint64(32)).astype(np.int64)
-        right = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        left, right = unpack_pairs(keys)
         score = _merged_score(scheme, shared, left, right, per_bitext)
     return ScoredPairs(keys, summed_pmi, shared, grouped["pivots"].to_numpy(np.int64), score)

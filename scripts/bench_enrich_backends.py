@@ -7,12 +7,15 @@ GPU figures are added when torch / CTranslate2 see a CUDA device.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from tapaco.enrich.backends import CTranslate2Translator, TransformersTranslator, Translator
-from tapaco.enrich.tiny_model import build_tiny_models, sample_sentences
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from tiny_model import build_tiny_models, sample_sentences  # noqa: E402  (a test fixture)
 
 
 def rate(translator: Translator, sentences: list[str], batch: int, beam: int,

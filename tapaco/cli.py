@@ -1,7 +1,9 @@
-"""Command line: `python -m tapaco build --opus-dir DIR --out OUT [options]`, and `enrich`.
+"""Command line of `python -m tapaco`: `build` (TaPaCo from an OPUS Tatoeba release) and `enrich`
+(NMT back-translation paraphrase candidates).
 
-A thin layer over :func:`tapaco.build.build`: parse options, run, print a one-screen summary.
-Bad input ends with a one-line error naming file and place, and exit status 2.
+A thin layer over :func:`tapaco.pipeline.build` and :mod:`tapaco.enrich.command`: parse options,
+run, print a one-screen summary. Bad input or options end with a one-line error naming file and
+place, and exit status 2, before anything is written.
 """
 
 from __future__ import annotations
@@ -10,99 +12,134 @@ import argparse
 import sys
 from pathlib import Path
 
-from tapaco.build import BuildOptions, build
-from tapaco.errors import exit_status
-from tapaco.export import write_json
+from tapaco.core.errors import exit_status
+from tapaco.core.files import json_text
+from tapaco.core.options import Parser, languages, subcommands
+from tapaco.core.outputs import OutputFile
+from tapaco.core.progress import Progress, timings_file_is_own
 from tapaco.filters import FilterOptions
-from tapaco.progress import Progress
+from tapaco.pipeline import COMMAND, BuildOptions, build
 
+DESCRIPTION = """\
+TaPaCo: paraphrase sets from the translation graph of an OPUS Tatoeba release (Scherrer 2020).
 
-def _languages(value: str) -> tuple[str, ...]:
-    return tuple(sorted({lang.strip() for lang in value.split(",") if lang.strip()}))
-
-
-def _positive_int(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
-    return number
+  build   read an OPUS release, join sentences linked by translations into sets, filter them,
+          and write one TSV per language in the released TaPaCo layout
+  enrich  back-translate a bitext (or TaPaCo sets) with a local NMT model into paraphrase
+          candidates
+"""
 
 
 def parser() -> argparse.ArgumentParser:
-    main = argparse.ArgumentParser(prog="tapaco", description=__doc__.split("\n")[0])
-    commands = main.add_subparsers(dest="command", required=True)
-    build_command = commands.add_parser(
-        "build", help="build TaPaCo paraphrase sets from an OPUS Tatoeba release")
-    build_command.add_argument("--opus-dir", type=Path, required=True,
-                               help="OPUS release folder (with xml/ and raw/ or moses/)")
-    build_command.add_argument("--out", type=Path, required=True,
-                               help="output folder: <lang>.txt, stats.json, stats.md")
-    build_command.add_argument("--langs", type=_languages, default=(),
-                               help="comma-separated output languages (all still pivot); "
-                                    "default: all")
-    build_command.add_argument("--max-set-size", type=_positive_int, default=100,
-                               help="drop sets with more sentences (default 100)")
-    build_command.add_argument("--bleu-max", type=float, default=50.0,
-                               help="drop a sentence whose BLEU against an earlier kept one "
-                                    "exceeds this (default 50)")
-    build_command.add_argument("--min-sets", type=int, default=100,
-                               help="drop languages with fewer sets (default 100)")
-    build_command.add_argument("--skip-bad-input", action="store_true",
-                               help="skip and count bad files, documents and links instead of "
-                                    "stopping")
-    build_command.add_argument("--timings", type=Path,
-                               help="write per-stage seconds and peak memory as JSON here")
-    build_command.add_argument("--quiet", action="store_true", help="no progress, no summary")
+    main = Parser(prog="tapaco", description=DESCRIPTION)
+    commands = subcommands(main)
+    _build_parser(commands)
     from tapaco.enrich.command import add_parser
 
     add_parser(commands)
     return main
 
 
+def _build_parser(commands) -> None:
+    command = commands.add_parser(
+        "build", help="build TaPaCo paraphrase sets from an OPUS Tatoeba release",
+        description="Build TaPaCo paraphrase sets from an OPUS Tatoeba release.")
+    command.add_argument("--opus-dir", type=Path, required=True,
+                         help="OPUS release folder (xml/ with raw/ or xml/ documents, or moses/)")
+    command.add_argument("--out", type=Path, required=True,
+                         help="output folder: <lang>.txt, stats.json, stats.md, manifest.json; "
+                              "an existing one is replaced only if an earlier build wrote it")
+    command.add_argument("--overwrite", action="store_true",
+                         help="replace files of an earlier build even if they were changed "
+                              "since (files it did not write are never replaced)")
+    command.add_argument("--langs", type=languages, default=(),
+                         help="comma-separated output languages (all still pivot); default: all")
+    command.add_argument("--max-set-size", type=int, default=100,
+                         help="filter (b): drop sets with more sentences")
+    command.add_argument("--bleu-max", type=float, default=50.0,
+                         help="filter (d): drop a sentence whose BLEU against an earlier kept "
+                              "one exceeds this (0-100)")
+    command.add_argument("--min-sets", type=int, default=100,
+                         help="filter (e): drop languages with fewer sets")
+    command.add_argument("--skip-bad-input", action="store_true",
+                         help="skip and count bad files, documents and links instead of "
+                              "stopping")
+    command.add_argument("--timings", type=Path,
+                         help="write per-stage seconds and peak memory as JSON to this file")
+    command.add_argument("--quiet", action="store_true", help="no progress line, no summary")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def summary(stats: dict, timings: dict) -> str:
     """A one-screen summary of a finished build."""
-    languages = stats["languages"]
+    languages_kept = stats["languages"]
     graph = stats["graph"]
     lines = [
-        f"read {stats['input']['links']} links from {stats['input']['alignment_sources']} "
-        f"alignment files, {graph['vertices']} sentences in {stats['input']['languages']} "
-        f"languages",
+        f"read {_plural(stats['input']['links'], 'link')} from "
+        f"{_plural(stats['input']['alignment_sources'], 'alignment file')}, "
+        f"{_plural(graph['vertices'], 'sentence')} in "
+        f"{_plural(stats['input']['languages'], 'language')}",
         f"graph: {graph['inter_lingual_links']} inter-lingual, {graph['intra_lingual_links']} "
         f"intra-lingual, {graph['surface_similarity_links']} surface-similarity links; "
-        f"{graph['components']} components",
+        f"{_plural(graph['components'], 'component')}",
     ]
     lines += [f"  {step['step']}: {step['sets']} sets, {step['sentences']} sentences"
               for step in stats["funnel"]]
-    top = sorted(languages.items(), key=lambda item: -item[1]["sentences"])[:10]
-    lines.append(f"wrote {len(languages)} languages: " + ", ".join(
-        f"{lang} {v['sentences']}" for lang, v in top) + (" ..." if len(languages) > 10 else ""))
-    if stats["input"]["bad_input_skipped"]:
-        lines.append(f"skipped bad input: {stats['bad_input']['skipped']}")
+    top = sorted(languages_kept.items(), key=lambda item: -item[1]["sentences"])[:10]
+    lines.append(f"wrote {_plural(len(languages_kept), 'language')}"
+                 + (": " + ", ".join(f"{lang} {v['sentences']}" for lang, v in top)
+                    + (" ..." if len(languages_kept) > 10 else "") if top else ""))
+    if not languages_kept:
+        lines.append(_empty_hint(stats))
+    skipped = stats["bad_input"]["skipped"]
+    if skipped:
+        lines.append("skipped bad input: " + ", ".join(f"{count} {kind}"
+                                                      for kind, count in skipped.items()))
     lines.append(f"{timings['total_seconds']:.1f} s, peak memory {timings['peak_rss_mib']:.0f} MiB")
     return "\n".join(lines)
+
+
+def _empty_hint(stats: dict) -> str:
+    """Which step emptied the output, and the option that sets it."""
+    steps = stats["funnel"]
+    emptied = next((step for step in steps if step["sentences"] == 0), None)
+    if emptied is None or emptied is steps[0]:
+        return "  no paraphrase sets: the release links no two sentences of one language"
+    if emptied["step"].startswith("(e)"):
+        before = steps[steps.index(emptied) - 1]
+        most = max(stats["funnel_per_language"][before["step"]].values(),
+                   key=lambda v: v["sets"], default={"sets": 0})["sets"]
+        return (f"  every language has fewer sets than --min-sets {stats['options']['min_sets']} "
+                f"(the most: {most}); lower --min-sets for a small corpus")
+    return f"  the filter '{emptied['step']}' removed every set"
 
 
 def _run_build(arguments: argparse.Namespace) -> None:
     options = BuildOptions(
         FilterOptions(arguments.max_set_size, arguments.bleu_max, arguments.min_sets),
         arguments.langs, arguments.skip_bad_input)
-    progress = Progress(enabled=False if arguments.quiet else None)
-    stats = build(arguments.opus_dir, arguments.out, options, progress)
-    timings = progress.timings()
+    timings_file = None
     if arguments.timings:
-        write_json(arguments.timings, timings)
+        timings_file = OutputFile(arguments.timings, COMMAND, (arguments.opus_dir,),
+                                  is_own=timings_file_is_own, option="--timings")
+        timings_file.check()
+    progress = Progress(enabled=False if arguments.quiet else None)
+    stats = build(arguments.opus_dir, arguments.out, options, progress, arguments.overwrite)
+    timings = progress.timings(COMMAND)
+    if timings_file:
+        timings_file.write(json_text(timings))
     if not arguments.quiet:
         print(summary(stats, timings), file=sys.stderr)
 
 
 def _run(arguments: argparse.Namespace) -> None:
     if arguments.command == "enrich":
-        from tapaco.enrich.command import run
+        from tapaco.enrich.command import run, summary_line
 
-        stats = run(arguments)
-        print(f"enrich: {stats.get('sentences')} sentences, {stats.get('outputs')} outputs, "
-              f"{stats.get('kept')} kept, {stats.get('sentences_per_second', 0):.1f} "
-              "sentences/s", file=sys.stderr)
+        print(summary_line(run(arguments)), file=sys.stderr)
     else:
         _run_build(arguments)
 

@@ -14,16 +14,24 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from tapaco.arrays import group_starts, string_codes
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
+from tapaco.core.arrays import group_starts, string_codes
+from tapaco.core.options import check_range
 from tapaco.normalize import near_identical_key
 
 
 @dataclass(frozen=True)
 class FilterOptions:
+    """Thresholds of filters (b), (d) and (e); checked on creation (the CLI builds these too)."""
+
     max_set_size: int = 100
     bleu_max: float = 50.0
     min_sets: int = 100
+
+    def __post_init__(self) -> None:
+        check_range("--max-set-size", self.max_set_size, 2, whole=True)
+        check_range("--bleu-max", self.bleu_max, 0, 100)
+        check_range("--min-sets", self.min_sets, 0, whole=True)
 
 
 @dataclass

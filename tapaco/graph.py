@@ -14,7 +14,7 @@ import igraph
 import numpy as np
 import pandas as pd
 
-from tapaco.arrays import lexicographic_order, string_codes
+from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.normalize import surface_key
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys

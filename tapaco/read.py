@@ -12,15 +12,15 @@ from pathlib import Path
 
 import numpy as np
 
-from tapaco.errors import BadInputLog, InputError
-from tapaco.opus import (
+from tapaco.core.errors import BadInputLog, InputError
+from tapaco.core.opus import (
     AlignmentSource,
     DocumentLocator,
     LinkBlock,
     find_alignment_sources,
     read_sentences,
 )
-from tapaco.progress import Progress
+from tapaco.core.progress import Progress
 
 INTRA, INTER = 0, 1
 

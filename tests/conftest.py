@@ -142,7 +142,7 @@ def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     for module in NMT_MODULES:
         pytest.importorskip(module, reason=f"NMT enrichment tests need {module} "
                                            "(the 'enrich' extra)")
-    from tapaco.enrich.tiny_model import build_tiny_models
+    from tiny_model import build_tiny_models
 
     return build_tiny_models(tmp_path_factory.mktemp("tiny_nmt"))
 

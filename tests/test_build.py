@@ -8,8 +8,8 @@ import pytest
 from conftest import SAMPLE, Sentence
 from independent import expected_sets
 
-from tapaco.build import BuildOptions, build
 from tapaco.filters import FilterOptions
+from tapaco.pipeline import BuildOptions, build
 
 
 def read_output(out: Path) -> dict[str, list[list[str]]]:
@@ -152,7 +152,7 @@ def test_langs_restricts_output_but_all_languages_pivot(opus, tmp_path):
 
 
 def test_unknown_output_language_is_an_error(tmp_path):
-    from tapaco.errors import InputError
+    from tapaco.core.errors import InputError
 
     with pytest.raises(InputError, match="not in the corpus: xx"):
         build(SAMPLE, tmp_path / "out", BuildOptions(languages=("xx",)))

@@ -22,8 +22,8 @@ def test_build_on_the_embedded_sample(tmp_path):
     result = run("build", "--opus-dir", str(SAMPLE), "--out", str(out), "--min-sets", "1",
                  "--timings", str(tmp_path / "timings.json"))
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["en.txt", "es.txt", "fr.txt", "stats.json",
-                                                     "stats.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["en.txt", "es.txt", "fr.txt",
+                                                     "manifest.json", "stats.json", "stats.md"]
     assert "wrote 3 languages" in result.stderr
     timings = json.loads((tmp_path / "timings.json").read_text())
     assert [stage["name"] for stage in timings["stages"]] == [
@@ -36,7 +36,8 @@ def test_build_on_the_embedded_sample(tmp_path):
 def test_default_thresholds_drop_every_sample_language(tmp_path):
     assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(tmp_path / "o"),
                  "--quiet"]) == 0
-    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["stats.json", "stats.md"]
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["manifest.json", "stats.json",
+                                                                  "stats.md"]
 
 
 def _broken_release(opus):
@@ -72,22 +73,36 @@ def test_skip_bad_input_counts_what_it_skipped(opus, tmp_path):
 
 def test_existing_output_is_replaced_only_when_complete(opus, tmp_path):
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "keep.txt").write_text("previous run")
+    assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(out), "--quiet"]) == 0
+    previous = {p.name: p.read_bytes() for p in out.iterdir()}
     root = _broken_release(opus)
     assert main(["build", "--opus-dir", str(root), "--out", str(out), "--quiet"]) == 2
-    assert (out / "keep.txt").read_text() == "previous run"
-    assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(out), "--quiet"]) == 0
-    assert not (out / "keep.txt").exists()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == previous
+    assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(out), "--quiet",
+                 "--min-sets", "1"]) == 0
+    assert (out / "en.txt").exists()
+
+
+def test_a_folder_holding_a_users_file_is_never_replaced(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("my notes")
+    assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(out), "--quiet"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "keep.txt" in error
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
 
 
 @pytest.mark.parametrize("arguments", [["build"], ["build", "--opus-dir", "x"],
                                        ["build", "--opus-dir", "x", "--out", "y",
                                         "--max-set-size", "0"]])
-def test_usage_errors_exit_2(arguments, capsys):
-    with pytest.raises(SystemExit) as caught:
-        main(arguments)
-    assert caught.value.code == 2
+def test_usage_errors_exit_2_with_one_line(arguments, capsys):
+    try:
+        status = main(arguments)
+    except SystemExit as caught:
+        status = caught.code
+    assert status == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
 def test_skip_bad_input_skips_a_whole_corrupt_alignment_file(opus, tmp_path):

@@ -1,10 +1,8 @@
-"""The released layout, byte for byte, and the atomic replacement of the output folder."""
+"""The released layout, byte for byte, and the statistics tables."""
 
 from __future__ import annotations
 
-import pytest
-
-from tapaco.export import language_file_text, stats_markdown, write_atomically
+from tapaco.export import language_file_text, stats_markdown
 
 
 def test_layout_reproduces_the_released_tapaco_heads(shared_data):
@@ -17,24 +15,6 @@ def test_layout_reproduces_the_released_tapaco_heads(shared_data):
         assert all(len(row) == 5 and row[0].isdigit() and row[1].isdigit() for row in rows)
         rebuilt = language_file_text((int(r[0]), r[1], r[2], r[3], r[4]) for r in rows)
         assert rebuilt == "".join(line + "\n" for line in complete), path.name
-
-
-def test_failed_write_leaves_previous_output_and_no_temporary(tmp_path):
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "en.txt").write_text("old")
-
-    def failing(folder):
-        (folder / "en.txt").write_text("half")
-        raise OSError("disk full")
-
-    with pytest.raises(OSError):
-        write_atomically(out, failing)
-    assert (out / "en.txt").read_text() == "old"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-    write_atomically(out, lambda folder: (folder / "fr.txt").write_text("new"))
-    assert sorted(p.name for p in out.iterdir()) == ["fr.txt"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 def test_stats_markdown_has_the_three_tables():

@@ -4,8 +4,8 @@ import re
 import numpy as np
 from independent import read_links
 
-from tapaco.errors import BadInputLog
-from tapaco.progress import Progress
+from tapaco.core.errors import BadInputLog
+from tapaco.core.progress import Progress
 from tapaco.read import INTER, read_corpus
 
 

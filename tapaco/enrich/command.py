@@ -12,13 +12,13 @@ import argparse
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from tapaco.core.errors import InputError
+from tapaco.core.files import write_file_atomically
+from tapaco.core.progress import Progress
 from tapaco.enrich.constraints import ConstraintOptions, compute_idf
 from tapaco.enrich.inputs import bitext_pairs, moses_pairs, tapaco_set_pairs
 from tapaco.enrich.pipeline import EnrichOptions, enrich
-from tapaco.enrich.scoring import FilterOptions
-from tapaco.errors import InputError
-from tapaco.export import write_file_atomically
-from tapaco.progress import Progress
+from tapaco.enrich.scoring import OutputFilterOptions
 
 
 def add_parser(commands) -> None:
@@ -72,7 +72,7 @@ def _pairs_factory(arguments: argparse.Namespace) -> Callable[[], Iterator[tuple
 
 
 def options_of(arguments: argparse.Namespace) -> EnrichOptions:
-    filters = FilterOptions(drop_copies=not arguments.keep_copies,
+    filters = OutputFilterOptions(drop_copies=not arguments.keep_copies,
                             max_length_ratio=arguments.max_length_ratio,
                             max_tokens=arguments.max_tokens,
                             max_unigram_overlap=arguments.max_unigram_overlap,
@@ -98,6 +98,12 @@ def run(arguments: argparse.Namespace, translator=None) -> dict:
     if tapaco_mode:
         _write_set_candidates(arguments, out)
     return stats
+
+
+def summary_line(stats: dict) -> str:
+    """The one line printed when the command ends."""
+    return (f"enrich: {stats.get('sentences')} sentences, {stats.get('outputs')} outputs, "
+            f"{stats.get('kept')} kept, {stats.get('sentences_per_second', 0):.1f} sentences/s")
 
 
 def _load(arguments: argparse.Namespace):

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from tapaco.errors import InputError
-from tapaco.opus import DocumentLocator, LinkBlock, find_alignment_sources, read_sentences
+from tapaco.core.errors import InputError
+from tapaco.core.opus import DocumentLocator, LinkBlock, find_alignment_sources, read_sentences
 
 
 def _side_text(texts: dict[str, str], side: str) -> str | None:

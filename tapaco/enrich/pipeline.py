@@ -36,16 +36,16 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from tapaco.core.files import write_file_atomically
 from tapaco.enrich.backends import Translator
 from tapaco.enrich.constraints import ConstraintOptions, Idf, choose_suppressed, lower_tokens
 from tapaco.enrich.scoring import (
     SCORE_NAMES,
-    FilterOptions,
+    OutputFilterOptions,
     new_counts,
     score_output,
     tally,
 )
-from tapaco.export import write_file_atomically
 
 COLUMNS = ("reference", "paraphrase", "source", "variant", "suppressed", *SCORE_NAMES,
            "dropped_by")
@@ -63,7 +63,7 @@ class EnrichOptions:
     max_length: int = 256
     window_size: int = 10_000
     write_dropped: bool = False
-    filters: FilterOptions = field(default_factory=FilterOptions)
+    filters: OutputFilterOptions = field(default_factory=OutputFilterOptions)
     constraints: ConstraintOptions = field(default_factory=ConstraintOptions)
 
 
@@ -238,7 +238,7 @@ def enrich(pairs: Iterable[tuple[str, str]], translator: Translator, out_path: P
     """Back-translate ``(source, reference)`` pairs into ``out_path`` (TSV), resumably.
 
     ``idf`` (from ``constraints.compute_idf`` over the references) is required when
-    ``options.variants > 0``. ``progress`` is an optional ``tapaco.progress.Progress``.
+    ``options.variants > 0``. ``progress`` is an optional ``tapaco.core.progress.Progress``.
     Returns the stats also written to ``<out>.stats.json``.
     """
     if options.variants > 0 and idf is None:

@@ -25,7 +25,7 @@ _TOKENIZER = Tokenizer13a()
 
 
 @dataclass
-class FilterOptions:
+class OutputFilterOptions:
     """Which outputs to drop. ``None`` disables an optional filter."""
 
     drop_empty: bool = True
@@ -61,7 +61,7 @@ def _bleu() -> BLEU:
     return BLEU(effective_order=True)
 
 
-def sentence_bleu(output: str, reference: str) -> float:
+def output_bleu(output: str, reference: str) -> float:
     """sacrebleu ``BLEU(effective_order=True).sentence_score`` (default 'exp' smoothing), 0-100."""
     return _bleu().sentence_score(output, [reference]).score
 
@@ -77,12 +77,12 @@ def compute_scores(reference: str, output: str, logprob: float) -> dict[str, flo
     scores: dict[str, float] = {"ref_tokens": len(ref_tokens), "out_tokens": len(out_tokens)}
     for n in (1, 2, 3):
         scores[f"overlap{n}"] = ngram_overlap(out_tokens, ref_tokens, n)
-    scores["bleu"] = sentence_bleu(output, reference)
+    scores["bleu"] = output_bleu(output, reference)
     scores["logprob"] = float(logprob)
     return scores
 
 
-def _too_long(scores: dict[str, float], options: FilterOptions) -> bool:
+def _too_long(scores: dict[str, float], options: OutputFilterOptions) -> bool:
     out_len = scores["out_tokens"]
     if options.max_length_ratio is not None and out_len > options.max_length_ratio * scores[
             "ref_tokens"]:
@@ -91,7 +91,7 @@ def _too_long(scores: dict[str, float], options: FilterOptions) -> bool:
 
 
 def drop_reason(reference: str, output: str, scores: dict[str, float],
-                options: FilterOptions) -> str:
+                options: OutputFilterOptions) -> str:
     """Name of the first filter (in ``FILTER_NAMES`` order) that drops the output, or ''."""
     if options.drop_empty and not output.strip():
         return "empty"
@@ -110,9 +110,9 @@ def drop_reason(reference: str, output: str, scores: dict[str, float],
 
 
 def score_output(reference: str, output: str, logprob: float,
-                 options: FilterOptions | None = None) -> dict:
+                 options: OutputFilterOptions | None = None) -> dict:
     """Scores of one output plus ``dropped_by`` (the filter that dropped it, '' when kept)."""
-    options = options or FilterOptions()
+    options = options or OutputFilterOptions()
     scores: dict = compute_scores(reference, output, logprob)
     scores["dropped_by"] = drop_reason(reference, output, scores, options)
     return scores

@@ -10,6 +10,8 @@ import pytest
 for _module in ("torch", "transformers", "ctranslate2", "sentencepiece"):
     pytest.importorskip(_module, reason=f"NMT backend tests need {_module} (the 'enrich' extra)")
 
+from tiny_model import sample_sentences  # noqa: E402
+
 from tapaco.enrich.backends import (  # noqa: E402
     CTranslate2Translator,
     TransformersTranslator,
@@ -17,7 +19,6 @@ from tapaco.enrich.backends import (  # noqa: E402
     detect_backend,
     load_translator,
 )
-from tapaco.enrich.tiny_model import sample_sentences  # noqa: E402
 
 SOURCES = sample_sentences()[:12]
 MAX_LENGTH = 30

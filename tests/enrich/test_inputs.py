@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tapaco.core.errors import InputError
 from tapaco.enrich.inputs import bitext_pairs, moses_pairs, tapaco_set_pairs
-from tapaco.errors import InputError
 
 SAMPLE = Path(__file__).resolve().parents[2] / "tapaco" / "sample" / "tatoeba-v2"
 

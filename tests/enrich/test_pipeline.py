@@ -11,9 +11,9 @@ import pytest
 
 from tapaco.enrich.constraints import ConstraintOptions, compute_idf, lower_tokens
 from tapaco.enrich.pipeline import COLUMNS, EnrichOptions, enrich, progress_path, stats_path
-from tapaco.enrich.scoring import FilterOptions
+from tapaco.enrich.scoring import OutputFilterOptions
 
-NO_FILTERS = FilterOptions(drop_empty=False, drop_copies=False, max_length_ratio=None)
+NO_FILTERS = OutputFilterOptions(drop_empty=False, drop_copies=False, max_length_ratio=None)
 NO_FREQUENT = ConstraintOptions(top_frequent=None, max_df_ratio=None)
 
 

@@ -10,16 +10,16 @@ from sacrebleu.metrics import BLEU
 
 from tapaco.enrich.scoring import (
     FILTER_NAMES,
-    FilterOptions,
+    OutputFilterOptions,
     compute_scores,
     ngram_overlap,
+    output_bleu,
     score_output,
-    sentence_bleu,
     tally,
     tokenize,
 )
 
-NO_FILTERS = FilterOptions(drop_empty=False, drop_copies=False, max_length_ratio=None)
+NO_FILTERS = OutputFilterOptions(drop_empty=False, drop_copies=False, max_length_ratio=None)
 
 
 def test_tokenize_is_13a_then_split() -> None:
@@ -52,13 +52,13 @@ def test_lengths_and_overlaps_in_scores() -> None:
                                       ("A b c.", "A b c.")])
 def test_bleu_matches_sacrebleu(out: str, ref: str) -> None:
     expected = BLEU(effective_order=True).sentence_score(out, [ref]).score
-    assert sentence_bleu(out, ref) == pytest.approx(expected)
-    assert sentence_bleu(out, ref) == pytest.approx(sacrebleu.sentence_bleu(out, [ref]).score)
+    assert output_bleu(out, ref) == pytest.approx(expected)
+    assert output_bleu(out, ref) == pytest.approx(sacrebleu.sentence_bleu(out, [ref]).score)
 
 
 def reason(ref: str, out: str, logprob: float = -1.0, **options: object) -> str:
     base = {"drop_empty": False, "drop_copies": False, "max_length_ratio": None}
-    return score_output(ref, out, logprob, FilterOptions(**{**base, **options}))["dropped_by"]
+    return score_output(ref, out, logprob, OutputFilterOptions(**{**base, **options}))["dropped_by"]
 
 
 def test_defaults_drop_empty_copy_and_too_long_only() -> None:
@@ -83,7 +83,7 @@ def test_each_filter_drops_only_what_it_says() -> None:
     # overlap1 of "the cat sat on a mat" is 5/6
     assert reason(ref, "the cat sat on a mat", max_unigram_overlap=0.8) == "unigram_overlap"
     assert reason(ref, "the cat sat on a mat", max_unigram_overlap=0.9) == ""
-    bleu = sentence_bleu("the cat sat on a mat", ref)
+    bleu = output_bleu("the cat sat on a mat", ref)
     assert reason(ref, "the cat sat on a mat", max_bleu=bleu - 0.01) == "bleu"
     assert reason(ref, "the cat sat on a mat", max_bleu=bleu) == ""
     assert reason(ref, "x", logprob=-2.0, min_logprob=-1.5) == "logprob"
@@ -93,7 +93,7 @@ def test_each_filter_drops_only_what_it_says() -> None:
 
 
 def test_first_filter_in_order_wins() -> None:
-    options = FilterOptions(max_unigram_overlap=0.1, max_bleu=1.0, min_logprob=0.0)
+    options = OutputFilterOptions(max_unigram_overlap=0.1, max_bleu=1.0, min_logprob=0.0)
     assert score_output("a b", "a b", -5.0, options)["dropped_by"] == "copy"
 
 

@@ -13,7 +13,7 @@ from opusparcus.annotations import (
     write_annotations,
 )
 from opusparcus.combine import cohen_kappa, combine_annotations, release_lines
-from tapaco.errors import InputError
+from tapaco.core.errors import InputError
 
 # (first, second) -> combined score, worked out by hand from the paper's rules
 BY_HAND = {

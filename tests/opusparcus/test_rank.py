@@ -12,7 +12,7 @@ from conftest import SAMPLE, write_cesalign, write_moses
 from reference import scores as reference_scores
 
 from opusparcus.rank import RankOptions, rank
-from tapaco.errors import InputError
+from tapaco.core.errors import InputError
 
 
 def read_split(out: Path, lang: str, split: str) -> list[list[str]]:

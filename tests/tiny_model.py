@@ -11,9 +11,9 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from tapaco.opus import FileRef, read_sentences
+from tapaco.core.opus import FileRef, read_sentences
 
-SAMPLE_XML = Path(__file__).resolve().parents[1] / "sample" / "tatoeba-v2" / "xml"
+SAMPLE_XML = Path(__file__).resolve().parents[1] / "tapaco" / "sample" / "tatoeba-v2" / "xml"
 
 
 def sample_sentences(languages: tuple[str, ...] = ("en", "fr", "de", "es")) -> list[str]:

@@ -2,7 +2,7 @@
 
 A regular-expression scan over large decompressed chunks is several times faster than an XML
 parser; cheap structural checks catch what the scan cannot read, and the expat pass of
-:mod:`tapaco.opus.xmlcheck` then names the exact place.
+:mod:`tapaco.core.opus.xmlcheck` then names the exact place.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from tapaco.errors import InputError
-from tapaco.opus.links import LinkBlock, language_of
-from tapaco.opus.textstream import FileRef, TextChunk, text_chunks
-from tapaco.opus.xmlcheck import malformed
+from tapaco.core.errors import InputError
+from tapaco.core.opus.links import LinkBlock, language_of
+from tapaco.core.opus.textstream import FileRef, TextChunk, text_chunks
+from tapaco.core.opus.xmlcheck import malformed
 
 _GROUP_START = re.compile(r"<linkGrp\b([^>]*)>")
 _LINK_TARGETS = re.compile(r'<link\b[^>]*?\bxtargets="([^";]*);([^"]*)"')

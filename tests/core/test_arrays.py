@@ -1,6 +1,6 @@
 import numpy as np
 
-from tapaco.arrays import group_starts, lexicographic_order, string_codes
+from tapaco.core.arrays import group_starts, lexicographic_order, string_codes
 
 
 def test_lexicographic_order_matches_sorted_tuples():

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from xml.parsers import expat
 
-from tapaco.errors import InputError
-from tapaco.opus.textstream import FileRef, open_binary
+from tapaco.core.errors import InputError
+from tapaco.core.opus.textstream import FileRef, open_binary
 
 
 def first_xml_error(ref: FileRef) -> tuple[str, str] | None:

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tapaco.errors import InputError
-from tapaco.opus.cesalign import read_cesalign
-from tapaco.opus.links import LinkBlock
-from tapaco.opus.moses import read_moses
-from tapaco.opus.textstream import FileRef
+from tapaco.core.errors import InputError
+from tapaco.core.opus.cesalign import read_cesalign
+from tapaco.core.opus.links import LinkBlock
+from tapaco.core.opus.moses import read_moses
+from tapaco.core.opus.textstream import FileRef
 
 _FORMS = (  # (folder, suffix, is_directory, form); earlier forms win
     ("xml", ".xml.gz", False, "cesAlign"),

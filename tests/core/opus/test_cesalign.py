@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from tapaco.errors import InputError
-from tapaco.opus.cesalign import read_cesalign
-from tapaco.opus.textstream import FileRef
+from tapaco.core.errors import InputError
+from tapaco.core.opus.cesalign import read_cesalign
+from tapaco.core.opus.textstream import FileRef
 
 
 def _links(path: Path, pair=("de", "en")) -> list[tuple[str, str, str, str]]:

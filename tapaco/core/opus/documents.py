@@ -10,9 +10,9 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from tapaco.errors import InputError
-from tapaco.opus.textstream import FileRef, TextChunk, text_chunks
-from tapaco.opus.xmlcheck import malformed
+from tapaco.core.errors import InputError
+from tapaco.core.opus.textstream import FileRef, TextChunk, text_chunks
+from tapaco.core.opus.xmlcheck import malformed
 
 _SENTENCE = re.compile(r"<s\b([^>]*?)(?:/>|>(.*?)</s\s*>)", re.S)
 _RAW_SENTENCE = re.compile(r'<s id="([^"]*)"(?: lists="([^"]*)")?(?: tags="([^"]*)")?>([^<]*)</s>')

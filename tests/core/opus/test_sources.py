@@ -2,8 +2,8 @@ import gzip
 
 import pytest
 
-from tapaco.errors import InputError
-from tapaco.opus.sources import DocumentLocator, find_alignment_sources
+from tapaco.core.errors import InputError
+from tapaco.core.opus.sources import DocumentLocator, find_alignment_sources
 
 
 def test_one_source_per_pair_in_the_rf_release(shared_data):

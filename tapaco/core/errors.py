@@ -26,6 +26,26 @@ class InputError(Exception):
         return f"{where}: {self.message}"
 
 
+class OptionError(InputError, ValueError):
+    """An option out of its range, from the command line or the library API alike."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(option, message, kind="usage")
+
+    def __reduce__(self):
+        return (OptionError, (self.path, self.message))
+
+
+def require(condition: bool, option: str, message: str) -> None:
+    """Raise an OptionError for `option` (e.g. `--bleu-max`) unless `condition` holds."""
+    if not condition:
+        raise OptionError(option, message)
+
+
+class MissingDependency(RuntimeError):
+    """An optional extra is not installed; the message says how to install it."""
+
+
 class BadInputLog:
     """Raises input errors, or (when skipping is allowed) counts them and keeps a few examples."""
 
@@ -57,10 +77,11 @@ def exit_status(program: str, action: Callable[[], None]) -> int:
     130 when interrupted (outputs are only ever moved into place complete)."""
     try:
         action()
-    except InputError as error:
+    except (InputError, MissingDependency) as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"{program}: interrupted; no partial output written", file=sys.stderr)
+        print(f"{program}: interrupted; earlier outputs are left as they were", file=sys.stderr)
         return 130
     return 0
+

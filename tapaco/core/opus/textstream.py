@@ -1,8 +1,9 @@
 """Stream the text of an OPUS file (plain, gzip or a zip member) in large UTF-8 chunks.
 
 Chunks end on a boundary byte (``>`` for XML, a newline for Moses text) so that no element or
-line is cut, and each chunk knows its first line number, for error messages. Corrupt or truncated
-compression and non-UTF-8 bytes become :class:`~tapaco.errors.InputError` naming file and place.
+line is cut, and each chunk knows its first line number, for error messages. Corrupt or
+truncated compression and non-UTF-8 bytes become :class:`~tapaco.core.errors.InputError` naming
+file and place.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import BinaryIO
 
 from isal import igzip, isal_zlib
 
-from tapaco.errors import InputError
+from tapaco.core.errors import InputError
 
 CHUNK_BYTES = 8 << 20
 _DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error, zipfile.BadZipFile)

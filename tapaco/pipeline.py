@@ -1,7 +1,8 @@
 """The TaPaCo build pipeline as a library call: read, graph, filter, export.
 
 `build(opus_dir, out, options)` is what `python -m tapaco build` runs; it returns the statistics
-it wrote to `OUT/stats.json`.
+it wrote to `OUT/stats.json`. The output folder is checked before anything is read: it must not
+be or hold the input, and an existing one must be this command's own earlier output.
 """
 
 from __future__ import annotations
@@ -11,14 +12,20 @@ from pathlib import Path
 
 import numpy as np
 
-from tapaco.arrays import garbage_collector_paused, group_starts, lexicographic_order
-from tapaco.errors import BadInputLog, InputError
-from tapaco.export import language_file_text, stats_markdown, write_atomically, write_json
+from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicographic_order
+from tapaco.core.errors import BadInputLog, InputError, OptionError
+from tapaco.core.files import write_json
+from tapaco.core.outputs import OutputFolder
+from tapaco.core.progress import Progress
+from tapaco.core.versions import library_versions, signature
+from tapaco.export import language_file_text, stats_markdown
 from tapaco.filters import FilterOptions, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
-from tapaco.progress import Progress
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_id
+
+COMMAND = "tapaco build"
+EXACTNESS_LIBRARIES = ("sacrebleu", "regex", "unidecode", "igraph")
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,11 @@ class BuildOptions:
     filters: FilterOptions = field(default_factory=FilterOptions)
     languages: tuple[str, ...] = ()
     skip_bad_input: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.languages, str) or not all(
+                isinstance(lang, str) and lang.strip() for lang in self.languages):
+            raise OptionError("--langs", f"expected language codes, got {self.languages!r}")
 
 
 def _language_ranks(corpus: Corpus, wanted: tuple[str, ...]) -> np.ndarray:
@@ -80,9 +92,13 @@ def language_files(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str
 def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
                 options: BuildOptions) -> dict:
     final = funnel.steps[-1]["per_language"]
+    settings = {**asdict(options.filters), "languages": list(options.languages),
+                "skip_bad_input": options.skip_bad_input}
+    versions = library_versions(*EXACTNESS_LIBRARIES)
     return {
-        "options": {**asdict(options.filters), "languages": list(options.languages),
-                    "skip_bad_input": options.skip_bad_input},
+        "signature": signature(COMMAND, versions, settings),
+        "versions": versions,
+        "options": settings,
         "input": {**asdict(corpus.counts), "languages": len(corpus.languages),
                   "bad_input_skipped": log.total},
         "graph": {**graph.edge_counts, "components": graph.component_count},
@@ -95,15 +111,22 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
 
 
 def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
-          progress: Progress | None = None) -> dict:
-    """Build TaPaCo from the OPUS release in `opus_dir` into `out`; return the statistics."""
+          progress: Progress | None = None, overwrite: bool = False) -> dict:
+    """Build TaPaCo from the OPUS release in `opus_dir` into `out`; return the statistics.
+
+    `overwrite` lets files of an earlier build that were changed since be replaced; files the
+    build did not write are never replaced (see :mod:`tapaco.core.outputs`).
+    """
     options = options or BuildOptions()
     progress = progress or Progress(enabled=False)
+    output = OutputFolder(out, COMMAND, (opus_dir,), overwrite)
+    output.check()
     with garbage_collector_paused():
-        return _build(opus_dir, out, options, progress)
+        return _build(opus_dir, output, options, progress)
 
 
-def _build(opus_dir: Path, out: Path, options: BuildOptions, progress: Progress) -> dict:
+def _build(opus_dir: Path, output: OutputFolder, options: BuildOptions,
+           progress: Progress) -> dict:
     log = BadInputLog(options.skip_bad_input)
     corpus = read_corpus(opus_dir, log, progress)
     with progress.stage("graph and components"):
@@ -122,5 +145,5 @@ def _build(opus_dir: Path, out: Path, options: BuildOptions, progress: Progress)
             write_json(folder / "stats.json", stats)
             (folder / "stats.md").write_text(stats_markdown(stats), encoding="utf-8")
 
-        write_atomically(out, write)
+        output.write(write)
     return stats

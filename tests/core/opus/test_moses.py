@@ -3,8 +3,8 @@ import zipfile
 
 import pytest
 
-from tapaco.errors import InputError
-from tapaco.opus.moses import read_moses
+from tapaco.core.errors import InputError
+from tapaco.core.opus.moses import read_moses
 
 
 def _lines(path):

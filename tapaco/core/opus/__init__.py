@@ -3,10 +3,10 @@
 Shared by :mod:`tapaco` and :mod:`opusparcus`.
 """
 
-from tapaco.opus.documents import Sentences, read_sentences
-from tapaco.opus.links import LinkBlock
-from tapaco.opus.sources import AlignmentSource, DocumentLocator, find_alignment_sources
-from tapaco.opus.textstream import FileRef
+from tapaco.core.opus.documents import Sentences, read_sentences
+from tapaco.core.opus.links import LinkBlock
+from tapaco.core.opus.sources import AlignmentSource, DocumentLocator, find_alignment_sources
+from tapaco.core.opus.textstream import FileRef
 
 __all__ = [
     "AlignmentSource",

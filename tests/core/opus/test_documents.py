@@ -3,9 +3,9 @@ import zipfile
 
 import pytest
 
-from tapaco.errors import InputError
-from tapaco.opus.documents import read_sentences, sentence_text
-from tapaco.opus.textstream import FileRef
+from tapaco.core.errors import InputError
+from tapaco.core.opus.documents import read_sentences, sentence_text
+from tapaco.core.opus.textstream import FileRef
 
 
 def test_tokenised_real_document(shared_data):

@@ -6,11 +6,13 @@ that `--timings FILE` and the benchmark scripts can report them.
 
 from __future__ import annotations
 
+import json
 import resource
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TextIO
 
 
@@ -55,7 +57,17 @@ class Progress:
         self.stream.write(f"\r\x1b[K{self._stage}{count} {detail}"[:200])
         self.stream.flush()
 
-    def timings(self) -> dict:
-        return {"stages": list(self.stages),
+    def timings(self, command: str = "") -> dict:
+        """Stage timings as `--timings FILE` writes them; `command` marks whose they are."""
+        return {"timings_of": command, "stages": list(self.stages),
                 "total_seconds": round(time.perf_counter() - self.started, 3),
                 "peak_rss_mib": round(peak_rss_mib(), 1)}
+
+
+def timings_file_is_own(path: Path) -> bool:
+    """Whether `path` holds timings this project wrote (so a rerun may replace it)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "timings_of" in data and "stages" in data

@@ -11,9 +11,9 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from tapaco.errors import InputError
-from tapaco.opus.links import LinkBlock, language_of
-from tapaco.opus.textstream import CHUNK_BYTES, FileRef, open_binary
+from tapaco.core.errors import InputError
+from tapaco.core.opus.links import LinkBlock, language_of
+from tapaco.core.opus.textstream import CHUNK_BYTES, FileRef, open_binary
 
 LINES_PER_BLOCK = 200_000
 

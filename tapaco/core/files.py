@@ -1,0 +1,91 @@
+"""Atomic writes: a file or a folder appears complete under its name, or not at all.
+
+Everything is written under a temporary name beside its target (same file system) and renamed
+into place when complete; a failed or interrupted write removes what it made, including the
+folders it had to create. Deciding *whether* a path may be written is :mod:`tapaco.core.outputs`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def temporary_name(path: Path, kind: str) -> Path:
+    """A hidden sibling of `path` private to this process (`.name.tmp-PID`)."""
+    return path.with_name(f".{path.name}.{kind}-{os.getpid()}")
+
+
+@contextmanager
+def created_folders(folder: Path) -> Iterator[None]:
+    """Create `folder` and its missing parents; remove the ones created if the body fails."""
+    missing = []
+    for candidate in [folder, *folder.parents]:
+        if candidate.exists():
+            break
+        missing.append(candidate)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        for made in missing:
+            try:
+                made.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def write_file_atomically(path: Path, content: str | bytes) -> None:
+    """Write one file (text as UTF-8) through a synced temporary name in the same folder, so a
+    crash leaves the old file or the new one, never half of it."""
+    temporary = temporary_name(path, "tmp")
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        temporary.replace(path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def json_text(data: dict) -> str:
+    """JSON as every command writes it: indented, UTF-8 kept, key order kept, final newline.
+
+    NaN and infinities are not JSON: they must be replaced (by null) before writing.
+    """
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write `data` as JSON into a file of a folder being filled (not atomic by itself)."""
+    path.write_text(json_text(data), encoding="utf-8")
+
+
+def fill_folder_atomically(out: Path, fill: Callable[[Path], None],
+                           replace: Callable[[Path, Path], None]) -> None:
+    """Call `fill(folder)` on a fresh temporary folder beside `out`, then move it to `out`.
+
+    An existing `out` is handed to `replace(out, new)`, which must put `new` in its place
+    (see :class:`tapaco.core.outputs.OutputFolder`: it removes only the tool's own files).
+    """
+    with created_folders(out.parent):
+        temporary = temporary_name(out, "tmp")
+        shutil.rmtree(temporary, ignore_errors=True)
+        temporary.mkdir()
+        try:
+            fill(temporary)
+            if out.exists():
+                replace(out, temporary)
+            else:
+                temporary.rename(out)
+        except BaseException:
+            shutil.rmtree(temporary, ignore_errors=True)
+            raise

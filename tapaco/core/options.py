@@ -1,0 +1,108 @@
+"""Command-line parsing shared by `tapaco` and `opusparcus`: one-line errors, help with
+defaults, and argument types that check ranges before any work starts.
+
+Options that the library API takes too are checked once, by the options dataclasses
+(`__post_init__` raising :class:`~tapaco.core.errors.OptionError`), so the command line and
+the library agree; the types here are for what only the command line has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from tapaco.core.errors import OptionError
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps descriptions as written and appends '(default: X)' where an option has one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if ("%(default)" in text or default in (None, False, argparse.SUPPRESS)
+                or not action.option_strings):
+            return text
+        shown = ",".join(default) if isinstance(default, tuple) else default
+        return f"{text} (default: {shown})"
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (`prog: error: ...; see --help`), exit 2."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message}; see {self.prog} --help", file=sys.stderr)
+        sys.exit(2)
+
+
+def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    """Subcommands that are Parsers too (so their errors are one line as well)."""
+    return parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                 parser_class=Parser)
+
+
+def languages(value: str) -> tuple[str, ...]:
+    """`en,fr, de` -> ('en', 'fr', 'de'): at least one, in the order given, no repeats."""
+    chosen = tuple(dict.fromkeys(lang.strip() for lang in value.split(",") if lang.strip()))
+    if not chosen:
+        raise argparse.ArgumentTypeError(f"expected comma-separated language codes, got "
+                                         f"{value!r}")
+    return chosen
+
+
+def integer(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argument type: a whole number from `low` to `high` (inclusive; None: no bound)."""
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+        check = in_range(number, low, high)
+        if check:
+            raise argparse.ArgumentTypeError(check)
+        return number
+
+    return parse
+
+
+def number(low: float, high: float | None = None) -> Callable[[str], float]:
+    """An argument type: a finite number from `low` to `high` (inclusive)."""
+    def parse(value: str) -> float:
+        try:
+            result = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+        check = in_range(result, low, high)
+        if check:
+            raise argparse.ArgumentTypeError(check)
+        return result
+
+    return parse
+
+
+def in_range(value: float, low: float, high: float | None) -> str:
+    """'' when `value` is a finite number in [low, high], else what is wrong with it."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return f"expected a finite number, got {value!r}"
+    if high is None and value < low:
+        return f"must be at least {low:g}, got {value:g}"
+    if high is not None and not low <= value <= high:
+        return f"must be from {low:g} to {high:g}, got {value:g}"
+    return ""
+
+
+def check_range(option: str, value: float, low: float, high: float | None = None,
+                whole: bool = False) -> None:
+    """Raise an OptionError unless `value` is a finite number (an int when `whole`) in range."""
+    problem = in_range(value, low, high)
+    if not problem and whole and not isinstance(value, int):
+        problem = f"expected a whole number, got {value!r}"
+    if problem:
+        raise OptionError(option, problem)

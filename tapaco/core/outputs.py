@@ -1,0 +1,216 @@
+"""Where a command may write: the checks every output passes before any work starts.
+
+The rules, the same for every command:
+
+- An output is never an input, never inside an input folder, and never holds an input.
+- A folder output that exists is replaced only when it is empty or is this command's own
+  earlier output: its `manifest.json` names the command and lists every file in it with its
+  SHA-256. A file the tool did not write is never deleted, even with `--overwrite`; a file it
+  wrote and someone changed since is replaced only with `--overwrite`. Replacing removes only
+  the files the manifest lists.
+- A file output that exists is replaced only when it is recognisably the command's own earlier
+  output (each command says how), or with `--overwrite`; never when it is an input.
+- The path must be writable: no parent is a file, a folder output is not an existing file (and
+  the reverse), a file output is a regular file (never `/dev/null` replaced by a rename), and a
+  probe folder can be made where the temporary output will be (this refuses `/proc`, `/sys`
+  and read-only places).
+
+A refusal is an :class:`~tapaco.core.errors.InputError` of kind "usage": the command line
+prints it as one line and exits with status 2, having written nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tapaco.core.errors import InputError
+from tapaco.core.files import fill_folder_atomically, json_text, temporary_name
+from tapaco.core.files import write_file_atomically as _write_file
+
+MANIFEST = "manifest.json"
+
+
+def _usage(path: Path | str, message: str) -> InputError:
+    return InputError(path, message, kind="usage")
+
+
+def _absolute(path: Path) -> Path:
+    return Path(os.path.abspath(path))
+
+
+def _related(output: Path, inputs: Sequence[Path]) -> None:
+    """Refuse an output equal to, inside, or holding one of the inputs."""
+    out = _absolute(output).resolve()
+    for given in inputs:
+        source = _absolute(given).resolve()
+        if out == source:
+            raise _usage(output, "is an input of this command; choose another output path")
+        if out.is_relative_to(source):
+            raise _usage(output, f"is inside the input {given}; choose an output outside it")
+        if source.is_relative_to(out):
+            raise _usage(output, f"holds the input {given}; writing there would replace it, "
+                         "choose another output path")
+
+
+def _check_writable(path: Path) -> None:
+    """No parent is a file, and a probe folder can be made where the output will go."""
+    nearest = _absolute(path).parent
+    while not nearest.exists():
+        nearest = nearest.parent
+    if not nearest.is_dir():
+        raise _usage(path, f"cannot be written: {nearest} is a file, not a folder")
+    probe = temporary_name(nearest / path.name, "probe")
+    try:
+        probe.mkdir()
+        probe.rmdir()
+    except OSError as error:
+        raise _usage(path, f"cannot be written: no new folder can be made in {nearest} "
+                     f"({error.strerror})") from error
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _files_under(folder: Path) -> list[str]:
+    """Relative paths of every non-folder entry below `folder` (links are not followed)."""
+    found = []
+    for root, folders, files in os.walk(folder):
+        base = Path(root)
+        for name in files + [d for d in folders if (base / d).is_symlink()]:
+            found.append((base / name).relative_to(folder).as_posix())
+    return sorted(found)
+
+
+def read_manifest(folder: Path) -> dict | None:
+    """The manifest of a folder this project wrote, or None."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        return None
+    return manifest
+
+
+@dataclass(frozen=True)
+class OutputFolder:
+    """A folder a command fills completely; replaced only when it is the command's own."""
+
+    path: Path
+    command: str
+    inputs: Sequence[Path] = ()
+    overwrite: bool = False
+
+    def check(self) -> None:
+        """Raise a usage error unless the folder may be written; call before any work."""
+        _related(self.path, self.inputs)
+        if self.path.exists() and not self.path.is_dir():
+            raise _usage(self.path, "is an existing file, but a folder is written here; "
+                         "choose another output path")
+        _check_writable(self.path)
+        if self.path.is_dir():
+            self._check_replaceable()
+
+    def _check_replaceable(self) -> None:
+        present = _files_under(self.path)
+        if not present:
+            return
+        manifest = read_manifest(self.path)
+        if manifest is None or manifest.get("written_by") != self.command:
+            raise _usage(self.path, f"holds files not written by {self.command} (e.g. "
+                         f"{present[0]}); choose a new output folder or empty this one")
+        listed = manifest["files"]
+        foreign = [name for name in present if name != MANIFEST and name not in listed]
+        if foreign:
+            raise _usage(self.path, f"holds {foreign[0]}, which {self.command} did not write; "
+                         "move it away or choose a new output folder")
+        if self.overwrite:
+            return
+        for name in present:
+            if name != MANIFEST and _sha256(self.path / name) != listed[name].get("sha256"):
+                raise _usage(self.path, f"{name} was changed since {self.command} wrote it; "
+                             "--overwrite replaces it, or choose a new output folder")
+
+    def write(self, fill: Callable[[Path], None]) -> None:
+        """Fill a temporary folder, add the manifest, and move it into place."""
+        def fill_with_manifest(folder: Path) -> None:
+            fill(folder)
+            write_manifest(folder, self.command)
+
+        fill_folder_atomically(self.path, fill_with_manifest, self._replace)
+
+    def _replace(self, out: Path, new: Path) -> None:
+        self._check_replaceable()
+        manifest = read_manifest(out)
+        previous = temporary_name(out, "old")
+        out.rename(previous)
+        new.rename(out)
+        _remove_listed(previous, manifest["files"] if manifest else {})
+
+
+def write_manifest(folder: Path, command: str) -> None:
+    """`manifest.json`: the command that wrote the folder and the SHA-256 of every file."""
+    from tapaco.core.versions import package_version
+
+    files = {name: {"bytes": (folder / name).stat().st_size, "sha256": _sha256(folder / name)}
+             for name in _files_under(folder) if name != MANIFEST}
+    manifest = {"written_by": command, "version": package_version(), "files": files}
+    (folder / MANIFEST).write_text(json_text(manifest), encoding="utf-8")
+
+
+def _remove_listed(folder: Path, listed: dict) -> None:
+    """Delete the listed files and the manifest, then the folders left empty; anything else
+    stays where it is (the folder is then kept)."""
+    for name in [*listed, MANIFEST]:
+        (folder / name).unlink(missing_ok=True)
+    for root, _, _ in sorted(os.walk(folder, topdown=False), key=lambda item: -len(item[0])):
+        try:
+            Path(root).rmdir()
+        except OSError:
+            pass
+    if folder.exists():
+        print(f"warning: {folder} keeps files that appeared while the output was written",
+              file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """A single output file; an existing one is replaced only when it is the command's own
+    (as `is_own` recognises it) or with `overwrite`, never when it is an input."""
+
+    path: Path
+    command: str
+    inputs: Sequence[Path] = ()
+    overwrite: bool = False
+    is_own: Callable[[Path], bool] | None = None
+    option: str = "--out"
+
+    def check(self) -> None:
+        _related(self.path, self.inputs)
+        parent = _absolute(self.path).parent
+        if not parent.is_dir():
+            what = "is a file" if parent.exists() else "does not exist"
+            raise _usage(self.path, f"cannot be written: its folder {parent} {what}")
+        if self.path.is_dir():
+            raise _usage(self.path, f"is a folder, but {self.option} names a file here")
+        if self.path.exists() or self.path.is_symlink():
+            if not self.path.is_file() or self.path.is_symlink():
+                raise _usage(self.path, "is not a regular file; choose another path")
+            if not self.overwrite and not (self.is_own and self.is_own(self.path)):
+                raise _usage(self.path, f"exists and was not written by {self.command}; "
+                             "--overwrite replaces it, or choose another path")
+        _check_writable(self.path)
+
+    def write(self, content: str | bytes) -> None:
+        _write_file(self.path, content)

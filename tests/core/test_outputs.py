@@ -1,0 +1,145 @@
+"""Where commands may write: inputs and users' files are never replaced, failures leave nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tapaco.core.errors import InputError
+from tapaco.core.outputs import MANIFEST, OutputFile, OutputFolder
+
+COMMAND = "test command"
+
+
+def _fill(files: dict[str, str]):
+    def fill(folder):
+        for name, text in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text)
+    return fill
+
+
+def _refused(output, message: str) -> None:
+    with pytest.raises(InputError) as raised:
+        output.check()
+    assert raised.value.kind == "usage" and message in str(raised.value)
+
+
+def _listing(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+def test_new_folder_gets_the_files_and_a_manifest_of_them(tmp_path):
+    out = OutputFolder(tmp_path / "a" / "out", COMMAND)
+    out.check()
+    out.write(_fill({"en.txt": "x\n", "sub/fr.txt": "y\n"}))
+    manifest = json.loads((tmp_path / "a" / "out" / MANIFEST).read_text())
+    assert manifest["written_by"] == COMMAND
+    assert sorted(manifest["files"]) == ["en.txt", "sub/fr.txt"]
+    # sha256 of "x\n", computed independently with `printf 'x\n' | sha256sum`
+    assert manifest["files"]["en.txt"] == {
+        "bytes": 2, "sha256": "73cb3858a687a8494ca3323053016282f3dad39d42cf62ca4e79dda2aac7d9ac"}
+    assert _listing(tmp_path) == ["a", "a/out", "a/out/en.txt", "a/out/manifest.json",
+                                  "a/out/sub", "a/out/sub/fr.txt"]
+
+
+def test_own_output_is_replaced_and_its_old_files_removed(tmp_path):
+    folder = tmp_path / "out"
+    OutputFolder(folder, COMMAND).write(_fill({"en.txt": "old", "es.txt": "old"}))
+    again = OutputFolder(folder, COMMAND)
+    again.check()
+    again.write(_fill({"en.txt": "new"}))
+    assert _listing(folder) == ["en.txt", MANIFEST]
+    assert (folder / "en.txt").read_text() == "new"
+    assert _listing(tmp_path) == ["out", "out/en.txt", f"out/{MANIFEST}"]
+
+
+def test_a_users_file_is_never_deleted_even_with_overwrite(tmp_path):
+    folder = tmp_path / "out"
+    OutputFolder(folder, COMMAND).write(_fill({"en.txt": "old"}))
+    (folder / "notes.txt").write_text("my notes")
+    for overwrite in (False, True):
+        _refused(OutputFolder(folder, COMMAND, overwrite=overwrite), "notes.txt")
+    assert (folder / "notes.txt").read_text() == "my notes"
+
+
+def test_folder_without_manifest_or_of_another_command_is_refused(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "corpus.xml").write_text("<x/>")
+    _refused(OutputFolder(plain, COMMAND, overwrite=True), "not written by test command")
+    other = tmp_path / "other"
+    OutputFolder(other, "another command").write(_fill({"a.txt": "a"}))
+    _refused(OutputFolder(other, COMMAND), "not written by test command")
+
+
+def test_an_empty_folder_is_used(tmp_path):
+    (tmp_path / "out").mkdir()
+    out = OutputFolder(tmp_path / "out", COMMAND)
+    out.check()
+    out.write(_fill({"en.txt": "x"}))
+    assert _listing(tmp_path / "out") == ["en.txt", MANIFEST]
+
+
+def test_a_changed_file_needs_overwrite(tmp_path):
+    folder = tmp_path / "out"
+    OutputFolder(folder, COMMAND).write(_fill({"en.txt": "old"}))
+    (folder / "en.txt").write_text("hand-corrected")
+    _refused(OutputFolder(folder, COMMAND), "--overwrite")
+    OutputFolder(folder, COMMAND, overwrite=True).check()
+
+
+@pytest.mark.parametrize("relation", ["equal", "inside", "holds"])
+def test_output_related_to_the_input_is_refused(tmp_path, relation):
+    corpus = tmp_path / "work" / "corpus"
+    corpus.mkdir(parents=True)
+    (corpus / "en-fr.xml.gz").write_bytes(b"data")
+    out = {"equal": corpus, "inside": corpus / "out", "holds": tmp_path / "work"}[relation]
+    _refused(OutputFolder(out, COMMAND, (corpus,), overwrite=True), "input")
+    _refused(OutputFile(out / "x.tsv" if relation == "inside" else corpus, COMMAND, (corpus,),
+                        overwrite=True), "input")
+
+
+def test_unwritable_places_are_refused_before_work(tmp_path):
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    _refused(OutputFolder(a_file, COMMAND), "is an existing file")
+    _refused(OutputFolder(a_file / "out", COMMAND), "is a file")
+    _refused(OutputFolder(Path("/proc/pivot-test-out"), COMMAND),
+             "cannot be written")
+    _refused(OutputFile(tmp_path / "missing" / "t.json", COMMAND), "does not exist")
+    _refused(OutputFile(Path("/dev/null"), COMMAND, overwrite=True),
+             "not a regular file")
+    assert _listing(tmp_path) == ["file.txt"]
+
+
+def test_failed_write_leaves_the_previous_output_and_no_new_folder(tmp_path):
+    folder = tmp_path / "out"
+    OutputFolder(folder, COMMAND).write(_fill({"en.txt": "old"}))
+
+    def failing(new):
+        (new / "en.txt").write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        OutputFolder(folder, COMMAND).write(failing)
+    assert (folder / "en.txt").read_text() == "old"
+    deep = tmp_path / "new" / "deeper" / "out"
+    with pytest.raises(KeyboardInterrupt):
+        OutputFolder(deep, COMMAND).write(failing)
+    assert _listing(tmp_path) == ["out", "out/en.txt", f"out/{MANIFEST}"]
+
+
+def test_existing_file_is_replaced_only_when_own_or_with_overwrite(tmp_path):
+    path = tmp_path / "result.tsv"
+    path.write_text("precious")
+    _refused(OutputFile(path, COMMAND), "--overwrite")
+    OutputFile(path, COMMAND, is_own=lambda p: p.read_text() == "precious").check()
+    replaced = OutputFile(path, COMMAND, overwrite=True)
+    replaced.check()
+    replaced.write("new")
+    assert path.read_text() == "new"
+    assert os.listdir(tmp_path) == ["result.tsv"]
