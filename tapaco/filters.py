@@ -71,17 +71,18 @@ def _group_sizes(rows: Rows) -> np.ndarray:
     return np.bincount(run)[run] if len(run) else run
 
 
-def _drop_small_sets(rows: Rows) -> tuple[Rows, int]:
-    keep = _group_sizes(rows) >= 2
-    dissolved = int(group_starts(rows.group[~keep]).sum()) if (~keep).any() else 0
-    return rows.take(keep), dissolved
+def _set_count(rows: Rows) -> int:
+    return int(group_starts(rows.group).sum()) if len(rows.group) else 0
 
 
 def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
-    removed = int((~keep).sum())
-    rows, dissolved = _drop_small_sets(rows.take(keep))
-    funnel.record(step, rows, removed, dissolved)
-    return rows
+    """Keep the rows of `keep`, then drop sets left with fewer than two sentences; the funnel
+    counts every sentence and set gone in this step, those of dissolved sets included."""
+    kept = rows.take(keep)
+    kept = kept.take(_group_sizes(kept) >= 2)
+    funnel.record(step, kept, len(rows.vertex) - len(kept.vertex),
+                  _set_count(rows) - _set_count(kept))
+    return kept
 
 
 def _near_identical_keep(rows: Rows, texts: list[str]) -> np.ndarray:

@@ -15,6 +15,7 @@ import numpy as np
 from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicographic_order
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
+from tapaco.core.opus import find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.versions import library_versions, signature
@@ -50,6 +51,16 @@ def _language_ranks(corpus: Corpus, wanted: tuple[str, ...]) -> np.ndarray:
     rank = {lang: ordered.index(lang) for lang in corpus.languages}
     return np.array([rank[lang] if not wanted or lang in wanted else -1
                      for lang in corpus.languages], np.int64)
+
+
+def _check_languages(opus_dir: Path, wanted: tuple[str, ...]) -> None:
+    """Before reading: every `--langs` language must be in an alignment file's name."""
+    available = {lang for source in find_alignment_sources(opus_dir) for lang in source.langs}
+    unknown = sorted(set(wanted) - available)
+    if unknown:
+        raise InputError("--langs", f"not in the release: {', '.join(unknown)} (its alignment "
+                         f"files name {', '.join(sorted(available)) or 'no language'})",
+                         kind="usage")
 
 
 def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]) -> Rows:
@@ -121,6 +132,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     progress = progress or Progress(enabled=False)
     output = OutputFolder(out, COMMAND, (opus_dir,), overwrite)
     output.check()
+    _check_languages(opus_dir, options.languages)
     with garbage_collector_paused():
         return _build(opus_dir, output, options, progress)
 

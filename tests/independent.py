@@ -1,7 +1,8 @@
 """A second, deliberately simple TaPaCo implementation that the tests compare the build with.
 
-It parses XML with xml.etree, joins sentences with a dictionary union-find, normalises text with
-hand-written replacements and scores BLEU pair by pair with sacrebleu. Slow, obvious, separate.
+It parses XML with xml.etree, finds sets as connected components with networkx (not igraph, which
+the build uses), normalises text with hand-written replacements and scores BLEU pair by pair with
+sacrebleu. Slow, obvious, separate.
 """
 
 from __future__ import annotations
@@ -12,31 +13,11 @@ import xml.etree.ElementTree as ElementTree
 import zipfile
 from pathlib import Path
 
+import networkx
 from sacrebleu.metrics import BLEU
 
 TYPOGRAPHIC = {"’": "'", "‘": "'", "“": '"', "”": '"', "„": '"', "«": '"', "»": '"',
                "…": "...", "–": "-", "—": "-"}
-
-
-class UnionFind:
-    def __init__(self) -> None:
-        self.parent: dict = {}
-
-    def find(self, item):
-        self.parent.setdefault(item, item)
-        while self.parent[item] != item:
-            self.parent[item] = self.parent[self.parent[item]]
-            item = self.parent[item]
-        return item
-
-    def union(self, a, b) -> None:
-        self.parent[self.find(a)] = self.find(b)
-
-    def groups(self) -> list[set]:
-        found: dict = {}
-        for item in self.parent:
-            found.setdefault(self.find(item), set()).add(item)
-        return list(found.values())
 
 
 def surface(text: str) -> str:
@@ -100,11 +81,9 @@ def components(opus_dir: Path) -> tuple[list[set], dict]:
     """Connected components of link sides (alignment + surface links), and side texts."""
     links = read_links(opus_dir)
     documents: dict[str, dict] = {}
-    sides = UnionFind()
+    sides = networkx.Graph(links)
     info = {}
-    for a, b in links:
-        sides.union(a, b)
-    for side in list(sides.parent):
+    for side in list(sides.nodes):
         lang, document, ids = side
         if document not in documents:
             documents[document] = read_document(opus_dir, document)
@@ -115,9 +94,9 @@ def components(opus_dir: Path) -> tuple[list[set], dict]:
     for side in sorted(info):
         key = (side[0], surface(info[side][0]))
         if key in first_with_key:
-            sides.union(side, first_with_key[key])
+            sides.add_edge(side, first_with_key[key])
         first_with_key.setdefault(key, side)
-    return sides.groups(), info
+    return list(networkx.connected_components(sides)), info
 
 
 def _numeric(side: tuple) -> tuple:

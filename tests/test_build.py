@@ -154,7 +154,7 @@ def test_langs_restricts_output_but_all_languages_pivot(opus, tmp_path):
 def test_unknown_output_language_is_an_error(tmp_path):
     from tapaco.core.errors import InputError
 
-    with pytest.raises(InputError, match="not in the corpus: xx"):
+    with pytest.raises(InputError, match="not in the release: xx"):
         build(SAMPLE, tmp_path / "out", BuildOptions(languages=("xx",)))
     assert not (tmp_path / "out").exists()
 

@@ -26,9 +26,10 @@ def test_filters_in_order_with_funnel():
     kept, funnel = apply_filters(rows, TEXTS, ["en", "fr"], FilterOptions(min_sets=1))
     assert kept.vertex.tolist() == [1, 2, 3, 5, 8, 10]
     steps = {step["step"][:3]: step for step in funnel.steps}
-    assert steps["(a)"]["sentences_removed"] == 1
-    assert steps["(c)"]["sentences_removed"] == 2 and steps["(c)"]["sets_dissolved"] == 1
-    assert steps["(d)"]["sentences_removed"] == 1
+    # every sentence and set gone in a step counts, those of dissolved sets included
+    assert steps["(a)"]["sentences_removed"] == 1 and steps["(a)"]["sets_dissolved"] == 1
+    assert steps["(c)"]["sentences_removed"] == 3 and steps["(c)"]["sets_dissolved"] == 1
+    assert steps["(d)"]["sentences_removed"] == 1 and steps["(d)"]["sets_dissolved"] == 0
     assert steps["(d)"]["per_language"] == {"en": {"sets": 3, "sentences": 6}}
 
 

@@ -1,0 +1,60 @@
+"""The README's own code: its Python blocks run, and its quick-start commands work as written."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import PROJECT, SAMPLE
+
+README = (PROJECT / "README.md").read_text(encoding="utf-8")
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, re.S)
+
+
+def _sample_project(tmp_path: Path) -> Path:
+    """A folder shaped like the project for the commands' relative paths (the sample only)."""
+    root = tmp_path / "project"
+    shutil.copytree(SAMPLE, root / "tapaco" / "sample" / "tatoeba-v2")
+    return root
+
+
+def test_python_blocks_run(tmp_path, monkeypatch):
+    blocks = _blocks("python")
+    assert blocks, "the README shows the library API"
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SAMPLE, tmp_path / "tatoeba")
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+    assert (tmp_path / "out" / "stats.json").is_file()
+
+
+def _quick_start_commands() -> list[list[str]]:
+    """The `python -m ...` commands of the quick start (everything before its first `##`)."""
+    quick_start = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", quick_start, re.S):
+        for line in block.splitlines():
+            for part in line.split("&&"):
+                words = shlex.split(part)
+                if words[:2] == ["python", "-m"] and "pytest" not in words:
+                    commands.append(words)
+    return commands
+
+
+def test_quick_start_commands_work(tmp_path):
+    commands = _quick_start_commands()
+    assert [words[2] for words in commands] == ["tapaco", "opusparcus"]
+    root = _sample_project(tmp_path)
+    for words in commands:
+        result = subprocess.run([sys.executable, *words[1:]], cwd=root, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, (words, result.stderr)
+    assert (root / "out" / "fr.txt").is_file()
+    assert (root / "out-opusparcus" / "fr" / "train" / "fr-train.txt.bz2").is_file()
