@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -29,6 +30,11 @@ def test_build_on_the_embedded_sample(tmp_path):
     assert [stage["name"] for stage in timings["stages"]] == [
         "read alignments", "read documents", "graph and components", "filters", "write output"]
     stats = json.loads((out / "stats.json").read_text())
+    sacrebleu_version = importlib.metadata.version("sacrebleu")
+    assert stats["versions"]["sacrebleu"] == sacrebleu_version
+    assert stats["signature"].startswith("tapaco-build|pivot-paraphrase-miner:")
+    assert f"|sacrebleu:{sacrebleu_version}|" in stats["signature"]
+    assert "|bleu_max:50.0|" in stats["signature"] and "|min_sets:1|" in stats["signature"]
     assert stats["input"]["links"] == 154
     assert [step["sentences"] for step in stats["funnel"]][0] == stats["graph"]["vertices"]
 
