@@ -20,14 +20,8 @@ from tapaco.core.progress import Progress, timings_file_is_own
 from tapaco.filters import FilterOptions
 from tapaco.pipeline import COMMAND, BuildOptions, build
 
-DESCRIPTION = """\
-TaPaCo: paraphrase sets from the translation graph of an OPUS Tatoeba release (Scherrer 2020).
-
-  build   read an OPUS release, join sentences linked by translations into sets, filter them,
-          and write one TSV per language in the released TaPaCo layout
-  enrich  back-translate a bitext (or TaPaCo sets) with a local NMT model into paraphrase
-          candidates
-"""
+DESCRIPTION = ("TaPaCo: paraphrase sets from the translation graph of an OPUS Tatoeba release\n"
+               "(Scherrer 2020), and NMT back-translation paraphrase candidates.")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -42,29 +36,30 @@ def parser() -> argparse.ArgumentParser:
 
 def _build_parser(commands) -> None:
     command = commands.add_parser(
-        "build", help="build TaPaCo paraphrase sets from an OPUS Tatoeba release",
+        "build", help="read an OPUS release, join sentences linked by translations into sets, "
+                      "filter them, write one TSV per language (the released TaPaCo layout)",
         description="Build TaPaCo paraphrase sets from an OPUS Tatoeba release.")
-    command.add_argument("--opus-dir", type=Path, required=True,
+    command.add_argument("--opus-dir", type=Path, required=True, metavar="DIR",
                          help="OPUS release folder (xml/ with raw/ or xml/ documents, or moses/)")
-    command.add_argument("--out", type=Path, required=True,
+    command.add_argument("--out", type=Path, required=True, metavar="OUT",
                          help="output folder: <lang>.txt, stats.json, stats.md, manifest.json; "
                               "an existing one is replaced only if an earlier build wrote it")
     command.add_argument("--overwrite", action="store_true",
                          help="replace files of an earlier build even if they were changed "
                               "since (files it did not write are never replaced)")
-    command.add_argument("--langs", type=languages, default=(),
+    command.add_argument("--langs", type=languages, default=(), metavar="xx,yy",
                          help="comma-separated output languages (all still pivot); default: all")
-    command.add_argument("--max-set-size", type=int, default=100,
+    command.add_argument("--max-set-size", type=int, default=100, metavar="N",
                          help="filter (b): drop sets with more sentences")
-    command.add_argument("--bleu-max", type=float, default=50.0,
+    command.add_argument("--bleu-max", type=float, default=50.0, metavar="X",
                          help="filter (d): drop a sentence whose BLEU against an earlier kept "
                               "one exceeds this (0-100)")
-    command.add_argument("--min-sets", type=int, default=100,
+    command.add_argument("--min-sets", type=int, default=100, metavar="N",
                          help="filter (e): drop languages with fewer sets")
     command.add_argument("--skip-bad-input", action="store_true",
                          help="skip and count bad files, documents and links instead of "
                               "stopping")
-    command.add_argument("--timings", type=Path,
+    command.add_argument("--timings", type=Path, metavar="FILE",
                          help="write per-stage seconds and peak memory as JSON to this file")
     command.add_argument("--quiet", action="store_true", help="no progress line, no summary")
 

@@ -23,7 +23,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         default = action.default
-        if ("%(default)" in text or default in (None, False, argparse.SUPPRESS)
+        if ("%(default)" in text or default in (None, False, "", (), argparse.SUPPRESS)
                 or not action.option_strings):
             return text
         shown = ",".join(default) if isinstance(default, tuple) else default
