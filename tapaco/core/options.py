@@ -59,29 +59,24 @@ def languages(value: str) -> tuple[str, ...]:
 
 def integer(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argument type: a whole number from `low` to `high` (inclusive; None: no bound)."""
-    def parse(value: str) -> int:
-        try:
-            number = int(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-        check = in_range(number, low, high)
-        if check:
-            raise argparse.ArgumentTypeError(check)
-        return number
-
-    return parse
+    return _ranged(int, "a whole number", low, high)
 
 
 def number(low: float, high: float | None = None) -> Callable[[str], float]:
-    """An argument type: a finite number from `low` to `high` (inclusive)."""
+    """An argument type: a finite number from `low` to `high` (inclusive; None: no bound)."""
+    return _ranged(float, "a number", low, high)
+
+
+def _ranged(convert: Callable[[str], float], what: str, low: float,
+            high: float | None) -> Callable[[str], float]:
     def parse(value: str) -> float:
         try:
-            result = float(value)
+            result = convert(value)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
-        check = in_range(result, low, high)
-        if check:
-            raise argparse.ArgumentTypeError(check)
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value!r}") from None
+        problem = in_range(result, low, high)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
         return result
 
     return parse
