@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from tapaco.core.errors import require
+from tapaco.core.options import check_range
 from tapaco.enrich.scoring import tokenize
 
 
@@ -22,13 +24,23 @@ from tapaco.enrich.scoring import tokenize
 class ConstraintOptions:
     """Which words are never suppressed because they are frequent (``None`` disables a rule).
 
-    ``top_frequent``: the N words with the highest df (ties broken by the word);
-    ``max_df_ratio``: any word with df/N above this. Both are on by default; on a tiny corpus
-    they exclude nearly everything, so set them to ``None`` there.
+    ``top_frequent``: the N words with the highest df (ties broken by the word; 0 is the same
+    as ``None``); ``max_df_ratio``: any word with df/N above this (0 < ratio <= 1). Both are on
+    by default; on a tiny corpus they exclude nearly everything, so set them to ``None`` there.
     """
 
     top_frequent: int | None = 100
     max_df_ratio: float | None = 0.05
+
+    def __post_init__(self) -> None:
+        if self.top_frequent is not None:
+            check_range("--never-suppress-top", self.top_frequent, 0, whole=True)
+            if self.top_frequent == 0:
+                self.top_frequent = None
+        if self.max_df_ratio is not None:
+            check_range("--never-suppress-df-ratio", self.max_df_ratio, 0, 1)
+            require(self.max_df_ratio > 0, "--never-suppress-df-ratio",
+                    "must be above 0 (use 'none' to turn this rule off), got 0")
 
 
 @dataclass

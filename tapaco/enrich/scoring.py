@@ -17,6 +17,9 @@ from functools import lru_cache
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
+from tapaco.core.errors import require
+from tapaco.core.options import check_range
+
 # Order in which filters are tried; the first that fires names the drop reason.
 FILTER_NAMES = ("empty", "copy", "too_long", "unigram_overlap", "bleu", "logprob")
 SCORE_NAMES = ("ref_tokens", "out_tokens", "overlap1", "overlap2", "overlap3", "bleu", "logprob")
@@ -26,7 +29,8 @@ _TOKENIZER = Tokenizer13a()
 
 @dataclass
 class OutputFilterOptions:
-    """Which outputs to drop. ``None`` disables an optional filter."""
+    """Which outputs to drop. ``None`` disables an optional filter; ranges are checked on
+    creation (the command line's option names in the messages)."""
 
     drop_empty: bool = True
     drop_copies: bool = True
@@ -35,6 +39,22 @@ class OutputFilterOptions:
     max_unigram_overlap: float | None = None
     max_bleu: float | None = None
     min_logprob: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_length_ratio is not None:
+            check_range("--max-length-ratio", self.max_length_ratio, 0)
+            require(self.max_length_ratio > 0, "--max-length-ratio",
+                    f"must be above 0, got {self.max_length_ratio:g}")
+        if self.max_tokens is not None:
+            check_range("--max-tokens", self.max_tokens, 1, whole=True)
+        if self.max_unigram_overlap is not None:
+            check_range("--max-unigram-overlap", self.max_unigram_overlap, 0, 1)
+        if self.max_bleu is not None:
+            check_range("--max-bleu", self.max_bleu, 0, 100)
+        if self.min_logprob is not None:
+            check_range("--min-logprob", self.min_logprob, -math.inf)
+            require(self.min_logprob <= 0, "--min-logprob", "must be at most 0 (a mean "
+                    f"log-probability), got {self.min_logprob:g}")
 
 
 def tokenize(text: str) -> list[str]:
