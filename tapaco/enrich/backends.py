@@ -18,12 +18,17 @@ with and without the leading "▁", and those sequences are forbidden
 (CTranslate2 ``suppress_sequences``, transformers ``bad_words_ids``). Both mechanisms apply to a
 whole batch, so sources are grouped by their constraint set before decoding.
 
-torch, transformers, ctranslate2 and sentencepiece are imported lazily.
+A source longer than the model's positions (512 for Marian models) is cut there, as Marian
+does, instead of failing. `BackendOptions` checks the settings on creation; `check_model` checks
+a folder and the installed libraries without loading anything. torch, transformers, ctranslate2
+and sentencepiece are imported lazily; a missing one is a `MissingDependency` that says how to
+install the 'enrich' extra.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import math
 from collections.abc import Container, Iterator, Sequence
@@ -31,10 +36,58 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-EXTRA_MESSAGE = ("NMT enrichment needs the 'enrich' extra: pip install "
-                 "'pivot-paraphrase-miner[enrich]' (and torch==2.13.0 for CPU)")
+from tapaco.core.errors import MissingDependency, OptionError
+from tapaco.core.options import check_range
+
 EOS = "</s>"
 WORD_START = "\u2581"
+BACKENDS = ("auto", "ctranslate2", "transformers")
+DEVICES = ("auto", "cpu", "cuda")
+# CTranslate2's compute types; transformers runs only the float ones (default: float32)
+COMPUTE_TYPES = ("default", "auto", "float32", "float16", "bfloat16", "int8", "int8_float32",
+                 "int8_float16", "int8_bfloat16", "int16")
+TRANSFORMERS_COMPUTE_TYPES = ("default", "auto", "float32", "float16", "bfloat16")
+# positions of a Marian model (OPUS-MT's max_position_embeddings); longer sources are cut there
+MARIAN_POSITIONS = 512
+MODULES = {"ctranslate2": ("ctranslate2", "sentencepiece"),
+           "transformers": ("torch", "transformers", "sentencepiece")}
+DESCRIPTIONS = {"ctranslate2": "CTranslate2 model (model.bin)",
+                "transformers": "MarianMT checkpoint (config.json and weights)"}
+
+
+def missing_extra(module: str) -> MissingDependency:
+    return MissingDependency(
+        f"{module} is not installed; NMT enrichment needs the 'enrich' extra: pip install "
+        "'pivot-paraphrase-miner[enrich]' (in a checkout: pip install -e '.[enrich]'; on a "
+        "machine without a GPU install torch's CPU build first)")
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """Which backend runs the model, where, in which precision, and how many sentences each
+    decoding call takes at most (the pipeline's token budget cuts batches first)."""
+
+    backend: str = "auto"
+    device: str = "auto"
+    compute_type: str = "default"
+    batch_size: int = 64
+
+    def __post_init__(self) -> None:
+        for option, value, allowed in (("--backend", self.backend, BACKENDS),
+                                       ("--device", self.device, DEVICES),
+                                       ("--compute-type", self.compute_type, COMPUTE_TYPES)):
+            if value not in allowed:
+                raise OptionError(option, f"expected one of {', '.join(allowed)}, got {value!r}")
+        check_range("--batch-size", self.batch_size, 1, whole=True)
+
+
+class ModelFolderError(ValueError):
+    """The model folder is not what the chosen backend reads."""
+
+    def __init__(self, folder: Path, problem: str) -> None:
+        self.folder = folder
+        self.problem = problem
+        super().__init__(f"{folder}: {problem}")
 
 
 @dataclass
@@ -57,7 +110,14 @@ def _import(name: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError as exc:
-        raise RuntimeError(EXTRA_MESSAGE) from exc
+        raise missing_extra(name) from exc
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def detect_backend(model_dir: Path) -> str:
@@ -68,41 +128,80 @@ def detect_backend(model_dir: Path) -> str:
     weights = ("pytorch_model.bin", "model.safetensors", "model.safetensors.index.json")
     if (model_dir / "config.json").is_file() and any((model_dir / w).is_file() for w in weights):
         return "transformers"
-    raise ValueError(f"{model_dir}: neither a CTranslate2 model (model.bin) nor a MarianMT "
-                     "checkpoint (config.json + pytorch_model.bin/model.safetensors)")
+    raise ModelFolderError(model_dir, "neither a CTranslate2 model (model.bin) nor a MarianMT "
+                           "checkpoint (config.json + pytorch_model.bin/model.safetensors)")
+
+
+def check_model(model_dir: Path, options: BackendOptions) -> str:
+    """The backend that will read `model_dir`, checked without loading anything: the folder
+    holds that backend's files and the sentencepiece models, its libraries are installed and
+    the compute type is one it runs. Raises ModelFolderError, MissingDependency, OptionError."""
+    model_dir = Path(model_dir)
+    if not model_dir.is_dir():
+        raise ModelFolderError(model_dir, "no such folder (a local MarianMT checkpoint or its "
+                               "CTranslate2 conversion)")
+    found = detect_backend(model_dir)
+    backend = found if options.backend == "auto" else options.backend
+    if backend != found:
+        raise ModelFolderError(model_dir, f"is a {DESCRIPTIONS[found]}, not a "
+                               f"{DESCRIPTIONS[backend]}; use --backend {found} (or auto)")
+    needed = ["source.spm", "target.spm"] + (["vocab.json"] if backend == "transformers" else [])
+    missing = [name for name in needed if not (model_dir / name).is_file()]
+    if missing:
+        raise ModelFolderError(model_dir, f"has no {', '.join(missing)} (a Marian model's "
+                               "sentencepiece files; ct2-transformers-converter --copy_files "
+                               "source.spm target.spm copies them)")
+    for module in MODULES[backend]:
+        if not _installed(module):
+            raise missing_extra(module)
+    if backend == "transformers" and options.compute_type not in TRANSFORMERS_COMPUTE_TYPES:
+        raise OptionError("--compute-type", f"{options.compute_type} is CTranslate2's; the "
+                          f"transformers backend runs {', '.join(TRANSFORMERS_COMPUTE_TYPES)}")
+    return backend
 
 
 def resolve_device(backend: str, device: str = "auto") -> str:
-    """"auto" => "cuda" when the backend sees a GPU, else "cpu"; other values pass through."""
-    if device != "auto":
-        return device
+    """"auto" => "cuda" when the backend sees a GPU, else "cpu"; "cuda" needs a GPU."""
     if backend == "ctranslate2":
         has_gpu = _import("ctranslate2").get_cuda_device_count() > 0
     else:
         has_gpu = _import("torch").cuda.is_available()
+    if device == "cuda" and not has_gpu:
+        raise OptionError("--device", f"cuda: no CUDA device is visible to {backend}; use "
+                          "--device cpu (or auto)")
+    if device != "auto":
+        return device
     return "cuda" if has_gpu else "cpu"
 
 
 def resolve_compute_type(device: str, compute_type: str = "default") -> str:
     """CTranslate2 compute type: "default" => int8 on CPU, float16 on CUDA (when supported)."""
-    if compute_type != "default":
-        return compute_type
-    wanted = "float16" if device == "cuda" else "int8"
     supported = _import("ctranslate2").get_supported_compute_types(device)
+    if compute_type not in ("default", "auto"):
+        if compute_type not in supported:
+            raise OptionError("--compute-type", f"{compute_type} is not supported on {device} "
+                              f"here (supported: {', '.join(sorted(supported))})")
+        return compute_type
+    if compute_type == "auto":
+        return "auto"
+    wanted = "float16" if device == "cuda" else "int8"
     return wanted if wanted in supported else "default"
 
 
-def load_translator(model_dir: Path, backend: str = "auto", device: str = "auto",
-                    compute_type: str = "default") -> Translator:
-    """Load a MarianMT checkpoint or its CTranslate2 conversion from a local folder."""
-    model_dir = Path(model_dir)
-    if backend == "auto":
-        backend = detect_backend(model_dir)
+def load_translator(model_dir: Path, options: BackendOptions | None = None,
+                    **settings: Any) -> Translator:
+    """Load a MarianMT checkpoint or its CTranslate2 conversion from a local folder.
+
+    `options` or the same fields as keywords (`backend`, `device`, `compute_type`,
+    `batch_size`); the folder is checked first (`check_model`).
+    """
+    options = options or BackendOptions(**settings)
+    backend = check_model(model_dir, options)
     if backend == "ctranslate2":
-        return CTranslate2Translator(model_dir, device, compute_type)
-    if backend == "transformers":
-        return TransformersTranslator(model_dir, device, compute_type)
-    raise ValueError(f"unknown backend {backend!r}: use 'auto', 'transformers' or 'ctranslate2'")
+        return CTranslate2Translator(Path(model_dir), options.device, options.compute_type,
+                                     options.batch_size)
+    return TransformersTranslator(Path(model_dir), options.device, options.compute_type,
+                                  options.batch_size)
 
 
 class SentencePieces:
@@ -211,12 +310,13 @@ class CTranslate2Translator(_GroupedTranslator):
 
     def _decode(self, texts: list[str], beam: int, num_hypotheses: int,
                 constraints: list[list[str]] | None, max_length: int) -> list[list[Hypothesis]]:
-        source = [self.pieces.encode(text) + [EOS] for text in texts]
+        limit = MARIAN_POSITIONS - 1  # room for </s>
+        source = [self.pieces.encode(text)[:limit] + [EOS] for text in texts]
         outputs = self.model.translate_batch(
             source, beam_size=beam, num_hypotheses=num_hypotheses,
             suppress_sequences=constraints, max_decoding_length=max_length,
             min_decoding_length=0, length_penalty=1.0, return_scores=True,
-            max_batch_size=self.batch_size)
+            max_batch_size=self.batch_size, max_input_length=0)
         return [[Hypothesis(self.pieces.decode(h), float(score))
                  for h, score in zip(output.hypotheses, output.scores)] for output in outputs]
 
@@ -230,7 +330,7 @@ def _ct2_target_vocabulary(model_dir: Path) -> frozenset[str]:
         if (model_dir / f"{stem}.txt").is_file():
             text = (model_dir / f"{stem}.txt").read_text(encoding="utf-8")
             return frozenset(text.splitlines())
-    raise ValueError(f"{model_dir}: no shared_vocabulary or target_vocabulary file")
+    raise ModelFolderError(model_dir, "no shared_vocabulary or target_vocabulary file")
 
 
 class TransformersTranslator(_GroupedTranslator):
@@ -250,6 +350,8 @@ class TransformersTranslator(_GroupedTranslator):
         self.model = (model.to(dtype) if dtype else model).to(self.device).eval()
         self.pieces = SentencePieces(Path(model_dir))
         self.pad_id = self.tokenizer.pad_token_id
+        self.max_source_length = int(getattr(model.config, "max_position_embeddings", 0)
+                                     or MARIAN_POSITIONS)
 
     def _constraints(self, words: Sequence[str]) -> list[list[int]]:
         vocab = self.tokenizer.get_vocab()
@@ -258,7 +360,8 @@ class TransformersTranslator(_GroupedTranslator):
 
     def _decode(self, texts: list[str], beam: int, num_hypotheses: int,
                 bad_words: list[list[int]], max_length: int) -> list[list[Hypothesis]]:
-        batch = self.tokenizer(texts, return_tensors="pt", padding=True).to(self.device)
+        batch = self.tokenizer(texts, return_tensors="pt", padding=True, truncation=True,
+                               max_length=self.max_source_length).to(self.device)
         with self.torch.inference_mode():
             out = self.model.generate(
                 **batch, num_beams=beam, num_return_sequences=num_hypotheses, do_sample=False,

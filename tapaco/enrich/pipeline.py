@@ -18,14 +18,23 @@ Output TSV (UTF-8, header line first; tabs/newlines inside text become spaces)::
 only with ``write_dropped``). Overlaps and log-prob have 4 decimals, BLEU 2.
 
 Resuming: after each complete window its rows are appended and fsynced, then
-``<out>.progress.json`` records the rows consumed and the output size. A rerun with the same
-options truncates the output to that size (dropping any partial append), skips the consumed
-input rows and carries on, so an interrupted run ends byte-identical to an uninterrupted one.
-``<out>.stats.json`` gets the final counts.
+``<out>.progress.json`` records the rows consumed, the output size and the SHA-256 of the
+output and of the input pairs consumed. A rerun with the same options, model and input checks
+both digests, truncates the output to the recorded size (dropping any partial append), skips the
+consumed input rows and carries on, so an interrupted run ends byte-identical to an
+uninterrupted one. ``<out>.stats.json`` gets the final counts, the options and the versions.
+
+What may be written (``check_output``, before any work): an existing output is resumed only
+when its checkpoint was written with the same options and model; one without a checkpoint
+(not this command's), one written with other options, or one changed since, is replaced only
+with ``overwrite`` (which starts over). A fresh run writes nothing until its first window is
+done (or the input ends), so bad input found early leaves no file behind; a run that starts
+over replaces the earlier output only then.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -36,7 +45,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from tapaco.core.files import write_file_atomically
+from tapaco.core.errors import InputError
+from tapaco.core.files import json_text, write_file_atomically
+from tapaco.core.options import check_range
+from tapaco.core.versions import library_versions, signature
 from tapaco.enrich.backends import Translator
 from tapaco.enrich.constraints import ConstraintOptions, Idf, choose_suppressed, lower_tokens
 from tapaco.enrich.scoring import (
@@ -47,15 +59,30 @@ from tapaco.enrich.scoring import (
     tally,
 )
 
+COMMAND = "tapaco enrich"
 COLUMNS = ("reference", "paraphrase", "source", "variant", "suppressed", *SCORE_NAMES,
            "dropped_by")
-PROGRESS_VERSION = 1
+PROGRESS_VERSION = 2
+# ParaNMT decoded with beam 12, Wieting et al. (2017) with 50; time and memory grow linearly
+# with the beam (beam 64 x 64 sentences already takes 3 GB with transformers on a tiny model)
+MAX_BEAM_SIZE = 64
+# ParaBank suppresses at most 3 words; every variant is one more decoding of every source
+MAX_VARIANTS = 16
+# Marian models have 512 target positions
+MAX_DECODING_LENGTH = 512
+# the libraries whose versions decide the rows
+OUTPUT_LIBRARIES = ("sacrebleu", "ctranslate2", "transformers", "torch", "sentencepiece")
 _CLEAN = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
 
 @dataclass
 class EnrichOptions:
-    """Decoding, batching and filtering settings (ParaNMT decoded with beam 12, kept the best)."""
+    """Decoding, batching and filtering settings (ParaNMT decoded with beam 12, kept the best);
+    ranges are checked on creation, with the command line's option names in the messages.
+
+    ``max_length`` caps each output at that many target pieces; ``window_size`` pairs are read,
+    sorted, decoded and checkpointed together.
+    """
 
     beam_size: int = 12
     variants: int = 0
@@ -65,6 +92,14 @@ class EnrichOptions:
     write_dropped: bool = False
     filters: OutputFilterOptions = field(default_factory=OutputFilterOptions)
     constraints: ConstraintOptions = field(default_factory=ConstraintOptions)
+
+    def __post_init__(self) -> None:
+        check_range("--beam-size", self.beam_size, 1, MAX_BEAM_SIZE, whole=True)
+        check_range("--variants", self.variants, 0, MAX_VARIANTS, whole=True)
+        check_range("--max-batch-tokens", self.max_batch_tokens, 1, whole=True)
+        check_range("--max-decoding-length", self.max_length, 1, MAX_DECODING_LENGTH,
+                    whole=True)
+        check_range("--window-size", self.window_size, 1, whole=True)
 
 
 @dataclass
@@ -171,102 +206,207 @@ def process_window(window: list[tuple[str, str]], translator: Translator,
     return "".join(rows), [scores for _, _, scores in done]
 
 
-def fingerprint(options: EnrichOptions, idf: Idf | None) -> dict:
-    """What must match for a resume: everything that changes the rows written."""
+def settings_of(options: EnrichOptions) -> dict:
+    """The options that decide the rows written: not batching or windows, and the constraint
+    settings only when there are variants (as JSON reads them back)."""
     settings = asdict(options)
-    settings.pop("max_batch_tokens")
-    settings.pop("window_size")
+    for name in ("max_batch_tokens", "window_size"):
+        settings.pop(name)
+    if not options.variants:
+        settings.pop("constraints")
+    return json.loads(json.dumps(settings))
+
+
+def fingerprint(options: EnrichOptions, idf: Idf | None, model: dict | None = None) -> dict:
+    """What must match for a resume: everything that changes the rows written."""
     idf_summary = None if idf is None else {"n": idf.n, "types": len(idf.df),
                                             "df_total": sum(idf.df.values())}
-    return json.loads(json.dumps({"options": settings, "idf": idf_summary}))
+    return json.loads(json.dumps({"options": settings_of(options), "model": model,
+                                  "idf": idf_summary}))
 
 
-def write_json_atomic(path: Path, data: dict) -> None:
-    write_file_atomically(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+def _refuse(path: Path, problem: str) -> InputError:
+    return InputError(path, f"{problem}; --overwrite starts over, or choose another --out",
+                      kind="usage")
 
 
-def new_state(fp: dict, header_bytes: int) -> dict:
+def read_checkpoint(out_path: Path) -> dict | None:
+    """The checkpoint an earlier run left beside ``out_path``, or None (none, or not one)."""
+    try:
+        data = json.loads(progress_path(out_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(data, dict) and isinstance(data.get("fingerprint"), dict) \
+            and "version" in data:
+        return data
+    return None
+
+
+def stats_are_own(path: Path) -> bool:
+    """Whether ``path`` holds statistics this command wrote."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("written_by") == COMMAND
+
+
+def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(data, dict):
+        return {prefix: data}
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        flat.update(_flat(value, f"{prefix}.{key}" if prefix else key))
+    return flat
+
+
+def _differences(before: dict, now: dict) -> str:
+    """'beam_size 12, now 4; ...' for the first few settings that differ."""
+    old, new = _flat(before), _flat(now)
+    changed = [f"{key} {json.dumps(old.get(key))}, now {json.dumps(new.get(key))}"
+               for key in sorted(old.keys() | new.keys()) if old.get(key) != new.get(key)]
+    return "; ".join(changed[:3]) + ("; ..." if len(changed) > 3 else "")
+
+
+def check_output(out_path: Path, options: EnrichOptions, model: dict | None = None,
+                 overwrite: bool = False) -> dict | None:
+    """Whether ``out_path`` may be written with ``options`` and ``model``: the checkpoint to
+    resume from, or None to start over. Raises a usage InputError otherwise; reads only the
+    checkpoint and file sizes (the digests are checked when resuming)."""
+    out_path = Path(out_path)
+    if overwrite:
+        return None
+    checkpoint = read_checkpoint(out_path)
+    for path, own in ((progress_path(out_path), checkpoint is not None),
+                      (stats_path(out_path), checkpoint is not None or stats_are_own(
+                          stats_path(out_path))),
+                      (out_path, checkpoint is not None)):
+        if (path.exists() or path.is_symlink()) and not own:
+            raise _refuse(path, f"exists and was not written by {COMMAND}")
+    if checkpoint is None:
+        return None
+    if checkpoint.get("version") != PROGRESS_VERSION:
+        raise _refuse(out_path, f"was written by another version of {COMMAND}")
+    if not _new_state({}).keys() <= checkpoint.keys():
+        raise _refuse(progress_path(out_path), "is damaged (fields are missing)")
+    recorded = checkpoint["fingerprint"]
+    differences = _differences({**(recorded.get("options") or {}), "model": recorded.get(
+        "model")}, {**settings_of(options), "model": model})
+    if differences:
+        raise _refuse(out_path, f"was written with other options ({differences})")
+    if not out_path.exists():
+        return None
+    size = out_path.stat().st_size
+    if size < checkpoint["output_bytes"] or (checkpoint["complete"]
+                                             and size != checkpoint["output_bytes"]):
+        raise _refuse(out_path, f"was changed since {COMMAND} wrote it")
+    return checkpoint
+
+
+def _new_state(fp: dict) -> dict:
     counts = new_counts()
     counts["sentences"] = 0
-    return {"version": PROGRESS_VERSION, "fingerprint": fp, "windows_done": 0,
-            "rows_consumed": 0, "output_bytes": header_bytes, "complete": False,
-            "seconds": 0.0, "counts": counts}
+    return {"written_by": COMMAND, "version": PROGRESS_VERSION, "fingerprint": fp,
+            "windows_done": 0, "rows_consumed": 0, "input_sha256": "", "output_bytes": 0,
+            "output_sha256": "", "complete": False, "seconds": 0.0, "counts": counts}
 
 
-def start(out_path: Path, fp: dict) -> dict:
-    """Resume from the checkpoint (truncating a partial append) or start a fresh file."""
-    checkpoint = progress_path(out_path)
-    if checkpoint.exists():
-        state = json.loads(checkpoint.read_text(encoding="utf-8"))
-        if state.get("version") != PROGRESS_VERSION or state.get("fingerprint") != fp:
-            raise ValueError(f"{checkpoint}: written by a run with other options or IDF; "
-                             f"delete it and {out_path} to start over")
-        size = out_path.stat().st_size if out_path.exists() else -1
-        if size < state["output_bytes"]:
-            raise ValueError(f"{out_path}: shorter ({size} bytes) than checkpointed in "
-                             f"{checkpoint} ({state['output_bytes']} bytes)")
-        os.truncate(out_path, state["output_bytes"])
-        return state
-    header = header_line().encode("utf-8")
-    with open(out_path, "wb") as handle:
-        handle.write(header)
-        handle.flush()
-        os.fsync(handle.fileno())
-    state = new_state(fp, len(header))
-    write_json_atomic(checkpoint, state)
-    return state
+def _digest_of_prefix(path: Path, size: int) -> Any:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while size > 0 and (block := handle.read(min(size, 1 << 20))):
+            digest.update(block)
+            size -= len(block)
+    return digest
 
 
-def skip(pairs: Iterator[tuple[str, str]], count: int) -> int:
-    """Consume ``count`` items; return how many there were."""
-    return sum(1 for _ in islice(pairs, count))
+class OutputLog:
+    """The output TSV with its checkpoint: digests of what was written and consumed so far.
 
-
-def finish(out_path: Path, state: dict, run_sentences: int, run_seconds: float) -> dict:
-    counts = state["counts"]
-    stats = {**counts, "windows": state["windows_done"], "seconds": round(state["seconds"], 3),
-             "run_sentences": run_sentences, "run_seconds": round(run_seconds, 3),
-             "sentences_per_second": round(run_sentences / run_seconds, 3)
-             if run_seconds > 0 else 0.0}
-    write_json_atomic(stats_path(out_path), stats)
-    return stats
-
-
-def enrich(pairs: Iterable[tuple[str, str]], translator: Translator, out_path: Path,
-           options: EnrichOptions, total: int | None = None, idf: Idf | None = None,
-           progress: Any = None) -> dict:
-    """Back-translate ``(source, reference)`` pairs into ``out_path`` (TSV), resumably.
-
-    ``idf`` (from ``constraints.compute_idf`` over the references) is required when
-    ``options.variants > 0``. ``progress`` is an optional ``tapaco.core.progress.Progress``.
-    Returns the stats also written to ``<out>.stats.json``.
+    A fresh log writes nothing until its first window (or the end of the input): then the
+    checkpoint is written first and the file, header included, is moved into place.
     """
-    if options.variants > 0 and idf is None:
-        raise ValueError("variants > 0 needs an IDF table (constraints.compute_idf)")
-    out_path = Path(out_path)
-    state = start(out_path, fingerprint(options, idf))
-    iterator = iter(pairs)
-    skipped = skip(iterator, state["rows_consumed"])
-    if skipped < state["rows_consumed"]:
-        raise ValueError(f"input has {skipped} pairs but {progress_path(out_path)} "
-                         f"records {state['rows_consumed']} consumed")
-    started = time.perf_counter()
-    base_seconds = state["seconds"]
-    run_sentences = 0
-    with open(out_path, "ab") as handle:
-        for window in windows(iterator, options.window_size):
-            on_batch = _progress_callback(progress, state, total)
-            text, results = process_window(window, translator, options, idf, on_batch)
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-            run_sentences += len(window)
-            record_window(state, results, len(window), os.fstat(handle.fileno()).st_size)
-            state["seconds"] = base_seconds + time.perf_counter() - started
-            write_json_atomic(progress_path(out_path), state)
-    state["complete"] = True
-    write_json_atomic(progress_path(out_path), state)
-    return finish(out_path, state, run_sentences, time.perf_counter() - started)
+
+    def __init__(self, out_path: Path, fp: dict) -> None:
+        self.path = out_path
+        self.state = _new_state(fp)
+        self.header = header_line().encode("utf-8")
+        self.output_digest = hashlib.sha256(self.header)
+        self.input_digest = hashlib.sha256()
+        self.state["output_bytes"] = len(self.header)
+        self.handle: Any = None
+        self.was_complete = False
+        self.windows_written = 0
+
+    @classmethod
+    def resume(cls, out_path: Path, fp: dict, checkpoint: dict,
+               pairs: Iterator[tuple[str, str]]) -> OutputLog:
+        """Check the output and the first consumed input pairs against the checkpoint, then
+        truncate any partial append; ``pairs`` is left after the consumed ones."""
+        if checkpoint["fingerprint"].get("idf") != fp["idf"]:
+            raise _refuse(out_path, "was made from other references (their IDF table differs)")
+        log = cls(out_path, fp)
+        log.state = checkpoint
+        log.was_complete = bool(checkpoint["complete"])
+        log.output_digest = _digest_of_prefix(out_path, checkpoint["output_bytes"])
+        if log.output_digest.hexdigest() != checkpoint["output_sha256"]:
+            raise _refuse(out_path, f"was changed since {COMMAND} wrote it")
+        consumed = log.consume(islice(pairs, checkpoint["rows_consumed"]))
+        if consumed < checkpoint["rows_consumed"] or \
+                log.input_digest.hexdigest() != checkpoint["input_sha256"]:
+            raise _refuse(out_path, f"was made from another input (its first "
+                          f"{checkpoint['rows_consumed']} pairs differ from this one's)")
+        log.state["complete"] = False  # until finish(): the input may have grown
+        log.handle = open(out_path, "r+b")
+        log.handle.truncate(checkpoint["output_bytes"])
+        log.handle.seek(0, os.SEEK_END)
+        return log
+
+    def consume(self, pairs: Iterable[tuple[str, str]]) -> int:
+        """Add input pairs to the input digest; how many there were."""
+        count = 0
+        for source, reference in pairs:
+            self.input_digest.update(f"{source}\x1f{reference}\x1e".encode())
+            count += 1
+        return count
+
+    def append(self, window: list[tuple[str, str]], text: str, results: list[dict]) -> None:
+        """Write one finished window and checkpoint it."""
+        data = text.encode("utf-8")
+        self.consume(window)
+        self.output_digest.update(data)
+        record_window(self.state, results, len(window), self.state["output_bytes"] + len(data))
+        self._write(data)
+        self.windows_written += 1
+
+    def finish(self) -> None:
+        """Mark the output complete (a fresh log with no window writes the header alone)."""
+        self.state["complete"] = True
+        if self.handle is None:
+            self._write(b"")
+        elif self.windows_written or not self.was_complete:
+            self._checkpoint()
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+
+    def _write(self, data: bytes) -> None:
+        if self.handle is None:
+            stats_path(self.path).unlink(missing_ok=True)
+            self._checkpoint()
+            write_file_atomically(self.path, self.header + data)
+            self.handle = open(self.path, "ab")
+            return
+        self.handle.write(data)
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        self.state["input_sha256"] = self.input_digest.hexdigest()
+        self.state["output_sha256"] = self.output_digest.hexdigest()
+        write_file_atomically(progress_path(self.path), json_text(self.state))
 
 
 def record_window(state: dict, results: list[dict], sentences: int, output_bytes: int) -> None:
@@ -276,6 +416,61 @@ def record_window(state: dict, results: list[dict], sentences: int, output_bytes
     state["windows_done"] += 1
     state["rows_consumed"] += sentences
     state["output_bytes"] = output_bytes
+
+
+def statistics(state: dict, run_sentences: int, run_seconds: float) -> dict:
+    """What ``<out>.stats.json`` holds: counts, options, versions and this run's speed."""
+    settings = state["fingerprint"]["options"]
+    versions = library_versions(*OUTPUT_LIBRARIES)
+    return {"written_by": COMMAND, "signature": signature(COMMAND, versions, _flat(settings)),
+            "versions": versions, "options": settings, "model": state["fingerprint"]["model"],
+            **state["counts"], "windows": state["windows_done"],
+            "seconds": round(state["seconds"], 3), "run_sentences": run_sentences,
+            "run_seconds": round(run_seconds, 3),
+            "sentences_per_second": round(run_sentences / run_seconds, 3)
+            if run_seconds > 0 and run_sentences else 0.0}
+
+
+def enrich(pairs: Iterable[tuple[str, str]], translator: Translator, out_path: Path,
+           options: EnrichOptions, total: int | None = None, idf: Idf | None = None,
+           progress: Any = None, overwrite: bool = False, model: dict | None = None) -> dict:
+    """Back-translate ``(source, reference)`` pairs into ``out_path`` (TSV), resumably.
+
+    ``idf`` (from ``constraints.compute_idf`` over the references) is required when
+    ``options.variants > 0``. ``progress`` is an optional ``tapaco.core.progress.Progress``.
+    ``model`` describes what produces the outputs (compared on resume, like the options);
+    ``overwrite`` starts over whatever is at ``out_path`` (see ``check_output``). Returns the
+    stats also written to ``<out>.stats.json``; with ``already_complete`` True (and nothing
+    written) when an earlier run had finished this input.
+    """
+    if options.variants > 0 and idf is None:
+        raise ValueError("variants > 0 needs an IDF table (constraints.compute_idf)")
+    out_path = Path(out_path)
+    checkpoint = check_output(out_path, options, model, overwrite)
+    fp = fingerprint(options, idf, model)
+    iterator = iter(pairs)
+    log = OutputLog.resume(out_path, fp, checkpoint, iterator) if checkpoint \
+        else OutputLog(out_path, fp)
+    started = time.perf_counter()
+    base_seconds = log.state["seconds"]
+    run_sentences = 0
+    try:
+        for window in windows(iterator, options.window_size):
+            on_batch = _progress_callback(progress, log.state, total)
+            text, results = process_window(window, translator, options, idf, on_batch)
+            run_sentences += len(window)
+            log.state["seconds"] = base_seconds + time.perf_counter() - started
+            log.append(window, text, results)
+        log.finish()
+    finally:
+        log.close()
+    stats = statistics(log.state, run_sentences, time.perf_counter() - started)
+    if log.was_complete and not run_sentences:
+        if not stats_are_own(stats_path(out_path)):
+            write_file_atomically(stats_path(out_path), json_text(stats))
+        return {**stats, "already_complete": True}
+    write_file_atomically(stats_path(out_path), json_text(stats))
+    return stats
 
 
 def _progress_callback(progress: Any, state: dict, total: int | None) -> Any:

@@ -12,6 +12,7 @@ for _module in ("torch", "transformers", "ctranslate2", "sentencepiece"):
 
 from tiny_model import sample_sentences  # noqa: E402
 
+from tapaco.core.errors import MissingDependency  # noqa: E402
 from tapaco.enrich.backends import (  # noqa: E402
     CTranslate2Translator,
     TransformersTranslator,
@@ -117,5 +118,13 @@ def test_missing_extra_message(monkeypatch: pytest.MonkeyPatch, ct2_dir: Path) -
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
     monkeypatch.delitem(__import__("sys").modules, "ctranslate2")
-    with pytest.raises(RuntimeError, match="enrich"):
+    with pytest.raises(MissingDependency, match=r"ctranslate2 is not installed.*\[enrich\]"):
         load_translator(ct2_dir)
+
+
+def test_a_source_longer_than_the_model_positions_is_cut(translator: Translator) -> None:
+    """Marian models have 512 positions; both backends failed on longer sources."""
+    long = " ".join(SOURCES * 40)
+    results = translator.translate([long, SOURCES[0]], beam_size=2, max_length=MAX_LENGTH)
+    alone = translator.translate([SOURCES[0]], beam_size=2, max_length=MAX_LENGTH)
+    assert len(results) == 2 and results[1][0].text == alone[0][0].text

@@ -3,32 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
+
+from fake_translator import UpperCaser
 
 from tapaco.cli import parser
 from tapaco.enrich.command import run
 
 SAMPLE = Path(__file__).resolve().parents[2] / "tapaco" / "sample" / "tatoeba-v2"
-
-
-@dataclass
-class Output:
-    text: str
-    score: float
-
-
-class UpperCaser:
-    """Translates by upper-casing the source; honours suppressed words."""
-
-    def translate(self, texts, beam_size=4, num_hypotheses=1, suppressed_words=None,
-                  max_length=256):
-        outputs = []
-        for i, text in enumerate(texts):
-            banned = set(suppressed_words[i]) if suppressed_words else set()
-            words = [w for w in text.upper().split() if w.lower() not in banned]
-            outputs.append([Output(" ".join(words), -0.5)])
-        return outputs
 
 
 def _arguments(*extra: str):
@@ -54,11 +36,15 @@ def test_tapaco_mode_writes_machine_candidates_beside_the_sets(tmp_path):
         "3\t30\tJe mange .\t\t\n3\t31\tJe bouffe .\t\t\n7\t70\tNon .\t\t\n")
     (sets / "en.txt").write_text("3\t5\tI eat .\t\t\n")
     before = {p.name: p.read_bytes() for p in sets.iterdir()}
-    run(_arguments("--sets", str(sets), "--from-lang", "fr", "--out", str(sets)), UpperCaser())
-    machine = (sets / "en-from-fr.machine.txt").read_text().splitlines()
+    out = tmp_path / "machine"
+    run(_arguments("--sets", str(sets), "--from-lang", "fr", "--out", str(out)), UpperCaser())
+    machine = (out / "en-from-fr.machine.txt").read_text().splitlines()
     assert machine == ["3\tJE MANGE .\tJe mange .\t0", "3\tJE BOUFFE .\tJe bouffe .\t0",
                        "7\tNON .\tNon .\t0"]
-    assert all((sets / name).read_bytes() == data for name, data in before.items())
+    assert sorted(p.name for p in out.iterdir()) == [
+        "en-from-fr.enrich.tsv", "en-from-fr.enrich.tsv.progress.json",
+        "en-from-fr.enrich.tsv.stats.json", "en-from-fr.machine.txt"]
+    assert {p.name: p.read_bytes() for p in sets.iterdir()} == before
 
 
 def test_a_folder_that_is_no_model_is_a_one_line_error(tmp_path, capsys):

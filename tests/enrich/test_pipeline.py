@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tapaco.core.errors import InputError
 from tapaco.enrich.constraints import ConstraintOptions, compute_idf, lower_tokens
 from tapaco.enrich.pipeline import COLUMNS, EnrichOptions, enrich, progress_path, stats_path
 from tapaco.enrich.scoring import OutputFilterOptions
@@ -180,7 +181,7 @@ def run_interrupted(tmp_path: Path, name: str, fail_after: int, options: EnrichO
     return out
 
 
-@pytest.mark.parametrize("fail_after", [0, 1, 3, 7])
+@pytest.mark.parametrize("fail_after", [0, 3, 30, 45])
 @pytest.mark.parametrize("partial", [False, True])
 def test_resume_gives_the_same_file(tmp_path: Path, fail_after: int, partial: bool) -> None:
     pairs, _, idf = echo_setup(23, 2)
@@ -189,8 +190,12 @@ def test_resume_gives_the_same_file(tmp_path: Path, fail_after: int, partial: bo
     full = tmp_path / "full.tsv"
     full_stats = enrich(iter(pairs), FakeTranslator(dict(pairs)), full, options, idf=idf)
     out = run_interrupted(tmp_path, "part.tsv", fail_after, options, idf, pairs)
-    assert full.read_bytes().startswith(out.read_bytes())
-    if partial:
+    if out.exists():
+        assert full.read_bytes().startswith(out.read_bytes()) and len(read_rows(out)) > 0
+    else:  # the first window was not done: nothing written yet
+        assert not progress_path(out).exists()
+    assert out.exists() == (fail_after > 20)  # about 10 batches a window here
+    if partial and out.exists():
         with open(out, "ab") as handle:
             handle.write(b"half a row\twritten before the cr")
     stats = enrich(iter(pairs), FakeTranslator(dict(pairs)), out, options, idf=idf)
@@ -219,9 +224,13 @@ def test_resume_with_other_options_is_refused(tmp_path: Path) -> None:
     pairs, _, idf = echo_setup(12, 1)
     options = EnrichOptions(variants=1, window_size=4, constraints=NO_FREQUENT)
     out = run_interrupted(tmp_path, "p.tsv", 1, options, idf, pairs)
+    before = out.read_bytes()
     options.beam_size = 4
-    with pytest.raises(ValueError, match="other options"):
+    with pytest.raises(InputError, match=r"other options \(beam_size 12, now 4\); --overwrite"):
         enrich(pairs, FakeTranslator(dict(pairs)), out, options, idf=idf)
+    assert out.read_bytes() == before
+    enrich(pairs, FakeTranslator(dict(pairs)), out, options, idf=idf, overwrite=True)
+    assert json.loads(stats_path(out).read_text())["options"]["beam_size"] == 4
 
 
 def test_variants_need_idf(tmp_path: Path) -> None:
@@ -249,3 +258,76 @@ def test_tabs_and_newlines_in_text_do_not_break_rows(tmp_path: Path) -> None:
     enrich([("a\tb", "x\ny z")], FakeTranslator(), out, EnrichOptions(filters=NO_FILTERS))
     rows = read_rows(out)
     assert rows[0]["source"] == "a b" and rows[0]["reference"] == "x y z"
+
+
+def test_a_finished_output_is_left_as_it_is(tmp_path: Path) -> None:
+    pairs, fake, _ = echo_setup(9, 0)
+    out = tmp_path / "o.tsv"
+    options = EnrichOptions(window_size=4, filters=NO_FILTERS)
+    first = enrich(pairs, fake, out, options)
+    files = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    again = enrich(pairs, FakeTranslator(fail_after=0), out, options)  # would fail if called
+    assert again["already_complete"] is True and again["run_sentences"] == 0
+    assert again["sentences"] == first["sentences"] == 9
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == files
+
+
+def test_a_grown_input_continues_the_finished_output(tmp_path: Path) -> None:
+    pairs, _, _ = echo_setup(11, 0)
+    options = EnrichOptions(window_size=4, filters=NO_FILTERS)
+    full = tmp_path / "full.tsv"
+    enrich(pairs, FakeTranslator(), full, options)
+    out = tmp_path / "o.tsv"
+    enrich(pairs[:6], FakeTranslator(), out, options)
+    stats = enrich(pairs, FakeTranslator(), out, options)
+    assert out.read_bytes() == full.read_bytes()
+    assert stats["run_sentences"] == 5 and "already_complete" not in stats
+
+
+def test_another_input_is_not_resumed(tmp_path: Path) -> None:
+    pairs, _, _ = echo_setup(12, 0)
+    options = EnrichOptions(window_size=4)
+    out = tmp_path / "o.tsv"
+    enrich(pairs, FakeTranslator(), out, options)
+    before = out.read_bytes()
+    changed = [pairs[0], ("other source", pairs[1][1]), *pairs[2:]]
+    with pytest.raises(InputError, match="was made from another input"):
+        enrich(changed, FakeTranslator(), out, options)
+    with pytest.raises(InputError, match="was made from another input"):
+        enrich(pairs[:5], FakeTranslator(), out, options)  # shorter than consumed
+    assert out.read_bytes() == before
+
+
+def test_variants_resume_only_with_the_same_references(tmp_path: Path) -> None:
+    pairs, _, idf = echo_setup(12, 1)
+    options = EnrichOptions(variants=1, window_size=4, constraints=NO_FREQUENT)
+    out = run_interrupted(tmp_path, "p.tsv", 1, options, idf, pairs)  # one window done
+    other_idf = compute_idf([*(r for _, r in pairs), "An extra reference ."])
+    with pytest.raises(InputError, match="other references"):
+        enrich(pairs, FakeTranslator(dict(pairs)), out, options, idf=other_idf)
+
+
+def test_a_checkpoint_of_an_earlier_version_is_not_resumed(tmp_path: Path) -> None:
+    pairs, _, _ = echo_setup(5, 0)
+    out = tmp_path / "o.tsv"
+    enrich(pairs, FakeTranslator(), out, EnrichOptions())
+    state = json.loads(progress_path(out).read_text())
+    progress_path(out).write_text(json.dumps({**state, "version": 1}))
+    with pytest.raises(InputError, match="another version of tapaco enrich; --overwrite"):
+        enrich(pairs, FakeTranslator(), out, EnrichOptions())
+
+
+def test_constraint_settings_do_not_matter_without_variants(tmp_path: Path) -> None:
+    pairs, _, _ = echo_setup(5, 0)
+    out = tmp_path / "o.tsv"
+    enrich(pairs, FakeTranslator(), out, EnrichOptions())
+    again = enrich(pairs, FakeTranslator(), out, EnrichOptions(constraints=NO_FREQUENT))
+    assert again["already_complete"] is True
+
+
+def test_stats_record_options_and_versions(tmp_path: Path) -> None:
+    out = tmp_path / "o.tsv"
+    stats = enrich(make_pairs(3), FakeTranslator(), out, EnrichOptions(beam_size=5))
+    assert stats["written_by"] == "tapaco enrich" and stats["options"]["beam_size"] == 5
+    assert stats["signature"].startswith("tapaco-enrich|pivot-paraphrase-miner:")
+    assert "|sacrebleu:" in stats["signature"] and "|beam_size:5|" in stats["signature"]
