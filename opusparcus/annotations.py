@@ -20,6 +20,7 @@ from tapaco.core.files import write_file_atomically
 
 TRASH = 0
 CATEGORIES = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}
+CATEGORY_TITLES = {4: "Good", 3: "Mostly good", 2: "Mostly bad", 1: "Bad"}
 COLOURS = {4: "green", 3: "light-green", 2: "yellow", 1: "red"}
 HEADER = ["rank", "id", "sentence1", "sentence2", "annotator1", "annotator2"]
 ACCEPTABLE = 3.0
@@ -63,6 +64,28 @@ class Annotation:
 
 def language_of_id(pair_id: str) -> str:
     return pair_id.rsplit("-", 1)[0]
+
+
+def labelled_count(annotations: list[Annotation]) -> int:
+    """How many pairs carry at least one label."""
+    return sum(any(label is not None for label in a.labels) for a in annotations)
+
+
+def labels_held(path: Path) -> str:
+    """Why an existing file must never be replaced: it is an annotation file holding labels
+    ('' when it is not one, or holds none)."""
+    try:
+        labelled = labelled_count(read_annotations(path))
+    except InputError:
+        return ""
+    return f"holds {labelled} labelled pairs" if labelled else ""
+
+
+def is_unlabelled_annotation_file(path: Path) -> bool:
+    try:
+        return labelled_count(read_annotations(path)) == 0
+    except InputError:
+        return False
 
 
 def read_annotations(path: Path) -> list[Annotation]:
@@ -114,3 +137,27 @@ def annotations_text(annotations: list[Annotation]) -> str:
 def write_annotations(path: Path, annotations: list[Annotation]) -> None:
     """Write the file through a temporary name, so a crash never leaves half a file."""
     write_file_atomically(path, annotations_text(annotations))
+
+
+def read_release_pairs(path: Path) -> list[tuple[str, str, str, float]]:
+    """The release's annotated 4-field dev/test lines: id, sentence 1, sentence 2, score."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(path, f"cannot read: {error}", kind="missing file") from error
+    pairs = []
+    for number, line in enumerate(lines, 1):
+        fields = line.split("\t")
+        if len(fields) != 4:
+            raise InputError(path, f"expected 4 tab-separated fields (id, sentence 1, "
+                             f"sentence 2, score), found {len(fields)}", f"line {number}",
+                             kind="malformed annotations")
+        try:
+            score = float(fields[3])
+        except ValueError:
+            score = float("nan")
+        if not 1.0 <= score <= 4.0:
+            raise InputError(path, f"score {fields[3]!r} is not a number from 1 to 4",
+                             f"line {number}", kind="malformed annotations")
+        pairs.append((fields[0], fields[1], fields[2], score))
+    return pairs

@@ -4,16 +4,32 @@ The agreement table has the columns of the paper's Tables 4-5: 2 x Green (4.0), 
 green (3.5), 2 x Light green (3.0), Light green + Yellow (2.5), 2 x Yellow (2.0), Yellow + Red
 (1.5), 2 x Red (1.0), Trash, Disagree. Kappa is computed over the five labels (four categories
 and trash) of the pairs both annotators labelled.
+
+:func:`combine_file` is what `python -m opusparcus combine` runs: annotations of training pairs
+(ids `<lang>-N<n>`) become `rank id sentence1 sentence2 score` with a header, the input of
+`cutoff`; dev/test annotations (`-D`, `-T`) become the release's 4-field lines. It never writes
+over its input or over a file holding labels.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
-from opusparcus.annotations import TRASH, Annotation, combine
+from opusparcus.annotations import (
+    TRASH,
+    Annotation,
+    combine,
+    labels_held,
+    read_annotations,
+)
+from tapaco.core.errors import InputError
+from tapaco.core.outputs import OutputFile
 
+COMMAND = "opusparcus combine"
 COLUMNS = ("4.0", "3.5", "3.0", "2.5", "2.0", "1.5", "1.0", "trash", "disagree")
+TRAINING_HEADER = "rank\tid\tsentence1\tsentence2\tscore"
 
 
 @dataclass
@@ -23,6 +39,7 @@ class Combined:
     agreement: dict[str, int]
     kappa: float
     unfinished: int
+    missing: tuple[int, int] = (0, 0)  # pairs each annotator has not labelled
 
 
 def cohen_kappa(pairs: list[tuple[int, int]]) -> float:
@@ -57,7 +74,8 @@ def combine_annotations(annotations: list[Annotation]) -> Combined:
             kept.append(annotation)
             scores.append(score)
     unfinished = len(annotations) - len(labelled)
-    return Combined(kept, scores, agreement, cohen_kappa(labelled), unfinished)
+    missing = tuple(sum(a.labels[column] is None for a in annotations) for column in (0, 1))
+    return Combined(kept, scores, agreement, cohen_kappa(labelled), unfinished, missing)
 
 
 def release_lines(combined: Combined) -> str:
@@ -68,6 +86,53 @@ def release_lines(combined: Combined) -> str:
 
 def combined_lines(combined: Combined) -> str:
     """Combined training annotations with their ranks: rank, id, sentence 1, sentence 2, score."""
-    header = "rank\tid\tsentence1\tsentence2\tscore\n"
-    return header + "".join(f"{a.rank}\t{a.id}\t{a.sentence1}\t{a.sentence2}\t{score:.1f}\n"
-                            for a, score in zip(combined.annotations, combined.scores))
+    return TRAINING_HEADER + "\n" + "".join(
+        f"{a.rank}\t{a.id}\t{a.sentence1}\t{a.sentence2}\t{score:.1f}\n"
+        for a, score in zip(combined.annotations, combined.scores))
+
+
+def is_training(annotations: list[Annotation], path: Path) -> bool:
+    """Whether the pairs are training pairs (`-N` ids) rather than dev/test (`-D`, `-T`)."""
+    training = {"-N" in a.id for a in annotations}
+    if len(training) > 1:
+        raise InputError(path, "mixes training pairs (-N ids) with dev/test pairs; combine "
+                         "each kind on its own", kind="malformed annotations")
+    return training == {True}
+
+
+def _is_combined_training_file(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.readline().rstrip("\n") == TRAINING_HEADER
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def combine_file(annotations_path: Path, out: Path, overwrite: bool = False) -> Combined:
+    """Combine an annotation file into `out`; refuse when no pair has both labels yet."""
+    output = OutputFile(out, COMMAND, (annotations_path,), overwrite,
+                        _is_combined_training_file, protected=labels_held)
+    output.check()
+    annotations = read_annotations(annotations_path)
+    combined = combine_annotations(annotations)
+    if combined.unfinished == len(annotations):
+        first, second = (len(annotations) - missing for missing in combined.missing)
+        raise InputError(annotations_path, f"no pair is labelled by both annotators yet "
+                         f"(annotator 1 labelled {first}, annotator 2 {second} of "
+                         f"{len(annotations)}); nothing to combine", kind="usage")
+    training = is_training(annotations, annotations_path)
+    output.write(combined_lines(combined) if training else release_lines(combined))
+    return combined
+
+
+def agreement_report(combined: Combined) -> str:
+    """The agreement table, kappa, and what was left out."""
+    header = "  ".join(f"{column:>8}" for column in COLUMNS)
+    counts = "  ".join(f"{combined.agreement[column]:>8}" for column in COLUMNS)
+    lines = [header, counts, f"kept {len(combined.scores)} pairs, Cohen's kappa "
+             f"{combined.kappa:.3f}"]
+    if combined.unfinished:
+        first, second = combined.missing
+        lines.append(f"left out {combined.unfinished} pairs not labelled by both annotators "
+                     f"(annotator 1 has {first} to do, annotator 2 {second})")
+    return "\n".join(lines)

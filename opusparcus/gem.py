@@ -25,7 +25,8 @@ written empty, so that config holds only the manually annotated pairs. Dev/test 
 apart by their id letter (README: "D for Development, T for Test").
 
 Output is deterministic (ranked order for train, id number for the annotated splits, UTF-8,
-no ASCII escaping); every file is written through a temporary name and then renamed.
+no ASCII escaping). `<out_dir>/<lang>/` is written whole under a temporary name and renamed,
+with a manifest; an existing one is replaced only when `export-gem` wrote it.
 """
 
 from __future__ import annotations
@@ -35,11 +36,17 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from opusparcus.annotations import ACCEPTABLE, read_release_pairs
+from opusparcus.cutoffs import choose_cut, estimate_shares, read_combined
+from opusparcus.ranked_file import ranked_language, read_ranked
+from tapaco.core.errors import InputError
 from tapaco.core.files import write_file_atomically
+from tapaco.core.outputs import OutputFolder
+
+COMMAND = "opusparcus export-gem"
 
 LEVELS = tuple(range(60, 101, 5))
 FIELDS = ("lang", "sent1", "sent2", "annot_score", "gem_id")
-ACCEPTABLE = 3.0
 ANNOTATED_SPLITS = {"D": "validation", "T": "test"}
 _ID = re.compile(r"^(?P<lang>[^-]+)-(?P<letter>[NDT])(?P<number>\d+)$")
 
@@ -114,17 +121,42 @@ def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
     return path
 
 
-def export_gem(lang: str, ranked_rows: list[list[str]], cut_rows_for_level: dict[int, int],
-               annotated: list[tuple[str, str, str, float]], out_dir: Path,
-               levels: Iterable[int] = LEVELS) -> list[Path]:
-    """Write the GEM subsets of one language; returns the written paths (train files first)."""
+def write_gem_folder(folder: Path, lang: str, ranked_rows: list[list[str]],
+                     cut_rows_for_level: dict[int, int],
+                     annotated: list[tuple[str, str, str, float]],
+                     levels: Iterable[int] = LEVELS) -> list[str]:
+    """Write the GEM subsets of one language into `folder`; the names written, train first."""
     cuts = level_cuts(cut_rows_for_level, levels, len(ranked_rows))
     train = train_records(lang, ranked_rows[:max(cuts.values(), default=0)])
     splits = annotated_records(lang, annotated)
-    directory = out_dir / lang
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = [write_jsonl(directory / f"train.{level}.jsonl", train[:cut])
-             for level, cut in cuts.items()]
-    paths += [write_jsonl(directory / f"{split}.jsonl", splits[split])
-              for split in ("validation", "test", "validation.full", "test.full")]
-    return paths
+    names = [f"train.{level}.jsonl" for level in cuts]
+    for name, cut in zip(names, cuts.values()):
+        write_jsonl(folder / name, train[:cut])
+    for split in ("validation", "test", "validation.full", "test.full"):
+        names.append(write_jsonl(folder / f"{split}.jsonl", splits[split]).name)
+    return names
+
+
+def export_gem(ranked: Path, annotations: Path, dev: Path, test: Path, out_dir: Path,
+               overwrite: bool = False) -> list[Path]:
+    """`out_dir/<lang>/`: the quality levels cut from the ranked training file by its combined
+    annotations, and the annotated dev and test files; returns the paths written."""
+    lang = ranked_language(ranked)
+    output = OutputFolder(out_dir / lang, COMMAND, (ranked, annotations, dev, test), overwrite)
+    output.check()
+    rows = read_ranked(ranked)
+    ranks, scores = read_combined(annotations, rows)
+    estimate = estimate_shares(ranks, scores)
+    cuts = {level: choose_cut(estimate, len(rows), level / 100, False).rows
+            for level in LEVELS if level < 100}
+    annotated = read_release_pairs(dev) + read_release_pairs(test)
+    names: list[str] = []
+
+    def fill(folder: Path) -> None:
+        try:
+            names.extend(write_gem_folder(folder, lang, rows, cuts, annotated))
+        except ValueError as error:
+            raise InputError(ranked, str(error), kind="malformed ranked file") from error
+
+    output.write(fill)
+    return [out_dir / lang / name for name in names]

@@ -6,7 +6,9 @@ lower of its two categories (2.5 counts as mostly bad, 3.5 as mostly good), as t
 `category_curves` gives the cumulative share of each category among the annotated pairs ranked
 at or above r; `acceptable_auc` sums the acceptable share (score >= 3) into one number for
 comparing ranking schemes on the same annotations; `plot_categories` draws Figure 1 and
-`plot_comparison` overlays the acceptable-share curves of several schemes.
+`plot_comparison` overlays the acceptable-share curves of several schemes. `plot_ranked` is
+what `python -m opusparcus plot` runs: each curve is named by its `--label`, else by the scheme
+in the ranking's `stats.json`, else by its file name, and two curves may not share a name.
 
 matplotlib is optional (extra `plot`) and only imported when a picture is drawn. Pictures have
 a fixed size (8 x 5 in at 100 dpi, 800 x 500 px PNG) and reruns write byte-identical files.
@@ -14,18 +16,29 @@ a fixed size (8 x 5 in at 100 dpi, 800 x 500 px PNG) and reruns write byte-ident
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-CATEGORY_KEYS = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}
+from opusparcus.annotations import CATEGORIES, CATEGORY_TITLES
+from opusparcus.cutoffs import ranks_by_sentences
+from opusparcus.ranked_file import read_ranked
+from tapaco.core.errors import InputError, MissingDependency, OptionError
+from tapaco.core.files import created_folders, write_file_atomically
+from tapaco.core.outputs import OutputFile
+
+COMMAND = "opusparcus plot"
+
 CATEGORY_COLOURS = {4: "#1a9641", 3: "#a6d96a", 2: "#ffd92f", 1: "#d7191c"}
-CATEGORY_LABELS = {4: "Good", 3: "Mostly good", 2: "Mostly bad", 1: "Bad"}
 FIGSIZE = (8.0, 5.0)
 DPI = 100
+MARKER = "opusparcus plot"  # in every picture's metadata: a rerun may replace its own pictures
 _MISSING = "plotting needs matplotlib: pip install 'pivot-paraphrase-miner[plot]'"
 _RC = {"svg.hashsalt": "opusparcus", "svg.fonttype": "path", "path.simplify": True}
+_METADATA = {"png": {"Software": MARKER}, "svg": {"Date": None, "Creator": MARKER}}
 
 
 def category_curves(ranks: np.ndarray, scores: np.ndarray,
@@ -39,7 +52,7 @@ def category_curves(ranks: np.ndarray, scores: np.ndarray,
     seen = np.arange(1, len(ranks) + 1)
     last = np.r_[ranks[1:] != ranks[:-1], True]
     curves = {"rank": ranks[last]}
-    for category, key in CATEGORY_KEYS.items():
+    for category, key in CATEGORIES.items():
         curves[key] = (np.cumsum(categories == category) / seen)[last]
     curves["acceptable"] = curves["good"] + curves["mostly-good"]
     return curves
@@ -76,7 +89,7 @@ def _matplotlib() -> tuple[Any, Any, Any]:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as error:
-        raise RuntimeError(_MISSING) from error
+        raise MissingDependency(_MISSING) from error
     return Figure, FigureCanvasAgg, matplotlib.rc_context
 
 
@@ -87,25 +100,35 @@ def _new_figure() -> tuple[Any, Any]:
     return figure, figure.add_subplot(1, 1, 1)
 
 
+def picture_paths(out_stem: Path) -> list[Path]:
+    """The files a picture is written to: out_stem.png and out_stem.svg."""
+    return [out_stem.with_name(f"{out_stem.name}.{fmt}") for fmt in _METADATA]
+
+
+def is_own_picture(path: Path) -> bool:
+    """Whether `path` is a picture this module wrote (its metadata holds the marker)."""
+    try:
+        return MARKER.encode() in path.read_bytes()
+    except OSError:
+        return False
+
+
 def _save(figure: Any, out_stem: Path) -> list[Path]:
     """Write out_stem.png and out_stem.svg through temporary names, without dates."""
     _, _, rc_context = _matplotlib()
-    out_stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = []
-    with rc_context(_RC):
-        for fmt, metadata in (("png", {"Software": None}), ("svg", {"Date": None})):
-            path = out_stem.with_name(f"{out_stem.name}.{fmt}")
-            temporary = path.with_name(f".{path.name}.tmp")
-            figure.savefig(temporary, format=fmt, dpi=DPI, metadata=metadata)
-            temporary.replace(path)
-            paths.append(path)
+    paths = picture_paths(out_stem)
+    with rc_context(_RC), created_folders(out_stem.parent):
+        for path, (fmt, metadata) in zip(paths, _METADATA.items()):
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata)
+            write_file_atomically(path, buffer.getvalue())
     return paths
 
 
 def _rank_axis(axes: Any, first_rank: int, total_rows: int, log_scale: bool) -> None:
     axes.set_xscale("log" if log_scale else "linear")
     axes.set_xlim(first_rank, max(total_rows, first_rank + 1))
-    axes.set_ylim(0, 1)
+    axes.set_ylim(0, 1.03)  # a curve at 1.0 stays visible above the frame
     axes.set_xlabel("Number of top-ranked sentence pairs")
     axes.set_ylabel("Proportion")
 
@@ -122,10 +145,10 @@ def plot_categories(curves: dict, total_rows: int, out_stem: Path, title: str,
     figure, axes = _new_figure()
     x, n = _step_grid(curves, total_rows)
     bottom = np.zeros(len(x))
-    for category, key in CATEGORY_KEYS.items():
+    for category, key in CATEGORIES.items():
         share = np.r_[curves[key][:n], curves[key][n - 1]]
         axes.fill_between(x, bottom, bottom + share, step="post", linewidth=0,
-                          color=CATEGORY_COLOURS[category], label=CATEGORY_LABELS[category])
+                          color=CATEGORY_COLOURS[category], label=CATEGORY_TITLES[category])
         bottom = bottom + share
     _rank_axis(axes, int(curves["rank"][0]), total_rows, log_scale)
     axes.set_title(title)
@@ -134,7 +157,9 @@ def plot_categories(curves: dict, total_rows: int, out_stem: Path, title: str,
 
 
 def plot_comparison(named_curves: dict[str, dict], total_rows: dict[str, int], out_stem: Path,
-                    log_scale: bool = True) -> tuple[list[Path], dict[str, float]]:
+                    log_scale: bool = True,
+                    title: str = "Ranking schemes on the same annotations"
+                    ) -> tuple[list[Path], dict[str, float]]:
     """Acceptable-share curves of several ranking schemes in one picture, and each one's AUC."""
     figure, axes = _new_figure()
     aucs = {}
@@ -147,6 +172,61 @@ def plot_comparison(named_curves: dict[str, dict], total_rows: dict[str, int], o
     first = min(int(curves["rank"][0]) for curves in named_curves.values())
     _rank_axis(axes, first, max(total_rows[name] for name in named_curves), log_scale)
     axes.set_ylabel("Acceptable share (score >= 3)")
-    axes.set_title("Ranking schemes on the same annotations")
+    axes.set_title(title)
     axes.legend(loc="lower left")
     return _save(figure, out_stem), aucs
+
+
+def scheme_name(ranked: Path) -> str | None:
+    """The scoring scheme of a ranked file where `rank` wrote it (`<lang>/train/`), read from
+    the ranking's `stats.json`; None for a file elsewhere."""
+    try:
+        stats = json.loads((ranked.parent.parent / "stats.json").read_text(encoding="utf-8"))
+        if ranked.parent.name == "train" and ranked.name == f"{stats['language']}-train.txt.bz2":
+            return str(stats["options"]["score"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def curve_names(ranked_files: list[Path], labels: list[str] | None = None) -> list[str]:
+    """One distinct name per ranked file: its label, else its scheme, else its file name."""
+    if labels and len(labels) != len(ranked_files):
+        raise OptionError("--label", f"give one label per --ranked file ({len(ranked_files)}), "
+                          f"got {len(labels)}")
+    names = list(labels) if labels else [scheme_name(path) or path.name for path in ranked_files]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            first = ranked_files[names.index(name)]
+            raise OptionError("--label" if labels else "--ranked",
+                              f"two curves would both be named {name!r} ({first} and "
+                              f"{ranked_files[i]}); name each file with --label")
+    return names
+
+
+def plot_ranked(ranked_files: list[Path], annotations: Path, out_stem: Path,
+                labels: list[str] | None = None,
+                overwrite: bool = False) -> tuple[list[Path], dict[str, float]]:
+    """Figure 1 for one ranked file, or the comparison of several; the pictures and each
+    curve's acceptable-share AUC."""
+    names = curve_names(ranked_files, labels)
+    for path in picture_paths(out_stem):
+        OutputFile(path, COMMAND, (*ranked_files, annotations), overwrite, is_own_picture).check()
+    _matplotlib()
+    curves, totals, lang = {}, {}, ""
+    for name, ranked in zip(names, ranked_files):
+        rows = read_ranked(ranked)
+        ranks, scores = ranks_by_sentences(annotations, rows, ranked)
+        if not len(ranks):
+            raise InputError(annotations, "holds no annotated pair; nothing to plot",
+                             kind="usage")
+        curves[name], totals[name] = category_curves(ranks, scores, len(rows)), len(rows)
+        lang = lang or rows[0][0].rsplit("-", 1)[0]
+    annotated = len(ranks)
+    if len(curves) > 1:
+        return plot_comparison(curves, totals, out_stem, title=f"Opusparcus {lang}: acceptable "
+                               f"share of the {annotated} annotated pairs by rank, per scheme")
+    [(name, curve)] = curves.items()
+    title = f"Opusparcus {lang} ({name}): categories of the {annotated} annotated pairs by rank"
+    return (plot_categories(curve, totals[name], out_stem, title),
+            {name: acceptable_auc(curve, totals[name])})

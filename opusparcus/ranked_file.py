@@ -33,3 +33,17 @@ def write_rows(path: Path, rows: list[list[str]]) -> None:
     """Write rows (bz2 for `.bz2`) through a temporary name."""
     data = "".join("\t".join(row) + "\n" for row in rows).encode("utf-8")
     write_file_atomically(path, bz2.compress(data, 9) if path.suffix == ".bz2" else data)
+
+
+def ranked_language(path: Path) -> str:
+    """The language of a ranked file, from its first row's id (`en-N1` -> `en`), reading only
+    that row."""
+    try:
+        opener = bz2.open if path.suffix == ".bz2" else open
+        with opener(path, "rb") as handle:
+            first = handle.readline().decode("utf-8")
+    except (OSError, ValueError, EOFError, UnicodeDecodeError) as error:
+        raise InputError(path, f"cannot read ranked file: {error}", kind="corrupt file") from error
+    if not first.strip():
+        raise InputError(path, "the ranked file is empty", kind="usage")
+    return first.split("\t", 1)[0].rsplit("-", 1)[0]

@@ -1,4 +1,9 @@
-"""Draw pairs uniformly at random (seeded) from a ranked file, for annotation."""
+"""Draw pairs uniformly at random (seeded) from a ranked file, for annotation.
+
+The annotation file is the one output: an existing file is replaced only when it is an
+annotation file nobody has labelled yet (or, with `overwrite`, any other file); a file holding
+labels is never replaced, and the ranked file never.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,33 @@ from pathlib import Path
 
 import numpy as np
 
-from opusparcus.annotations import Annotation, write_annotations
+from opusparcus.annotations import (
+    Annotation,
+    annotations_text,
+    is_unlabelled_annotation_file,
+    labels_held,
+)
 from opusparcus.ranked_file import read_ranked
 from tapaco.core.errors import InputError
+from tapaco.core.options import check_range
+from tapaco.core.outputs import OutputFile
+
+COMMAND = "opusparcus sample"
 
 
-def sample_pairs(ranked: Path, count: int | None, seed: int, out: Path) -> list[Annotation]:
+def annotation_output(out: Path, ranked: Path, overwrite: bool = False) -> OutputFile:
+    """Where `sample` may write: never over labels or the ranked file."""
+    return OutputFile(out, COMMAND, (ranked,), overwrite, is_unlabelled_annotation_file,
+                      protected=labels_held)
+
+
+def sample_pairs(ranked: Path, count: int | None, seed: int, out: Path,
+                 overwrite: bool = False) -> list[Annotation]:
     """Write an annotation file of `count` random pairs (all pairs if None), in rank order."""
+    if count is not None:
+        check_range("--n", count, 1, whole=True)
+    output = annotation_output(out, ranked, overwrite)
+    output.check()
     rows = read_ranked(ranked)
     if count is not None and count > len(rows):
         raise InputError(ranked, f"cannot sample {count} pairs from {len(rows)}", kind="usage")
@@ -20,5 +45,5 @@ def sample_pairs(ranked: Path, count: int | None, seed: int, out: Path) -> list[
               np.sort(np.random.default_rng(seed).choice(len(rows), count, replace=False)))
     annotations = [Annotation(int(i) + 1, rows[i][0], rows[i][1], rows[i][2], [None, None], 0)
                    for i in chosen.tolist()]
-    write_annotations(out, annotations)
+    output.write(annotations_text(annotations))
     return annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from collections.abc import Callable
 from typing import NoReturn
 
@@ -18,7 +19,13 @@ from tapaco.core.errors import OptionError
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps descriptions as written and appends '(default: X)' where an option has one."""
+    """Keeps the line breaks of descriptions (wrapping only lines too long for the terminal)
+    and appends '(default: X)' where an option has one."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(textwrap.fill(line, width, initial_indent=indent,
+                                        subsequent_indent=indent) if line else ""
+                          for line in text.splitlines())
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""

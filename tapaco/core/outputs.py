@@ -187,7 +187,8 @@ def _remove_listed(folder: Path, listed: dict) -> None:
 @dataclass(frozen=True)
 class OutputFile:
     """A single output file; an existing one is replaced only when it is the command's own
-    (as `is_own` recognises it) or with `overwrite`, never when it is an input."""
+    (as `is_own` recognises it) or with `overwrite`, never when it is an input, and never when
+    `protected` finds a reason to keep it (e.g. it holds labels people made)."""
 
     path: Path
     command: str
@@ -195,6 +196,7 @@ class OutputFile:
     overwrite: bool = False
     is_own: Callable[[Path], bool] | None = None
     option: str = "--out"
+    protected: Callable[[Path], str] | None = None
 
     def check(self) -> None:
         _related(self.path, self.inputs)
@@ -207,10 +209,18 @@ class OutputFile:
         if self.path.exists() or self.path.is_symlink():
             if not self.path.is_file() or self.path.is_symlink():
                 raise _usage(self.path, "is not a regular file; choose another path")
+            reason = self.protected(self.path) if self.protected else ""
+            if reason:
+                raise _usage(self.path, f"{reason}; {self.command} never replaces it, choose "
+                             "another path")
             if not self.overwrite and not (self.is_own and self.is_own(self.path)):
                 raise _usage(self.path, f"exists and was not written by {self.command}; "
                              "--overwrite replaces it, or choose another path")
         _check_writable(self.path)
 
     def write(self, content: str | bytes) -> None:
+        """Write the file atomically; what became protected since `check` is still kept."""
+        reason = self.protected(self.path) if self.protected and self.path.is_file() else ""
+        if reason:
+            raise _usage(self.path, f"{reason}; {self.command} never replaces it")
         _write_file(self.path, content)

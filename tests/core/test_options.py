@@ -1,4 +1,4 @@
-"""Option parsing: one-line errors, range checks shared by the CLI and the library, defaults in help."""
+"""Option parsing: one-line errors, range checks shared by CLI and library, help defaults."""
 
 from __future__ import annotations
 

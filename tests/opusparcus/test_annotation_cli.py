@@ -104,17 +104,44 @@ def test_plot_one_scheme_and_a_comparison(tmp_path, capsys):
     assert main(["rank", "--opus-dir", str(tmp_path / "opus"), "--lang", "en", "--out",
                  str(tmp_path / "joint"), "--score", "joint", "--workers", "1", "--quiet"]) == 0
     joint = tmp_path / "joint" / "en" / "train" / "en-train.txt.bz2"
-    assert main(["plot", "--ranked", str(ranked), "--annotations", str(combined),
-                 "--out", str(tmp_path / "figure")]) == 0
+    figure = ["plot", "--ranked", str(ranked), "--annotations", str(combined),
+              "--out", str(tmp_path / "figure")]
+    assert main(figure) == 0
     assert (tmp_path / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (tmp_path / "figure.svg").exists()
+    assert all(b"opusparcus plot" in (tmp_path / f"figure.{kind}").read_bytes()
+               for kind in ("png", "svg"))
+    assert main(figure) == 0  # its own pictures are replaced on a rerun
     capsys.readouterr()
-    joint_copy = tmp_path / "joint.txt.bz2"
-    joint_copy.write_bytes(joint.read_bytes())
-    assert main(["plot", "--ranked", str(ranked), str(joint_copy), "--annotations",
-                 str(combined), "--out", str(tmp_path / "compare")]) == 0
+    assert main(["plot", "--ranked", str(ranked), str(joint), "--annotations", str(combined),
+                 "--out", str(tmp_path / "compare")]) == 0
     report = capsys.readouterr().err
-    assert "en-train.txt.bz2: acceptable-share AUC" in report and "joint.txt.bz2" in report
+    assert "summed-pmi: acceptable-share AUC" in report and "joint: acceptable-share" in report
+
+
+def test_plot_names_curves_and_refuses_two_of_one_name(tmp_path, capsys):
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    ranked = _ranked(tmp_path)
+    combined = _combined_sample(tmp_path, ranked)
+    again = tmp_path / "again"
+    assert main(["rank", "--opus-dir", str(tmp_path / "opus"), "--lang", "en", "--out",
+                 str(again), "--workers", "1", "--quiet"]) == 0
+    both = ["plot", "--ranked", str(ranked), str(again / "en/train/en-train.txt.bz2"),
+            "--annotations", str(combined), "--out", str(tmp_path / "c")]
+    capsys.readouterr()
+    assert main(both) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "both be named 'summed-pmi'" in error[0]
+    assert main([*both, "--label", "first"]) == 2
+    assert "one label per --ranked file (2), got 1" in capsys.readouterr().err
+    assert main([*both, "--label", "first", "second"]) == 0
+    report = capsys.readouterr().err
+    assert "first: acceptable-share AUC" in report and "second: acceptable-share" in report
+    (tmp_path / "mine.png").write_bytes(b"a user's picture")
+    assert main([*both[:-1], str(tmp_path / "mine"), "--label", "a", "b"]) == 2
+    assert "exists and was not written by opusparcus plot" in capsys.readouterr().err
+    assert (tmp_path / "mine.png").read_bytes() == b"a user's picture"
 
 
 def test_export_gem_from_the_command_line(tmp_path):

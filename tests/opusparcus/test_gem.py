@@ -7,12 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from opusparcus.gem import FIELDS, LEVELS, export_gem
+from opusparcus.gem import FIELDS, LEVELS, write_gem_folder
 
 RANKED = [[f"en-N{n}", f"a{n} .", f"b{n} .", "1.5", "2.0", "3", "0.5"] for n in range(1, 11)]
 CUTS = {60: 10, 65: 9, 70: 8, 75: 7, 80: 6, 85: 5, 90: 3, 95: 1}
 ANNOTATED = [("en-D2", "x ?", "y ?", 3.5), ("en-D1", "é .", "ê .", 2.5),
              ("en-T1", "p .", "q .", 4.0), ("en-T7", "r .", "s .", 1.0)]
+
+
+def export_gem(lang, rows, cuts, annotated, out_dir: Path) -> list[Path]:
+    (out_dir / lang).mkdir(parents=True, exist_ok=True)
+    names = write_gem_folder(out_dir / lang, lang, rows, cuts, annotated)
+    return [out_dir / lang / name for name in names]
 
 
 def read(path: Path) -> list[dict]:
