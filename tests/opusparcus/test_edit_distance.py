@@ -38,3 +38,35 @@ def test_dev_test_prefilter_thresholds():
     long_a, long_b = "a" * 30, "a" * 18 + "b" * 12  # distance 12 = 0.4 x 30
     assert differ_enough(long_a, long_b, 0.4, 0.5)
     assert not differ_enough(long_a, "a" * 19 + "b" * 11, 0.4, 0.5)
+
+
+def _cjk(rng, length: int, first: int, span: int) -> str:
+    return "".join(chr(0x4E00 + first + int(code)) for code in rng.integers(0, span, length))
+
+
+@pytest.mark.parametrize("span, shared_from, many_shared", [
+    (600, 0, False), (400, 100, False), (20000, 0, True), (20000, 300, True)])
+def test_any_alphabet_matches_the_textbook_recurrence(span, shared_from, many_shared):
+    """More than edlib's 256 symbols: few shared characters (recoded for edlib) and more than
+    254 (the numpy programme); the second sentence is an edited copy of a part of the first."""
+    import numpy as np
+
+    rng = np.random.default_rng(span + shared_from)
+    long = _cjk(rng, 420, 0, span)
+    middle = list(long[shared_from // 3: shared_from // 3 + 300])
+    for position in rng.integers(0, len(middle), 40).tolist():
+        middle[position] = _cjk(rng, 1, span, 300)  # characters the long one lacks
+    short = "".join(middle)
+    assert len(set(short) | set(long)) > 256
+    assert (len(set(short) & set(long)) > 254) == many_shared
+    expected = _semi_global(short, long)
+    assert adjusted_edit_distance(short, long) == expected
+    assert adjusted_edit_distance(long, short) == expected
+
+
+def test_numpy_programme_agrees_on_small_cases():
+    from opusparcus.edit_distance import infix_distance
+
+    for short, long in [("Frankfurt , Germany .", "Oh , Frankfurt , Germany ."),
+                        ("kitten", "sitting"), ("abc", "xyz"), ("ab", "ba"), ("a", "a")]:
+        assert infix_distance(short, long) == _semi_global(short, long)
