@@ -8,6 +8,7 @@ part is skipped and counted instead. An interrupt exits 130 and leaves the works
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import shutil
 from collections.abc import Callable
@@ -36,7 +37,27 @@ def _workspace(root: Path) -> Path:
     (root / "notes.txt").write_text("a user's notes\n")
     (root / "results").mkdir()
     (root / "results" / "draft.txt").write_text("a user's draft\n")
+    _annotation_files(root)
     return root
+
+
+def _annotation_files(root: Path) -> None:
+    """A ranked file written by hand and the annotation files of the workflow around it."""
+    rows = [(f"fr-N{n}", f"Phrase {n} .", f"Autre {n} .") for n in range(1, 21)]
+    ranked = root / "ranked" / "fr" / "train" / "fr-train.txt.bz2"
+    ranked.parent.mkdir(parents=True)
+    ranked.write_bytes(bz2.compress("".join(f"{i}\t{a}\t{b}\t1.5\t2\t1\t3\n"
+                                            for i, a, b in rows).encode()))
+    header = "rank\tid\tsentence1\tsentence2\tannotator1\tannotator2\n"
+    (root / "labelled.tsv").write_text(header + "".join(
+        f"{n}\t{i}\t{a}\t{b}\t4\t3\n" for n, (i, a, b) in enumerate(rows[:10], 1)))
+    (root / "half.tsv").write_text(header + "".join(
+        f"{n}\t{i}\t{a}\t{b}\t4\t\n" for n, (i, a, b) in enumerate(rows[:10], 1)))
+    (root / "combined.tsv").write_text("rank\tid\tsentence1\tsentence2\tscore\n" + "".join(
+        f"{n}\t{i}\t{a}\t{b}\t3.5\n" for n, (i, a, b) in enumerate(rows[:10], 1)))
+    (root / "dev.txt").write_text("fr-D1\tOui .\tSi .\t3.5\n")
+    (root / "test.txt").write_text("fr-T1\tNon .\tJamais .\t4.0\n")
+    (root / "notes.png").write_text("a user's picture\n")
 
 
 def _snapshot(root: Path) -> dict[str, bytes | None]:
@@ -58,6 +79,13 @@ def _remove(path: Path) -> None:
 
 BUILD = "tapaco build --opus-dir {w}/opus --min-sets 1 --out"
 RANK = "opusparcus rank --opus-dir {w}/opus --lang fr --workers 1 --out"
+RANKED = "{w}/ranked/fr/train/fr-train.txt.bz2"
+SAMPLE_PAIRS = "opusparcus sample --ranked " + RANKED + " --n 5 --out"
+COMBINE = "opusparcus combine --annotations {w}/labelled.tsv --out"
+CUTOFF = "opusparcus cutoff --ranked " + RANKED + " --annotations {w}/combined.tsv --out"
+PLOT = "opusparcus plot --ranked " + RANKED + " --annotations {w}/combined.tsv --out"
+GEM = ("opusparcus export-gem --ranked " + RANKED + " --annotations {w}/combined.tsv "
+       "--dev {w}/dev.txt --test {w}/test.txt --out")
 
 CASES = [
     # inputs
@@ -115,6 +143,52 @@ CASES = [
     Case("rank --out is the release", RANK + " {w}/opus", "inside the input"),
     Case("rank --timings in a missing folder", RANK + " {w}/o --timings {w}/missing/t.json",
          "does not exist"),
+    Case("rank --timings over a user's file", RANK + " {w}/o --timings {w}/notes.txt",
+         "--overwrite"),
+    Case("rank --lang with two languages", RANK.replace("fr", "fr,en") + " {w}/o",
+         "--langs takes several"),
+    Case("rank --langs: the second output holds a user's file",
+         RANK.replace("--lang fr", "--langs fr,en") + " {w}/results", "draft.txt",
+         lambda w: shutil.copytree(w / "results", w / "results" / "en")),
+    # the annotation workflow
+    Case("sample --n -5", SAMPLE_PAIRS.replace("5", "-5", 1) + " {w}/s.tsv", "--n"),
+    Case("sample --n 0", SAMPLE_PAIRS.replace("5", "0", 1) + " {w}/s.tsv", "--n"),
+    Case("sample more pairs than ranked", SAMPLE_PAIRS.replace("5", "500", 1) + " {w}/s.tsv",
+         "cannot sample 500 pairs from 20"),
+    Case("sample over labelled annotations", SAMPLE_PAIRS + " {w}/labelled.tsv",
+         "holds 10 labelled pairs"),
+    Case("sample over labelled annotations, --overwrite",
+         SAMPLE_PAIRS + " {w}/labelled.tsv --overwrite", "holds 10 labelled pairs"),
+    Case("sample over the ranked file", SAMPLE_PAIRS + " " + RANKED, "is an input"),
+    Case("sample over a user's file", SAMPLE_PAIRS + " {w}/notes.txt", "--overwrite"),
+    Case("sample from a file that is not ranked",
+         "opusparcus sample --ranked {w}/notes.txt --n 1 --out {w}/s.tsv",
+         "expected 7 tab-separated fields"),
+    Case("combine over its own input", COMBINE + " {w}/labelled.tsv", "is an input"),
+    Case("combine over other labelled annotations", COMBINE + " {w}/half.tsv --overwrite",
+         "labelled pairs"),
+    Case("combine with nothing labelled by both",
+         COMBINE.replace("labelled.tsv", "half.tsv") + " {w}/c.tsv",
+         "no pair is labelled by both annotators"),
+    Case("combine --out is a folder", COMBINE + " {w}/results", "is a folder"),
+    Case("cutoff --levels abc", CUTOFF + " {w}/cuts --levels abc", "--levels"),
+    Case("cutoff --levels 150,-3", CUTOFF + " {w}/cuts --levels 150,-3", "--levels"),
+    Case("cutoff --out holds a user's file", CUTOFF + " {w}/results", "draft.txt"),
+    Case("cutoff --out holds the ranked file", CUTOFF + " {w}/ranked", "holds the input"),
+    Case("cutoff on uncombined annotations",
+         CUTOFF.replace("combined.tsv", "labelled.tsv") + " {w}/cuts", "expected the header"),
+    Case("plot with a label too few", PLOT + " {w}/fig --label a b", "one label per"),
+    Case("plot: two curves of one name",
+         PLOT.replace("--annotations", RANKED + " --annotations") + " {w}/fig",
+         "both be named"),
+    Case("plot over a user's picture", PLOT + " {w}/notes", "notes.png: exists"),
+    Case("export-gem --out holds the ranked file", GEM + " {w}/ranked", "holds the input"),
+    Case("export-gem with a malformed dev file",
+         GEM.replace("dev.txt", "notes.txt") + " {w}/gem", "expected 4 tab-separated fields"),
+    Case("annotate a missing file", "opusparcus annotate --file {w}/none.tsv --annotator 1",
+         "cannot read annotation file"),
+    Case("annotate as a third annotator",
+         "opusparcus annotate --file {w}/labelled.tsv --annotator 3", "--annotator"),
 ]
 
 
@@ -138,8 +212,12 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(case, tmp_path, capsys
     assert _snapshot(workspace) == before
 
 
-def test_there_are_at_least_thirty_cases():
+def test_there_are_at_least_thirty_cases_across_all_commands():
     assert len(CASES) >= 30
+    commands = {" ".join(case.argv.split()[:2]) for case in CASES}
+    assert commands == {"tapaco build", "opusparcus rank", "opusparcus sample",
+                        "opusparcus combine", "opusparcus cutoff", "opusparcus plot",
+                        "opusparcus export-gem", "opusparcus annotate"}
 
 
 SKIPPED = [
