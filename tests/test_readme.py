@@ -48,13 +48,42 @@ def _quick_start_commands() -> list[list[str]]:
     return commands
 
 
+def _run(words: list[str], root: Path, answers: str = "") -> None:
+    result = subprocess.run([sys.executable, *words[1:]], cwd=root, capture_output=True,
+                            text=True, timeout=300, input=answers)
+    assert result.returncode == 0, (words, result.stderr)
+
+
 def test_quick_start_commands_work(tmp_path):
     commands = _quick_start_commands()
     assert [words[2] for words in commands] == ["tapaco", "opusparcus"]
     root = _sample_project(tmp_path)
     for words in commands:
-        result = subprocess.run([sys.executable, *words[1:]], cwd=root, capture_output=True,
-                                text=True, timeout=300)
-        assert result.returncode == 0, (words, result.stderr)
+        _run(words, root)
     assert (root / "out" / "fr.txt").is_file()
     assert (root / "out-opusparcus" / "fr" / "train" / "fr-train.txt.bz2").is_file()
+
+
+def _annotation_commands() -> list[list[str]]:
+    section = README.split("## Annotation and quality cut-offs", 1)[1].split("\n## ", 1)[0]
+    block = re.findall(r"```sh\n(.*?)```", section, re.S)[0]
+    return [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+
+
+def test_annotation_example_runs_on_the_quick_start_output(tmp_path):
+    """Two people's answers typed into `annotate`: the first likes the top of the ranking."""
+    root = _sample_project(tmp_path)
+    for words in _quick_start_commands():
+        _run(words, root)
+    answers = {"1": "4\n" * 15 + "2\n" * 5, "2": "4\n" * 10 + "3\n" * 5 + "1\n" * 5}
+    commands = _annotation_commands()
+    assert [words[3] for words in commands] == ["sample", "annotate", "annotate", "combine",
+                                                "cutoff", "plot"]
+    for words in commands:
+        annotator = words[words.index("--annotator") + 1] if "--annotator" in words else ""
+        _run(words, root, answers.get(annotator, ""))
+    combined = (root / "fr-combined.tsv").read_text().splitlines()
+    scores = [line.split("\t")[-1] for line in combined[1:]]
+    assert sorted(scores) == ["1.5"] * 5 + ["3.5"] * 5 + ["4.0"] * 10  # (2, 1) is adjacent
+    assert (root / "fr-cuts" / "cutoffs.json").is_file()
+    assert (root / "fr-figure.png").is_file()
