@@ -157,8 +157,8 @@ def _cutoff_parser(commands) -> None:
                         help="ranked training file")
     cutoff.add_argument("--annotations", type=Path, required=True, metavar="FILE",
                         help="combined annotations of pairs sampled from it (combine's output)")
-    cutoff.add_argument("--levels", type=_levels, default=(0.95, 0.9, 0.75), metavar="P,P",
-                        help="percentages, comma-separated (default: 95,90,75)")
+    cutoff.add_argument("--levels", type=_levels, default="95,90,75", metavar="P,P",
+                        help="quality levels: percentages, comma-separated")
     cutoff.add_argument("--conservative", action="store_true",
                         help="cut where the 95 %% interval's lower bound reaches the level")
     cutoff.add_argument("--out", type=Path, required=True, metavar="DIR",

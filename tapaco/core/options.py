@@ -33,7 +33,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         if ("%(default)" in text or default in (None, False, "", (), argparse.SUPPRESS)
                 or not action.option_strings):
             return text
-        shown = ",".join(default) if isinstance(default, tuple) else default
+        shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
         return f"{text} (default: {shown})"
 
 

@@ -157,3 +157,52 @@ def test_export_gem_from_the_command_line(tmp_path):
     assert test_records == [{"lang": "en", "sent1": "Hello .", "sent2": "Good morning .",
                              "annot_score": 4.0, "gem_id": "gem-opusparcus-test-4"}]
     assert (tmp_path / "gem" / "en" / "train.100.jsonl").read_text() == ""
+
+
+def test_combine_reports_what_is_left_out(tmp_path, capsys):
+    ranked = _ranked(tmp_path)
+    sample = tmp_path / "sample.tsv"
+    assert main(["sample", "--ranked", str(ranked), "--n", "6", "--out", str(sample)]) == 0
+    annotations = read_annotations(sample)
+    for n, a in enumerate(annotations):
+        a.labels = [4, 4] if n < 3 else ([4, None] if n < 5 else [None, None])
+    write_annotations(sample, annotations)
+    capsys.readouterr()
+    assert main(["combine", "--annotations", str(sample), "--out", str(tmp_path / "c")]) == 0
+    report = capsys.readouterr().err
+    assert "kept 3 pairs" in report
+    assert "left out 3 pairs not labelled by both annotators (annotator 1 has 1 to do, " \
+           "annotator 2 3)" in report
+    assert len((tmp_path / "c").read_text().splitlines()) == 1 + 3
+
+
+def test_cutoffs_json_is_strict_json_when_a_level_is_not_reached(tmp_path, capsys):
+    ranked = _ranked(tmp_path)
+    combined = _combined_sample(tmp_path, ranked)
+    assert main(["cutoff", "--ranked", str(ranked), "--annotations", str(combined),
+                 "--levels", "100,50", "--out", str(tmp_path / "cuts")]) == 0
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} is not JSON")
+
+    text = (tmp_path / "cuts" / "cutoffs.json").read_text()
+    result = json.loads(text, parse_constant=refuse)
+    unreached = result["cuts"][0]
+    assert unreached["reached"] is False and unreached["rows"] == 0
+    assert unreached["share"] is None and unreached["low"] is None
+    assert result["cuts"][1]["reached"] is True and result["cuts"][1]["share"] >= 0.5
+    assert "not reached" in capsys.readouterr().err
+
+
+def test_plot_without_matplotlib_is_one_line(tmp_path, capsys, monkeypatch):
+    import sys
+
+    ranked = _ranked(tmp_path)
+    combined = _combined_sample(tmp_path, ranked)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    capsys.readouterr()
+    assert main(["plot", "--ranked", str(ranked), "--annotations", str(combined),
+                 "--out", str(tmp_path / "fig")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "pip install 'pivot-paraphrase-miner[plot]'" in error[0]
+    assert not list(tmp_path.glob("fig*"))

@@ -58,3 +58,31 @@ def test_skip_bad_input_leaves_a_corrupt_bitext_empty(tmp_path):
     assert stats["bad_input"]["skipped"] == {"malformed ids": 1}
     assert stats["bitexts"]["sv"]["one_to_one"] == 0
     assert stats["pairs_written"]["train"] == 1
+
+
+def test_summary_counts_in_words_and_names_what_was_skipped(opus, tmp_path, capsys):
+    en, fr = "en/2000/1/1.xml.gz", "fr/2000/1/1.xml.gz"
+    opus.sentences(en, Sentence("s1", "Yes ."), Sentence("s2", "Yeah ."))
+    opus.sentences(fr, Sentence("s1", "Oui ."))
+    opus.links("en-fr", en, fr, [("s1", "s1"), ("s2", "s1"), ("s3", "s1")])
+    root = opus.write("xml")
+    assert main(["rank", "--opus-dir", str(root), "--lang", "en", "--workers", "1",
+                 "--out", str(tmp_path / "o"), "--skip-bad-input"]) == 0
+    summary = capsys.readouterr().err.strip().splitlines()[-1]
+    assert summary.startswith("en: 3 links read, 3 1:1 over 1 pivot;"), summary
+    assert "train 1, dev 0, test 0 pairs" in summary
+    assert "skipped 0 pivot sentences (0 pairs)" in summary
+    assert summary.endswith("; skipped bad input: 1 unknown sentence id")
+
+
+def test_an_empty_ranking_is_a_valid_bz2_file(shared_data, tmp_path):
+    import shutil
+
+    (tmp_path / "opus").mkdir()
+    (tmp_path / "opus" / "moses").symlink_to(shared_data / "opensubtitles-v2018-moses")
+    assert main(["rank", "--opus-dir", str(tmp_path / "opus"), "--lang", "en", "--workers",
+                 "1", "--quiet", "--out", str(tmp_path / "o")]) == 0
+    train = tmp_path / "o/en/train/en-train.txt.bz2"
+    assert train.read_bytes().startswith(b"BZh")  # a 0-byte file is no bz2 file
+    if shutil.which("bzip2"):
+        assert subprocess.run(["bzip2", "-t", str(train)]).returncode == 0
