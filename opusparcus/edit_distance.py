@@ -18,7 +18,6 @@ import edlib
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-
 EDLIB_SYMBOLS = 256
 
 
