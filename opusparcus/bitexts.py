@@ -1,6 +1,8 @@
 """Read a target-pivot bitext into integer arrays: its 1:1 links, their sentences and split.
 
-Only links with exactly one sentence on each side count. Target sentences are returned as
+Only links with exactly one sentence on each side count, and only when both sentences have a
+text: from the sentence documents where they exist (so a sentence has one identity whichever
+alignment form linked it), else from the Moses line. Target sentences are returned as
 distinct keys (the text, marked as tokenised or raw) so that several bitexts read in separate
 processes can share one target vocabulary; pivot sentences, private to the bitext, are
 normalised here and returned as codes. The split comes from the year in the target document's
@@ -12,13 +14,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from opusparcus.normalize import normalize_sentences
 from tapaco.core.arrays import string_codes
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.opus import AlignmentSource, DocumentLocator, LinkBlock, read_sentences
+from tapaco.core.opus import (
+    TOKENISED,
+    AlignmentSource,
+    DocumentStore,
+    LinkBlock,
+    preference,
+)
 
 TRAIN, DEV, TEST = 0, 1, 2
 SPLITS = ("train", "dev", "test")
@@ -42,11 +51,16 @@ def split_of(year: int | None) -> int:
 
 @dataclass
 class BitextCounts:
+    """Links read; `one_to_one` of them 1:1, of which those with a sentence id no document
+    holds or an empty text on a side (e.g. an OpenSubtitles `<s>` holding only `<time>`) are
+    not used."""
+
     links: int = 0
     one_to_one: int = 0
     not_one_to_one: int = 0
     links_without_year: int = 0
     links_to_unknown_sentences: int = 0
+    links_with_empty_text: int = 0
 
 
 @dataclass
@@ -62,9 +76,30 @@ class BitextLinks:
     counts: BitextCounts = field(default_factory=BitextCounts)
 
 
+class _Side(NamedTuple):
+    """One end of the links of a block: its document, the ids of each link, Moses texts."""
+
+    document: str
+    ids: list[str]
+    texts: list[str] | None
+
+
+class _Keys(NamedTuple):
+    """Sentence keys of the kept links of one side (None: no text); `located` is False when
+    the document was missing or bad (reported once, not per link)."""
+
+    keys: list[str | None]
+    located: bool
+
+
+def _all_texts(keys: list[str | None]) -> bool:
+    """Whether every key has a text (list searches in C: the common case stays fast)."""
+    return None not in keys and RAW not in keys and TOKENIZED not in keys
+
+
 class _Reader:
-    def __init__(self, opus_dir: Path, target_lang: str, log: BadInputLog) -> None:
-        self.locator = DocumentLocator(opus_dir, ("xml", "raw"))
+    def __init__(self, store: DocumentStore, target_lang: str, log: BadInputLog) -> None:
+        self.store = store
         self.target_lang = target_lang
         self.log = log
         self.target_table: dict[str, int] = {}
@@ -74,25 +109,17 @@ class _Reader:
 
     def add(self, block: LinkBlock) -> None:
         self.counts.links += len(block)
-        forward = block.from_lang == self.target_lang
-        target_sides, pivot_sides = ((block.from_sides, block.to_sides) if forward
-                                     else (block.to_sides, block.from_sides))
-        keep = [i for i, (a, b) in enumerate(zip(target_sides, pivot_sides))
+        target = _Side(block.from_doc, block.from_sides, block.from_texts)
+        pivot = _Side(block.to_doc, block.to_sides, block.to_texts)
+        if block.from_lang != self.target_lang:
+            target, pivot = pivot, target
+        keep = [i for i, (a, b) in enumerate(zip(target.ids, pivot.ids))
                 if a and b and " " not in a and " " not in b]
         self.counts.one_to_one += len(keep)
         self.counts.not_one_to_one += len(block) - len(keep)
-        target_doc, pivot_doc = ((block.from_doc, block.to_doc) if forward
-                                 else (block.to_doc, block.from_doc))
-        if block.from_texts is not None:
-            texts = (block.from_texts, block.to_texts) if forward else (block.to_texts,
-                                                                          block.from_texts)
-            target_keys = [RAW + texts[0][i] for i in keep]
-            pivot_keys = [RAW + texts[1][i] for i in keep]
-        else:
-            target_keys, pivot_keys = self._document_keys(
-                target_doc, pivot_doc, [target_sides[i] for i in keep],
-                [pivot_sides[i] for i in keep])
-        year = year_of(target_doc)
+        target_keys, pivot_keys = self._usable(target, pivot, keep, self._keys(target, keep),
+                                               self._keys(pivot, keep))
+        year = year_of(target.document)
         self.counts.links_without_year += len(target_keys) if year is None else 0
         self.parts.append((self._codes(self.target_table, target_keys),
                            self._codes(self.pivot_table, pivot_keys), split_of(year)))
@@ -101,33 +128,54 @@ class _Reader:
     def _codes(table: dict[str, int], keys: list[str]) -> np.ndarray:
         return np.fromiter((table.setdefault(k, len(table)) for k in keys), np.int32, len(keys))
 
-    def _document(self, document: str) -> dict[str, str]:
-        ref, kind = self.locator.find(document)
-        sentences = read_sentences(ref)
-        mark = TOKENIZED if kind == "xml" else RAW
-        return {i: mark + text for i, text in zip(sentences.ids, sentences.texts)}
-
-    def _document_keys(self, target_doc: str, pivot_doc: str, target_ids: list[str],
-                       pivot_ids: list[str]) -> tuple[list[str], list[str]]:
+    def _keys(self, side: _Side, keep: list[int]) -> _Keys:
+        """Keys (text marked tokenised or raw) of the kept links' sentences on one side: from
+        the document where one exists, else (or for an id it lacks) from the Moses line."""
         try:
-            target_text, pivot_text = self._document(target_doc), self._document(pivot_doc)
+            document = self.store.find(side.document)
         except InputError as error:
             self.log.report(error)
-            self.counts.links_to_unknown_sentences += len(target_ids)
-            return [], []
-        target_keys, pivot_keys = [], []
-        for target_id, pivot_id in zip(target_ids, pivot_ids):
-            if target_id in target_text and pivot_id in pivot_text:
-                target_keys.append(target_text[target_id])
-                pivot_keys.append(pivot_text[pivot_id])
-                continue
-            missing, document = ((target_id, target_doc) if target_id not in target_text
-                                 else (pivot_id, pivot_doc))
-            self.log.report(InputError(document, f"sentence id {missing!r} is linked by an "
-                                       "alignment but is not in this document",
+            return _Keys([None] * len(keep), False)
+        lines = side.texts
+        if document is None:
+            if lines is None:
+                self.log.report(self.store.missing(side.document))
+                return _Keys([None] * len(keep), False)
+            return _Keys([RAW + lines[i] for i in keep], True)
+        mark = TOKENIZED if document.kind == TOKENISED else RAW
+        position, texts = document.position, document.sentences.texts
+        keys: list[str | None] = []
+        for i in keep:
+            at = position.get(side.ids[i])
+            keys.append(mark + texts[at] if at is not None
+                        else None if lines is None else RAW + lines[i])
+        return _Keys(keys, True)
+
+    def _usable(self, target: _Side, pivot: _Side, keep: list[int], target_keys: _Keys,
+                pivot_keys: _Keys) -> tuple[list[str], list[str]]:
+        """The links both of whose sentences have a text; the others are counted (and an
+        unknown sentence id reported)."""
+        if _all_texts(target_keys.keys) and _all_texts(pivot_keys.keys):
+            return target_keys.keys, pivot_keys.keys
+        kept_target, kept_pivot = [], []
+        for i, target_key, pivot_key in zip(keep, target_keys.keys, pivot_keys.keys):
+            if target_key is None or pivot_key is None:
+                self.counts.links_to_unknown_sentences += 1
+                self._report_unknown(target, target_keys, target_key, pivot, pivot_keys, i)
+            elif len(target_key) == 1 or len(pivot_key) == 1:
+                self.counts.links_with_empty_text += 1
+            else:
+                kept_target.append(target_key)
+                kept_pivot.append(pivot_key)
+        return kept_target, kept_pivot
+
+    def _report_unknown(self, target: _Side, target_keys: _Keys, target_key: str | None,
+                        pivot: _Side, pivot_keys: _Keys, link: int) -> None:
+        side, keys = (target, target_keys) if target_key is None else (pivot, pivot_keys)
+        if keys.located:
+            self.log.report(InputError(side.document, f"sentence id {side.ids[link]!r} is "
+                                       "linked by an alignment but is not in this document",
                                        kind="unknown sentence id"))
-            self.counts.links_to_unknown_sentences += 1
-        return target_keys, pivot_keys
 
     def result(self, pivot: str, source: str) -> BitextLinks:
         pivot_keys = list(self.pivot_table)
@@ -156,20 +204,22 @@ def normalize_keys(keys: list[str], lang: str) -> list[str]:
 
 
 def read_bitext(opus_dir: Path, source: AlignmentSource, target_lang: str,
-                log: BadInputLog) -> BitextLinks:
+                log: BadInputLog, documents: str = "xml") -> BitextLinks:
     """All 1:1 links of the bitext `source` between `target_lang` and its other language.
 
-    A bad alignment file stops the reading, or, when `log` skips bad input, leaves the bitext
-    empty (all or nothing, as in the TaPaCo build).
+    `documents` (`xml` or `raw`) is the folder of sentence documents searched first. A bad
+    alignment file stops the reading, or, when `log` skips bad input, leaves the bitext empty
+    (all or nothing, as in the TaPaCo build).
     """
     pivot = source.langs[1] if source.langs[0] == target_lang else source.langs[0]
-    reader = _Reader(opus_dir, target_lang, log)
-    try:
-        for block in source.link_blocks():
-            reader.add(block)
-    except InputError as error:
-        log.report(error)
-        links = reader.counts.links
-        reader = _Reader(opus_dir, target_lang, log)
-        reader.counts.links = links
+    with DocumentStore(opus_dir, preference(documents)) as store:
+        reader = _Reader(store, target_lang, log)
+        try:
+            for block in source.link_blocks():
+                reader.add(block)
+        except InputError as error:
+            log.report(error)
+            links = reader.counts.links
+            reader = _Reader(store, target_lang, log)
+            reader.counts.links = links
     return reader.result(pivot, str(source.path))

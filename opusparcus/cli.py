@@ -97,6 +97,10 @@ def _rank_parser(commands) -> None:
                          help="a sentence with fewer characters is short")
     command.add_argument("--workers", type=integer(1, 64), default=2, metavar="N",
                          help="worker processes for reading bitexts and writing")
+    command.add_argument("--documents", choices=("xml", "raw"), default="xml",
+                         help="where a release has both, read sentence documents from xml/ "
+                              "(tokenised, as the Opusparcus release) or raw/ (then "
+                              "Moses-tokenised)")
     command.add_argument("--skip-bad-input", action="store_true",
                          help="skip and count bad documents and links instead of stopping")
     command.add_argument("--timings", type=Path, metavar="FILE",
@@ -214,17 +218,21 @@ def summary(stats: dict) -> str:
     bad = ("; skipped bad input: " + ", ".join(f"{count} {kind}"
                                                for kind, count in skipped.items())
            if skipped else "")
+    empty = sum(bitext.get("links_with_empty_text", 0) for bitext in stats["bitexts"].values())
+    empty_text = f", {_plural(empty, 'link')} with an empty sentence left out" if empty else ""
     return (f"{stats['language']}: {_plural(stats['links_read'], 'link')} read, "
             f"{stats['one_to_one_links']} 1:1 over {_plural(len(stats['bitexts']), 'pivot')}"
-            f"{undated}; train {written['train']}, dev {written['dev']}, test {written['test']} "
-            f"pairs; fan-out cap skipped {_plural(skips['pivots'], 'pivot sentence')} "
-            f"({_plural(skips['pairs'], 'pair')}){bad}")
+            f"{undated}{empty_text}; train {written['train']}, dev {written['dev']}, "
+            f"test {written['test']} pairs; fan-out cap skipped "
+            f"{_plural(skips['pivots'], 'pivot sentence')} ({_plural(skips['pairs'], 'pair')})"
+            f"{bad}")
 
 
 def _run_rank(arguments: argparse.Namespace) -> None:
     options = RankOptions(arguments.pivots, arguments.score, arguments.max_pivot_fanout,
                           arguments.min_edit_ratio, arguments.min_edit_ratio_short,
-                          arguments.short_length, arguments.workers, arguments.skip_bad_input)
+                          arguments.short_length, arguments.workers, arguments.skip_bad_input,
+                          arguments.documents)
     langs = arguments.langs or arguments.lang
     for lang in langs:
         output_folder(arguments.out, lang, arguments.opus_dir, arguments.overwrite).check()

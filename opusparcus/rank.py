@@ -22,8 +22,8 @@ from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
 from tapaco.core.arrays import garbage_collector_paused, string_codes
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
-from tapaco.core.options import check_range
-from tapaco.core.opus import AlignmentSource, find_alignment_sources
+from tapaco.core.options import check_range, in_range
+from tapaco.core.opus import FOLDERS, AlignmentSource, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.versions import library_versions, signature
@@ -38,7 +38,9 @@ class RankOptions:
     """What decides the ranking; checked on creation, the same for the CLI and the library.
 
     `max_pivot_fanout` None or 0: no cap. `short_length`: dev/test sentences shorter than this
-    many characters need `min_edit_ratio_short` instead of `min_edit_ratio`.
+    many characters need `min_edit_ratio_short` instead of `min_edit_ratio`. `documents`: the
+    folder of sentence documents searched first where a release has both, `xml` (tokenised, as
+    the Opusparcus release) or `raw` (Moses-tokenised here).
     """
 
     pivots: tuple[str, ...] = ()
@@ -49,13 +51,17 @@ class RankOptions:
     short_length: int = 24
     workers: int = 2
     skip_bad_input: bool = False
+    documents: str = "xml"
 
     def __post_init__(self) -> None:
         if self.score not in SCHEMES:
             raise OptionError("--score", f"unknown scheme {self.score!r}; choose from "
                               f"{', '.join(SCHEMES)}")
         if self.max_pivot_fanout:
-            check_range("--max-pivot-fanout", self.max_pivot_fanout, 2, whole=True)
+            problem = in_range(self.max_pivot_fanout, 2, None)
+            if problem or not isinstance(self.max_pivot_fanout, int):
+                raise OptionError("--max-pivot-fanout", f"{problem or 'expected a whole number'}"
+                                  " (0 or none: no cap)")
         check_range("--min-edit-ratio", self.min_edit_ratio, 0, 1)
         check_range("--min-edit-ratio-short", self.min_edit_ratio_short, 0, 1)
         check_range("--short-length", self.short_length, 1, whole=True)
@@ -63,6 +69,9 @@ class RankOptions:
         if isinstance(self.pivots, str) or not all(
                 isinstance(lang, str) and lang.strip() for lang in self.pivots):
             raise OptionError("--pivots", f"expected language codes, got {self.pivots!r}")
+        if self.documents not in FOLDERS:
+            raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
+                              f"{self.documents!r}")
 
 
 def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False) -> OutputFolder:
@@ -87,15 +96,16 @@ def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[Al
 
 
 def _read_one(arguments: tuple) -> tuple[BitextLinks, dict]:
-    opus_dir, source, lang, skip = arguments
+    opus_dir, source, lang, skip, documents = arguments
     log = BadInputLog(skip)
-    return read_bitext(opus_dir, source, lang, log), log.as_dict()
+    return read_bitext(opus_dir, source, lang, log, documents), log.as_dict()
 
 
 def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], lang: str,
                  options: RankOptions) -> tuple[list[BitextLinks], list[dict]]:
     """Read the bitexts, in parallel worker processes when `workers` > 1."""
-    tasks = [(opus_dir, source, lang, options.skip_bad_input) for source in sources]
+    tasks = [(opus_dir, source, lang, options.skip_bad_input, options.documents)
+             for source in sources]
     if options.workers > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(min(options.workers, len(tasks))) as pool:
             results = list(pool.map(_read_one, tasks))

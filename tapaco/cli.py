@@ -15,6 +15,7 @@ from pathlib import Path
 from tapaco.core.errors import exit_status
 from tapaco.core.files import json_text
 from tapaco.core.options import Parser, languages, subcommands
+from tapaco.core.opus import FOLDERS
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
 from tapaco.filters import FilterOptions
@@ -56,6 +57,9 @@ def _build_parser(commands) -> None:
                               "one exceeds this (0-100)")
     command.add_argument("--min-sets", type=int, default=100, metavar="N",
                          help="filter (e): drop languages with fewer sets")
+    command.add_argument("--documents", choices=FOLDERS, default=BuildOptions().documents,
+                         help="where a release has both, read sentence documents from raw/ "
+                              "(untokenised, as TaPaCo 1.0) or xml/ (tokenised) first")
     command.add_argument("--skip-bad-input", action="store_true",
                          help="skip and count bad files, documents and links instead of "
                               "stopping")
@@ -115,7 +119,7 @@ def _empty_hint(stats: dict) -> str:
 def _run_build(arguments: argparse.Namespace) -> None:
     options = BuildOptions(
         FilterOptions(arguments.max_set_size, arguments.bleu_max, arguments.min_sets),
-        arguments.langs, arguments.skip_bad_input)
+        arguments.langs, arguments.skip_bad_input, arguments.documents)
     timings_file = None
     if arguments.timings:
         timings_file = OutputFile(arguments.timings, COMMAND, (arguments.opus_dir,),

@@ -1,9 +1,10 @@
 """The equivalence graph: alignment edges plus surface-similarity edges, and its components.
 
-Surface-similarity edges join sentences of one language whose surface keys are equal (each to
-the first such sentence, a star, which gives the same components as a clique). The merged graph
-is a python-igraph graph built from numpy edge arrays; its connected components, numbered in a
-deterministic order (by the smallest numeric sentence id they contain), name the sets.
+Surface-similarity edges join sentences of one language whose surface keys are equal and not
+empty (each to the first such sentence, a star, which gives the same components as a clique).
+The merged graph is a python-igraph graph built from numpy edge arrays; its connected
+components, numbered in a deterministic order (by the smallest numeric sentence id they
+contain), name the sets.
 """
 
 from __future__ import annotations
@@ -32,14 +33,18 @@ class SentenceGraph:
 
 
 def surface_edges(vertex_lang: np.ndarray, texts: list[str]) -> np.ndarray:
-    """Edges from each vertex to the first vertex of its language with the same surface key."""
-    codes = string_codes([surface_key(text) for text in texts])
+    """Edges from each vertex to the first vertex of its language with the same surface key.
+
+    An empty key (an empty text) joins nothing: sentences without text are not similar.
+    """
+    keys = [surface_key(text) for text in texts]
+    codes = string_codes(keys)
     combined, _ = pd.factorize(codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang)
     first = np.full(len(combined) and combined.max() + 1, -1, np.int64)
     vertex = np.arange(len(combined))
     first[combined[::-1]] = vertex[::-1]
     leader = first[combined]
-    joined = leader != vertex
+    joined = (leader != vertex) & np.fromiter(map(bool, keys), bool, len(keys))
     return np.column_stack([vertex[joined], leader[joined]]).astype(np.int32)
 
 

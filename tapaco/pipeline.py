@@ -15,7 +15,7 @@ import numpy as np
 from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicographic_order
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
-from tapaco.core.opus import find_alignment_sources
+from tapaco.core.opus import FOLDERS, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.versions import library_versions, signature
@@ -31,14 +31,21 @@ EXACTNESS_LIBRARIES = ("sacrebleu", "regex", "unidecode", "igraph")
 
 @dataclass(frozen=True)
 class BuildOptions:
+    """What decides the build. `documents`: the folder of sentence documents searched first
+    where a release has both, `raw` (untokenised, as TaPaCo 1.0) or `xml` (tokenised)."""
+
     filters: FilterOptions = field(default_factory=FilterOptions)
     languages: tuple[str, ...] = ()
     skip_bad_input: bool = False
+    documents: str = "raw"
 
     def __post_init__(self) -> None:
         if isinstance(self.languages, str) or not all(
                 isinstance(lang, str) and lang.strip() for lang in self.languages):
             raise OptionError("--langs", f"expected language codes, got {self.languages!r}")
+        if self.documents not in FOLDERS:
+            raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
+                              f"{self.documents!r}")
 
 
 def _language_ranks(corpus: Corpus, wanted: tuple[str, ...]) -> np.ndarray:
@@ -104,7 +111,7 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
                 options: BuildOptions) -> dict:
     final = funnel.steps[-1]["per_language"]
     settings = {**asdict(options.filters), "languages": list(options.languages),
-                "skip_bad_input": options.skip_bad_input}
+                "skip_bad_input": options.skip_bad_input, "documents": options.documents}
     versions = library_versions(*EXACTNESS_LIBRARIES)
     return {
         "signature": signature(COMMAND, versions, settings),
@@ -140,7 +147,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
 def _build(opus_dir: Path, output: OutputFolder, options: BuildOptions,
            progress: Progress) -> dict:
     log = BadInputLog(options.skip_bad_input)
-    corpus = read_corpus(opus_dir, log, progress)
+    corpus = read_corpus(opus_dir, log, progress, options.documents)
     with progress.stage("graph and components"):
         graph = build_graph(corpus)
     with progress.stage("filters"):

@@ -1,8 +1,10 @@
 """Read an OPUS release into link-side vertices, alignment edges and sentence texts.
 
 Every link side (language, document, OPUS ids) becomes one vertex; its text is the document
-sentences of those ids joined by a space. Vertices are numbered per document while reading
-(first appearance), then laid out document after document, so ids are compact int32 arrays.
+sentences of those ids joined by a space, or, for a side whose document no file holds (a Moses
+bitext without documents), the Moses line that linked it. Vertices are numbered per document
+while reading (first appearance), then laid out document after document, so ids are compact
+int32 arrays.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import numpy as np
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.opus import (
     AlignmentSource,
-    DocumentLocator,
+    Document,
+    DocumentStore,
     LinkBlock,
     find_alignment_sources,
-    read_sentences,
+    preference,
 )
 from tapaco.core.progress import Progress
 
@@ -145,52 +148,74 @@ class _DocumentTexts:
     tags: list[str]
     valid: np.ndarray
 
+    @classmethod
+    def empty(cls, size: int) -> _DocumentTexts:
+        return cls([""] * size, [""] * size, [""] * size, np.zeros(size, bool))
+
 
 def _joined(values: list[str], separator: str) -> str:
     return separator.join(dict.fromkeys(value for value in values if value))
 
 
-def _document_texts(document: _Document, locator: DocumentLocator, log: BadInputLog,
+def _document_texts(document: _Document, store: DocumentStore, log: BadInputLog,
                     counts: ReadCounts) -> _DocumentTexts:
+    """Texts of the document's sides: from the document where one exists, else (per side)
+    from the Moses line that linked it."""
     sides = list(document.sides)
-    if document.moses_texts:
-        return _DocumentTexts([document.moses_texts[s] for s in sides], [""] * len(sides),
-                              [""] * len(sides), np.ones(len(sides), bool))
-    invalid = _DocumentTexts([""] * len(sides), [""] * len(sides), [""] * len(sides),
-                             np.zeros(len(sides), bool))
     try:
-        ref = locator.locate(document.name)
-        sentences = read_sentences(ref)
+        found = store.find(document.name)
     except InputError as error:
         log.report(error)
-        return invalid
+        return _DocumentTexts.empty(len(sides))
+    if found is None:
+        return _moses_texts(document, sides, store, log)
     counts.documents += 1
-    counts.document_sentences += len(sentences)
-    position = dict(zip(sentences.ids, range(len(sentences))))
-    indexes = [position.get(side, -1) for side in sides]
+    counts.document_sentences += len(found.sentences)
+    sentences = found.sentences
+    indexes = [found.position.get(side, -1) for side in sides]
     texts, lists, tags = sentences.texts or [""], sentences.lists or [""], sentences.tags or [""]
-    found = _DocumentTexts([texts[i] for i in indexes], [lists[i] for i in indexes],
-                           [tags[i] for i in indexes], np.ones(len(sides), bool))
+    result = _DocumentTexts([texts[i] for i in indexes], [lists[i] for i in indexes],
+                            [tags[i] for i in indexes], np.ones(len(sides), bool))
     for number in np.flatnonzero(np.array(indexes, np.int64) < 0).tolist():
-        _multi_id_side(found, number, sides[number], sentences, position, ref, log, counts)
-    return found
+        _multi_id_side(result, number, sides[number], found, document.moses_texts, log, counts)
+    return result
 
 
-def _multi_id_side(found: _DocumentTexts, number: int, side: str, sentences,
-                   position: dict[str, int], ref, log: BadInputLog, counts: ReadCounts) -> None:
-    """Fill row `number` for a side of several ids, or mark it invalid if an id is unknown."""
+def _moses_texts(document: _Document, sides: list[str], store: DocumentStore,
+                 log: BadInputLog) -> _DocumentTexts:
+    """Texts of a document no file holds: the Moses lines; a missing document otherwise."""
+    result = _DocumentTexts.empty(len(sides))
+    known = document.moses_texts
+    for number, side in enumerate(sides):
+        if side in known:
+            result.texts[number] = known[side]
+            result.valid[number] = True
+    if not result.valid.all():
+        log.report(store.missing(document.name))
+    return result
+
+
+def _multi_id_side(result: _DocumentTexts, number: int, side: str, found: Document,
+                   moses_texts: dict[str, str], log: BadInputLog, counts: ReadCounts) -> None:
+    """Fill row `number` for a side of several ids; for an id not in the document, the side's
+    Moses line, or mark it invalid."""
     ids = side.split()
-    indexes = [position.get(sentence_id) for sentence_id in ids]
+    indexes = [found.position.get(sentence_id) for sentence_id in ids]
+    sentences = found.sentences
     if None in indexes:
+        if side in moses_texts:
+            result.texts[number], result.lists[number], result.tags[number] = (
+                moses_texts[side], "", "")
+            return
         missing = ids[indexes.index(None)]
-        log.report(InputError(ref, f"sentence id {missing!r} is linked by an alignment but "
-                              "is not in this document", kind="unknown sentence id"))
-        found.valid[number] = False
+        log.report(InputError(found.ref, f"sentence id {missing!r} is linked by an alignment "
+                              "but is not in this document", kind="unknown sentence id"))
+        result.valid[number] = False
         indexes = []
     counts.multi_id_sides += len(indexes) > 1
-    found.texts[number] = " ".join(sentences.texts[i] for i in indexes)
-    found.lists[number] = _joined([sentences.lists[i] for i in indexes], ";")
-    found.tags[number] = _joined([sentences.tags[i] for i in indexes], ";")
+    result.texts[number] = " ".join(sentences.texts[i] for i in indexes)
+    result.lists[number] = _joined([sentences.lists[i] for i in indexes], ";")
+    result.tags[number] = _joined([sentences.tags[i] for i in indexes], ";")
 
 
 def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -203,17 +228,20 @@ def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, 
     return np.column_stack([sources, targets]).astype(np.int32), kinds
 
 
-def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress) -> Corpus:
-    """Read every alignment of the release and the texts of every linked sentence."""
+def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
+                documents: str = "raw") -> Corpus:
+    """Read every alignment of the release and the texts of every linked sentence.
+
+    `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
+    """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):
         collector = _collect_links(sources, log, progress)
-    locator = DocumentLocator(opus_dir, ("raw", "xml"))
-    with progress.stage("read documents"):
+    with progress.stage("read documents"), DocumentStore(opus_dir, preference(documents)) as store:
         parts = []
         for number, document in enumerate(collector.documents, 1):
             progress.update(document.name, number, len(collector.documents))
-            parts.append(_document_texts(document, locator, log, collector.counts))
+            parts.append(_document_texts(document, store, log, collector.counts))
     return _assemble(collector, parts)
 
 

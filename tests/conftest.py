@@ -112,22 +112,51 @@ def opus(tmp_path: Path) -> OpusFolder:
 
 
 def write_moses(root: Path, pair: str, rows: list[tuple[str, str, str, str, str, str]],
-                corpus: str = "Test") -> Path:
-    """A Moses bitext `moses/<pair>/` with `.ids`.
+                corpus: str = "Test", zipped: bool = False) -> Path:
+    """A Moses bitext `moses/<pair>/` (or `moses/<pair>.txt.zip`) with `.ids`.
 
     Rows are (doc1, doc2, ids1, ids2, text1, text2).
     """
     first, second = pair.split("-")
+    columns = list(zip(*rows)) if rows else [()] * 6
+    files = {
+        f"{corpus}.{pair}.ids": "".join(f"{a}\t{b}\t{c}\t{d}\n" for a, b, c, d, _, _ in rows),
+        f"{corpus}.{pair}.{first}": "".join(text + "\n" for text in columns[4]),
+        f"{corpus}.{pair}.{second}": "".join(text + "\n" for text in columns[5]),
+    }
+    if zipped:
+        (root / "moses").mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(root / "moses" / f"{pair}.txt.zip", "w") as archive:
+            for name, text in files.items():
+                archive.writestr(f"{corpus}/{name}", text)
+        return root
     folder = root / "moses" / pair
     folder.mkdir(parents=True, exist_ok=True)
-    columns = list(zip(*rows)) if rows else [()] * 6
-    (folder / f"{corpus}.{pair}.ids").write_text(
-        "".join(f"{a}\t{b}\t{c}\t{d}\n" for a, b, c, d, _, _ in rows), encoding="utf-8")
-    (folder / f"{corpus}.{pair}.{first}").write_text(
-        "".join(text + "\n" for text in columns[4]), encoding="utf-8")
-    (folder / f"{corpus}.{pair}.{second}").write_text(
-        "".join(text + "\n" for text in columns[5]), encoding="utf-8")
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
     return root
+
+
+def subtitle_xml(sentences: list[tuple[str, str]]) -> str:
+    """A raw OpenSubtitles document: each `<s>` holds its text between `<time>` elements, as in
+    OPUS's `raw/<lang>.zip`; an empty text gives an `<s>` holding only the two times."""
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', '<document id="1">']
+    for number, (sentence_id, text) in enumerate(sentences, 1):
+        lines += [f'  <s id="{sentence_id}">',
+                  f'    <time id="T{number}S" value="00:00:{number:02d},100" />']
+        lines += [escape(text)] if text else []
+        lines += [f'    <time id="T{number}E" value="00:00:{number:02d},900" />', "  </s>"]
+    return "\n".join([*lines, "</document>"]) + "\n"
+
+
+def write_document_zip(root: Path, folder: str, lang: str, documents: dict[str, str],
+                       corpus: str = "OpenSubtitles") -> None:
+    """`root/<folder>/<lang>.zip` holding each document (name `<lang>/.../x.xml.gz`) as
+    `<corpus>/<folder>/<name without .gz>`."""
+    (root / folder).mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(root / folder / f"{lang}.zip", "w") as archive:
+        for name, text in documents.items():
+            archive.writestr(f"{corpus}/{folder}/{name.removesuffix('.gz')}", text)
 
 
 NMT_MODULES = ("torch", "transformers", "ctranslate2", "sentencepiece")

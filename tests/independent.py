@@ -72,7 +72,9 @@ def _sentences(data: bytes) -> dict[str, tuple[str, str, str]]:
     found = {}
     for sentence in ElementTree.fromstring(data).iter("s"):
         words = [w.text or "" for w in sentence.iter("w")]
-        text = " ".join(words) if words else " ".join((sentence.text or "").split())
+        # raw: the <s>'s own character data (a child's content is left out, as OpusTools does)
+        own = "".join([sentence.text or "", *(child.tail or "" for child in sentence)])
+        text = " ".join(words) if words else " ".join(own.split())
         found[sentence.get("id")] = (text, sentence.get("lists", ""), sentence.get("tags", ""))
     return found
 
@@ -93,6 +95,8 @@ def components(opus_dir: Path) -> tuple[list[set], dict]:
     first_with_key = {}
     for side in sorted(info):
         key = (side[0], surface(info[side][0]))
+        if not key[1]:
+            continue  # an empty text is similar to nothing
         if key in first_with_key:
             sides.add_edge(side, first_with_key[key])
         first_with_key.setdefault(key, side)

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, Sentence
+from conftest import (
+    SAMPLE,
+    OpusFolder,
+    Sentence,
+    subtitle_xml,
+    write_cesalign,
+    write_document_zip,
+    write_moses,
+)
 from independent import expected_sets
 
 from tapaco.filters import FilterOptions
@@ -171,3 +179,53 @@ def test_moses_release_builds_from_line_texts(shared_data, tmp_path):
     # en-mr lines 4 and 5 are both "I will be back soon.": a surface link joins their mr sides
     marathi = (tmp_path / "out" / "mr.txt").read_text(encoding="utf-8").splitlines()
     assert [row.split("\t")[2] for row in marathi] == ["मी लवकरच परत येईन.", "मी लवकरच परतेन."]
+
+
+def _mixed_forms_release(root: Path) -> Path:
+    """cesAlign en-fr over raw documents, and a Moses de-fr zip whose .ids name the same fr
+    document (plus a de document no file holds and an fr id the document lacks)."""
+    en, fr, de = "en/tatoeba.xml.gz", "fr/tatoeba.xml.gz", "de/tatoeba.xml.gz"
+    opus = OpusFolder(root)
+    opus.sentences(en, Sentence("s1", "What is it?"), Sentence("s2", "What's that?"))
+    opus.sentences(fr, Sentence("s1", "C'est quoi ?", "7", "question"),
+                   Sentence("s2", "Qu'est-ce que c'est ?", "7;9"),
+                   Sentence("s4", "C'est quoi, ça ?"))
+    opus.links("en-fr", en, fr, [("s1", "s1"), ("s2", "s2"), ("s1", "s4")])
+    opus.write("raw")
+    # the Moses lines of fr s1 and s2 differ from the documents: the documents win
+    return write_moses(root, "de-fr", [
+        (de, fr, "s5", "s1", "Was ist das?", "C' est quoi ?"),
+        (de, fr, "s6", "s2", "Was ist das?", "Qu' est-ce que c' est ?"),
+        (de, fr, "s7", "s3", "Was ist das?", "Quoi ?"),
+    ], zipped=True)
+
+
+def test_mixed_alignment_forms_take_texts_from_documents_where_they_exist(tmp_path):
+    root = _mixed_forms_release(tmp_path / "opus")
+    stats = build(root, tmp_path / "out", BuildOptions(FilterOptions(min_sets=1)))
+    files = {path.stem: path.read_text(encoding="utf-8")
+             for path in sorted((tmp_path / "out").glob("*.txt"))}
+    # one component (en-fr links, de-fr Moses links, de s5 ~ s6 ~ s7 by surface); de keeps
+    # only s5 (near-identical sentences), too few; fr s3 is in no document: its Moses line
+    assert files == {
+        "en": "0\t1\tWhat is it?\t\t\n0\t2\tWhat's that?\t\t\n",
+        "fr": "0\t1\tC'est quoi ?\t7\tquestion\n0\t2\tQu'est-ce que c'est ?\t7;9\t\n"
+              "0\t3\tQuoi ?\t\t\n0\t4\tC'est quoi, ça ?\t\t\n",
+    }
+    assert stats["input"]["documents"] == 2 and stats["input"]["links"] == 6
+
+
+def test_raw_subtitle_documents_with_time_elements(tmp_path):
+    root = tmp_path / "opus"
+    en, fr = "en/2001/1/1.xml.gz", "fr/2001/1/1.xml.gz"
+    write_document_zip(root, "raw", "en", {en: subtitle_xml(
+        [("1", "Hello."), ("2", ""), ("3", ""), ("4", "- Hi, Sam!")])})
+    write_document_zip(root, "raw", "fr", {fr: subtitle_xml([("1", "Bonjour."),
+                                                              ("2", "Salut.")])})
+    write_cesalign(root / "xml" / "en-fr.xml.gz", [(en, fr, [("1", "1"), ("2", "1"),
+                                                             ("3", "2"), ("4", "2")])])
+    files = assert_matches_independent(root, tmp_path / "out", min_sets=1)
+    english = {row[1]: row for row in files["en"]}
+    assert english["1"][2] == "Hello." and english["4"][2] == "- Hi, Sam!"
+    # the two empty sentences are not joined as surface-similar: two sets
+    assert english["1"][0] == english["2"][0] != english["3"][0] == english["4"][0]

@@ -128,3 +128,40 @@ def test_skip_bad_input_skips_a_whole_corrupt_alignment_file(opus, tmp_path):
     assert stats["bad_input"]["skipped"] == {"corrupt file": 1}
     assert stats["input"]["links"] == 3 and stats["input"]["alignment_sources"] == 1
     assert "de-en.xml.gz" in stats["bad_input"]["examples"][0]
+
+
+def test_documents_option_chooses_raw_or_tokenised_documents(tmp_path, capsys):
+    from conftest import OpusFolder
+
+    en, fr = "en/tatoeba.xml.gz", "fr/tatoeba.xml.gz"
+    root = tmp_path / "opus"
+    for kind, english in (("raw", ("What's this?", "What is this?")),
+                          ("xml", ("What 's this ?", "What is this ?"))):
+        opus = OpusFolder(root)
+        opus.sentences(en, Sentence("s1", english[0]), Sentence("s2", english[1]))
+        opus.sentences(fr, Sentence("s1", "C'est quoi ?"))
+        opus.links("en-fr", en, fr, [("s1", "s1"), ("s2", "s1")])
+        opus.write(kind)
+    for choice, expected in ((None, "0\t1\tWhat's this?\t\t\n0\t2\tWhat is this?\t\t\n"),
+                             ("xml", "0\t1\tWhat 's this ?\t\t\n0\t2\tWhat is this ?\t\t\n"),
+                             ("raw", "0\t1\tWhat's this?\t\t\n0\t2\tWhat is this?\t\t\n")):
+        out = tmp_path / f"out-{choice}"
+        chosen = ["--documents", choice] if choice else []
+        assert main(["build", "--opus-dir", str(root), "--out", str(out), "--min-sets", "1",
+                     "--quiet", *chosen]) == 0
+        assert (out / "en.txt").read_text(encoding="utf-8") == expected
+        stats = json.loads((out / "stats.json").read_text())
+        assert stats["options"]["documents"] == (choice or "raw")
+        assert stats["signature"].endswith(f"|documents:{choice or 'raw'}")
+    with pytest.raises(SystemExit):
+        main(["build", "--opus-dir", str(root), "--out", str(tmp_path / "o"), "--documents",
+              "moses"])
+    assert "--documents" in capsys.readouterr().err
+
+
+def test_build_options_refuse_an_unknown_document_folder():
+    from tapaco.core.errors import OptionError
+    from tapaco.pipeline import BuildOptions
+
+    with pytest.raises(OptionError, match="--documents"):
+        BuildOptions(documents="moses")

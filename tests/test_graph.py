@@ -12,3 +12,11 @@ def test_surface_edges_join_equal_keys_within_a_language_only():
 
 def test_no_surface_edges_for_distinct_texts():
     assert surface_edges(np.array([0, 0]), ["a", "b"]).shape == (0, 2)
+
+
+def test_empty_texts_are_never_surface_neighbours():
+    # "" and a text made only of quotation marks have an empty surface key
+    texts = ["", "Yes", "", "“”", "Yes."]
+    edges = surface_edges(np.array([0, 0, 0, 0, 0]), texts)
+    assert edges.tolist() == []
+    assert surface_edges(np.array([0, 0, 0]), ["", "a", "a"]).tolist() == [[2, 1]]

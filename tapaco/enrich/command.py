@@ -1,9 +1,10 @@
 """`python -m tapaco enrich`: back-translate a bitext (or TaPaCo sets) into paraphrase candidates.
 
 Checks everything it can before any work, in this order: the options' ranges (the options
-dataclasses), the input mode, where it may write (`tapaco.core.outputs` rules plus the
-checkpoint of an earlier run, `tapaco.enrich.pipeline.check_output`) and the model folder
-(`tapaco.enrich.backends.check_model`, nothing loaded). Then it computes the IDF table for
+dataclasses), the input mode (plain source and reference files: equal line counts), where it may
+write (`tapaco.core.outputs` rules plus the checkpoint of an earlier run,
+`tapaco.enrich.pipeline.check_output`) and the model folder (`tapaco.enrich.backends.check_model`,
+nothing loaded). Then it computes the IDF table for
 ParaBank-style variants with a first pass over the references, loads the local model and runs the
 resumable pipeline. In TaPaCo mode the outputs are also written as machine-generated candidates
 per set id, in a folder of their own (never the TaPaCo folder, which the next build replaces).
@@ -31,7 +32,12 @@ from tapaco.enrich.backends import (
     load_translator,
 )
 from tapaco.enrich.constraints import ConstraintOptions, compute_idf
-from tapaco.enrich.inputs import bitext_pairs, moses_pairs, tapaco_set_pairs
+from tapaco.enrich.inputs import (
+    bitext_pairs,
+    check_line_counts,
+    moses_pairs,
+    tapaco_set_pairs,
+)
 from tapaco.enrich.pipeline import (
     COMMAND,
     MAX_BEAM_SIZE,
@@ -244,6 +250,7 @@ def _pairs_factory(arguments: argparse.Namespace) -> Callable[[], Iterator[tuple
     if arguments.opus_dir:
         return lambda: bitext_pairs(arguments.opus_dir, arguments.pair, arguments.target)
     if arguments.source_file:
+        check_line_counts(arguments.source_file, arguments.reference_file)
         return lambda: moses_pairs(arguments.source_file, arguments.reference_file)
     if arguments.from_lang == arguments.target:
         raise OptionError("--from-lang", f"is the --target {arguments.target}; translate "

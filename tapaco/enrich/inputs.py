@@ -7,50 +7,37 @@ language) is translated into the target language and the output is paired with t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import zip_longest
 from pathlib import Path
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus import DocumentLocator, LinkBlock, find_alignment_sources, read_sentences
+from tapaco.core.opus import DocumentStore, LinkBlock, find_alignment_sources
 
 
-def _side_text(texts: dict[str, str], side: str) -> str | None:
-    parts = [texts.get(sentence_id) for sentence_id in side.split()]
-    return None if not parts or None in parts else " ".join(parts)
+def _side_texts(store: DocumentStore, document: str, sides: list[str],
+                moses_texts: list[str] | None) -> list[str | None]:
+    """Texts of link sides: from the document where one exists (a side it lacks falls back to
+    its Moses line), else the Moses lines; None for a side without text."""
+    found = store.find(document)
+    if found is None:
+        if moses_texts is None:
+            raise store.missing(document)
+        return list(moses_texts)
+    if moses_texts is None:
+        return [found.side_text(side) for side in sides]
+    return [text if (text := found.side_text(side)) is not None else line
+            for side, line in zip(sides, moses_texts)]
 
 
-class _Documents:
-    """Sentence texts by id of the most recently used documents (blocks come grouped)."""
-
-    def __init__(self, opus_dir: Path) -> None:
-        self.locator = DocumentLocator(opus_dir, ("raw", "xml"))
-        self.cache: dict[str, dict[str, str]] = {}
-
-    def texts(self, document: str) -> dict[str, str]:
-        if document not in self.cache:
-            if len(self.cache) > 8:
-                self.cache.pop(next(iter(self.cache)))
-            sentences = read_sentences(self.locator.locate(document))
-            self.cache[document] = dict(zip(sentences.ids, sentences.texts))
-        return self.cache[document]
-
-
-def _block_pairs(block: LinkBlock, target: str, documents: _Documents) -> Iterator[tuple[str, str]]:
+def _block_pairs(block: LinkBlock, target: str,
+                 store: DocumentStore) -> Iterator[tuple[str, str]]:
     forward = block.to_lang == target
-    if block.from_texts is not None:
-        sources, references = ((block.from_texts, block.to_texts) if forward
-                               else (block.to_texts, block.from_texts))
-        yield from ((s, r) for s, r in zip(sources, references) if s and r)
-        return
-    source_doc, reference_doc = ((block.from_doc, block.to_doc) if forward
-                                 else (block.to_doc, block.from_doc))
-    source_sides, reference_sides = ((block.from_sides, block.to_sides) if forward
-                                     else (block.to_sides, block.from_sides))
-    source_texts, reference_texts = documents.texts(source_doc), documents.texts(reference_doc)
-    for source_side, reference_side in zip(source_sides, reference_sides):
-        source = _side_text(source_texts, source_side)
-        reference = _side_text(reference_texts, reference_side)
-        if source and reference:
-            yield source, reference
+    source = (block.from_doc, block.from_sides, block.from_texts)
+    reference = (block.to_doc, block.to_sides, block.to_texts)
+    if not forward:
+        source, reference = reference, source
+    pairs = zip(_side_texts(store, *source), _side_texts(store, *reference))
+    yield from ((s, r) for s, r in pairs if s and r)
 
 
 def bitext_pairs(opus_dir: Path, pair: str, target: str) -> Iterator[tuple[str, str]]:
@@ -62,24 +49,48 @@ def bitext_pairs(opus_dir: Path, pair: str, target: str) -> Iterator[tuple[str, 
     sources = [s for s in find_alignment_sources(opus_dir) if sorted(s.langs) == sorted(langs)]
     if not sources:
         raise InputError(opus_dir, f"no {pair} bitext in this release", kind="usage")
-    documents = _Documents(opus_dir)
-    for block in sources[0].link_blocks():
-        yield from _block_pairs(block, target, documents)
+    with DocumentStore(opus_dir) as store:
+        for block in sources[0].link_blocks():
+            yield from _block_pairs(block, target, store)
+
+
+def _line_count(path: Path) -> int:
+    """Lines of a text file; a last line without a newline counts too."""
+    lines, last = 0, b"\n"
+    try:
+        with open(path, "rb") as stream:
+            while block := stream.read(1 << 24):
+                lines += block.count(b"\n")
+                last = block[-1:]
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror}", kind="missing file") from error
+    return lines + (last != b"\n")
+
+
+def _unequal_lines(source_file: Path, reference_file: Path, line: int) -> InputError:
+    return InputError(source_file, f"{source_file.name} and {reference_file.name} have "
+                      "different numbers of lines", f"line {line}", kind="malformed Moses")
+
+
+def check_line_counts(source_file: Path, reference_file: Path) -> None:
+    """Refuse two files of unequal line counts before anything is read or written."""
+    counts = _line_count(source_file), _line_count(reference_file)
+    if counts[0] != counts[1]:
+        raise _unequal_lines(source_file, reference_file, min(counts) + 1)
 
 
 def moses_pairs(source_file: Path, reference_file: Path) -> Iterator[tuple[str, str]]:
-    """(source, reference) pairs from two line-aligned plain text files."""
-    lines = 0
+    """(source, reference) pairs from two line-aligned plain text files.
+
+    Unequal line counts are an InputError at the first line one file lacks.
+    """
     with open(source_file, encoding="utf-8") as sources, \
             open(reference_file, encoding="utf-8") as references:
-        for source, reference in zip(sources, references, strict=False):
-            lines += 1
+        for number, (source, reference) in enumerate(zip_longest(sources, references), 1):
+            if source is None or reference is None:
+                raise _unequal_lines(source_file, reference_file, number)
             if source.strip() and reference.strip():
                 yield source.strip(), reference.strip()
-        if sources.readline() or references.readline():
-            raise InputError(source_file, f"{source_file.name} and {reference_file.name} have "
-                             "different numbers of lines", f"line {lines + 1}",
-                             kind="malformed Moses")
 
 
 def tapaco_set_pairs(sets_dir: Path, from_lang: str, target: str) -> Iterator[tuple[str, str, str]]:

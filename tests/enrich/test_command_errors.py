@@ -118,6 +118,12 @@ CASES = [
     # bad input found while reading: nothing left behind
     Case("unequal source and reference lines", PLAIN + OUT, "lines",
          _write("ref.txt", "".join(f"{line}\n" for line in REFERENCES + ["One more ."]))),
+    Case("unequal lines found after the first window", PLAIN + OUT + " --window-size 1",
+         "line 4: src.txt and ref.txt have different numbers of lines",
+         _write("ref.txt", "".join(f"{line}\n" for line in REFERENCES + ["One more ."]))),
+    Case("one more source line, no final newline", PLAIN + OUT + " --window-size 1",
+         "line 4: src.txt and ref.txt have different numbers of lines",
+         _write("src.txt", "".join(f"{line}\n" for line in SOURCES) + "Noch eins .")),
     Case("malformed TaPaCo file", SETS + " --out {w}/m", "fr.txt",
          _write("sets/fr.txt", "3\t30\tJe mange .\t\t\nnot a TaPaCo line\n")),
     Case("malformed TaPaCo file, with variants", SETS + " --out {w}/m --variants 2", "fr.txt",

@@ -168,3 +168,70 @@ def test_multi_stream_parallel_output_equals_single_stream(tmp_path, monkeypatch
     assert multi.count(b"BZh9") > 1 and single.count(b"BZh9") == 1
     assert bz2.decompress(multi) == bz2.decompress(single)
     assert len(read_split(tmp_path / "many", "en", "train")) > 8
+
+
+def _mixed_forms_release(root: Path) -> Path:
+    """fr target: cesAlign en-fr over tokenised documents, and a Moses de-fr zip whose .ids
+    name the same fr document but whose raw fr lines tokenise differently ("Qu' est-ce ?")."""
+    from conftest import OpusFolder, Sentence
+
+    en, fr, de = "en/tatoeba.xml.gz", "fr/tatoeba.xml.gz", "de/tatoeba.xml.gz"
+    folder = OpusFolder(root)
+    folder.sentences(en, Sentence("s1", "What is it ?"), Sentence("s2", "What is it ?"))
+    folder.sentences(fr, Sentence("s1", "C' est quoi ?"), Sentence("s2", "Qu' est -ce ?"))
+    folder.links("en-fr", en, fr, [("s1", "s1"), ("s2", "s2")])
+    folder.write("xml")
+    return write_moses(root, "de-fr", [(de, fr, "s1", "s1", "Was ist das?", "C'est quoi ?"),
+                                       (de, fr, "s2", "s2", "Was ist das?", "Qu'est-ce ?")],
+                       zipped=True)
+
+
+def test_a_sentence_has_one_identity_whichever_form_linked_it(tmp_path):
+    root = _mixed_forms_release(tmp_path / "opus")
+    stats = rank(root, "fr", tmp_path / "out", RankOptions(workers=1))
+    rows = read_split(tmp_path / "out", "fr", "train")
+    # both bitexts support the one pair of the documents' sentences
+    assert [(row[1], row[2], row[5]) for row in rows] == [("C' est quoi ?", "Qu' est -ce ?",
+                                                           "2")]
+    assert stats["bitexts"]["de"]["one_to_one"] == stats["bitexts"]["en"]["one_to_one"] == 2
+
+
+def test_raw_subtitles_read_around_time_elements_and_empty_texts_pair_nothing(tmp_path):
+    from conftest import subtitle_xml, write_document_zip
+
+    root = tmp_path / "opus"
+    en, fr = "en/2001/1/1.xml.gz", "fr/2001/1/1.xml.gz"
+    write_document_zip(root, "raw", "en", {en: subtitle_xml(
+        [("1", "Yes."), ("2", ""), ("3", ""), ("4", "Yeah.")])})
+    write_document_zip(root, "raw", "fr", {fr: subtitle_xml([(str(n), "Oui.")
+                                                              for n in range(1, 5)])})
+    write_cesalign(root / "xml" / "en-fr.xml.gz", [(en, fr, [(str(n), str(n))
+                                                             for n in range(1, 5)])])
+    stats = rank(root, "en", tmp_path / "out", RankOptions(workers=1))
+    assert [(row[1], row[2]) for row in read_split(tmp_path / "out", "en", "train")] == [
+        ("Yeah .", "Yes .")]
+    counts = stats["bitexts"]["fr"]
+    assert counts["one_to_one"] == 4 and counts["links_with_empty_text"] == 2
+    assert stats["splits"]["train"]["links_per_pivot"] == {"fr": 2}
+
+
+def test_documents_option_chooses_the_folder_searched_first(tmp_path):
+    from conftest import OpusFolder, Sentence
+
+    en, fr = "en/2001/1/1.xml.gz", "fr/2001/1/1.xml.gz"
+    root = tmp_path / "opus"
+    for kind, english in (("raw", ("Don't!", "Do not!")), ("xml", ("Do n't !", "No !"))):
+        folder = OpusFolder(root)
+        folder.sentences(en, Sentence("s1", english[0]), Sentence("s2", english[1]))
+        folder.sentences(fr, Sentence("s1", "Non !"), Sentence("s2", "Non !"))
+        folder.links("en-fr", en, fr, [("s1", "s1"), ("s2", "s2")])
+        folder.write(kind)
+    rank(root, "en", tmp_path / "xml", RankOptions(workers=1))
+    rank(root, "en", tmp_path / "raw", RankOptions(workers=1, documents="raw"))
+    # xml: the tokens as they are; raw: Moses-tokenised ("Don't!" -> "Don 't !")
+    assert [row[1:3] for row in read_split(tmp_path / "xml", "en", "train")] == [
+        ["Do n't .", "No ."]]
+    assert [row[1:3] for row in read_split(tmp_path / "raw", "en", "train")] == [
+        ["Do not .", "Don 't ."]]
+    with pytest.raises(InputError, match="--documents"):
+        RankOptions(documents="moses")

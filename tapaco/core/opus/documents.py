@@ -1,13 +1,19 @@
 """Read the sentences of an OPUS sentence document (raw text or `<w>`-tokenised XML).
 
-A sentence is `<s id="..." [lists=".." tags=".."]>text</s>`; in tokenised documents the text is
-the `<w>` tokens joined by single spaces. Entities are decoded and whitespace is collapsed.
+A sentence is `<s id="..." [lists=".." tags=".."]>text</s>`. Where it holds `<w>` elements
+its text is their tokens joined by single spaces (a tokenised document); otherwise it is the
+character data of the `<s>` itself, child elements and their content left out, as OpusTools
+reads raw documents (an OpenSubtitles raw `<s>` holds `<time .../>` elements around its
+text). Entities are decoded and whitespace is collapsed. Plain `<s id="..">text</s>`
+sentences, and OpenSubtitles ones once their one-line `<time/>` elements are dropped, are read
+by one regular-expression pass a chunk.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import zipfile
 from dataclasses import dataclass, field
 
 from tapaco.core.errors import InputError
@@ -18,25 +24,45 @@ _SENTENCE = re.compile(r"<s\b([^>]*?)(?:/>|>(.*?)</s\s*>)", re.S)
 _RAW_SENTENCE = re.compile(r'<s id="([^"]*)"(?: lists="([^"]*)")?(?: tags="([^"]*)")?>([^<]*)</s>')
 _SENTENCE_STARTS = ("<s ", "<s>", "<s/", "<s\n", "<s\t", "<s\r")
 _TOKEN = re.compile(r"<w\b[^>]*>([^<]*)</w\s*>")
+_TAG = re.compile(r"(<[^>]*>)")
+_ONE_LINE_TIME = re.compile(r"<time\b[^>\n]*/>")
 _ATTRIBUTE = re.compile(r'([\w:.-]+)\s*=\s*"([^"]*)"')
 
 
 @dataclass
 class Sentences:
-    """The sentences of one document, as parallel lists."""
+    """The sentences of one document, as parallel lists; `tokenised` if it has `<w>` tokens."""
 
     ids: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     lists: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    tokenised: bool = False
 
     def __len__(self) -> int:
         return len(self.ids)
 
 
+def _own_text(body: str) -> str:
+    """The character data directly inside an element: child elements and their content out."""
+    depth, kept = 0, []
+    for number, piece in enumerate(_TAG.split(body)):
+        if number % 2 == 0:
+            kept.append(piece if depth == 0 else "")
+        elif piece.startswith("</"):
+            depth -= 1
+        elif not piece.endswith("/>") and not piece.startswith(("<!", "<?")):
+            depth += 1
+    return "".join(kept)
+
+
 def sentence_text(body: str) -> str:
-    """The text of a sentence element's content: raw text, or its `<w>` tokens joined."""
-    text = " ".join(_TOKEN.findall(body)) if "<" in body else body
+    """The text of a sentence element's content: its `<w>` tokens joined if it has any, else
+    its own character data."""
+    text = body
+    if "<" in body:
+        tokens = _TOKEN.findall(body)
+        text = " ".join(tokens) if tokens else _own_text(body)
     if "&" in text:
         text = html.unescape(text)
     if "\n" in text or "\t" in text or "  " in text:
@@ -69,9 +95,17 @@ def _add_raw_chunk(sentences: Sentences, found: list[tuple[str, str, str, str]])
     sentences.tags.extend(_attribute_values(tags))
 
 
+def _without_times(chunk: TextChunk) -> TextChunk:
+    """The chunk without its one-line `<time .../>` elements (line numbers stay right)."""
+    if "<time" not in chunk.text:
+        return chunk
+    return TextChunk(_ONE_LINE_TIME.sub("", chunk.text), chunk.first_line)
+
+
 def _add_chunk(sentences: Sentences, chunk: TextChunk, ref: FileRef) -> None:
+    chunk = _without_times(chunk)
     starts = sum(chunk.text.count(start) for start in _SENTENCE_STARTS)
-    raw = _RAW_SENTENCE.findall(chunk.text)
+    raw = _RAW_SENTENCE.findall(chunk.text) if "<w" not in chunk.text else []
     if raw and len(raw) == starts:
         _add_raw_chunk(sentences, raw)
         return
@@ -79,6 +113,7 @@ def _add_chunk(sentences: Sentences, chunk: TextChunk, ref: FileRef) -> None:
     if len(found) != starts:
         last_good = max(chunk.text.rfind("</s>"), 0)
         raise malformed(ref, f"line {chunk.line_at(last_good)}", "unterminated <s> element")
+    sentences.tokenised = sentences.tokenised or _TOKEN.search(chunk.text) is not None
     for raw_attributes, body in found:
         attributes = _attributes(raw_attributes)
         if "id" not in attributes:
@@ -91,13 +126,17 @@ def _add_chunk(sentences: Sentences, chunk: TextChunk, ref: FileRef) -> None:
         sentences.tags.append(attributes.get("tags", ""))
 
 
-def read_sentences(ref: FileRef) -> Sentences:
-    """All sentences of one document, in document order."""
+def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None) -> Sentences:
+    """All sentences of one document, in document order (`archive`: the open zip of `ref`)."""
     sentences = Sentences()
     seen_root = False
-    for chunk in text_chunks(ref, b"</s>"):
+    start = ""
+    for chunk in text_chunks(ref, b"</s>", archive):
         seen_root = seen_root or "<" in chunk.text
+        start = start or chunk.text.lstrip()[:20]
         _add_chunk(sentences, chunk, ref)
     if not seen_root:
-        raise InputError(ref, "empty document: no XML content", "line 1", kind="malformed XML")
+        problem = (f"not an XML document: no element in it (it starts {start!r})" if start
+                   else "empty document: no XML content")
+        raise InputError(ref, problem, "line 1", kind="malformed XML")
     return sentences

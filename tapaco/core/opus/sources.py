@@ -1,4 +1,4 @@
-"""Find what an OPUS release folder holds: one alignment source per language pair, documents.
+"""Find what an OPUS release folder holds: one alignment source per language pair.
 
 Alignments: `xml/<a>-<b>.xml.gz`, `xml/<a>-<b>.xml`, per-document folders `xml/<a>-<b>/`, then
 Moses bitexts `moses/<a>-<b>.txt.zip` or `moses/<a>-<b>/` (or the Moses forms first, on
@@ -10,7 +10,6 @@ pairs and are ignored.
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,55 +89,3 @@ def find_alignment_sources(opus_dir: Path, prefer_moses: bool = False) -> list[A
         if key not in chosen or priority < chosen[key][0]:
             chosen[key] = (priority, source)
     return [chosen[key][1] for key in sorted(chosen)]
-
-
-class DocumentLocator:
-    """Finds the file (or zip member) holding a sentence document such as `de/tatoeba.xml.gz`.
-
-    `kinds` orders the folders searched: TaPaCo prefers untokenised `raw`, Opusparcus `xml`.
-    Zips are `DIR/<kind>/<lang>.zip` with members `<Corpus>/<kind>/<document without .gz>`.
-    """
-
-    def __init__(self, opus_dir: Path, kinds: tuple[str, ...] = ("raw", "xml")) -> None:
-        self.opus_dir = opus_dir
-        self.kinds = kinds
-        self._zip_members: dict[Path, dict[str, str]] = {}
-
-    def _members(self, archive: Path) -> dict[str, str]:
-        if archive not in self._zip_members:
-            try:
-                with zipfile.ZipFile(archive) as opened:
-                    names = opened.namelist()
-            except (OSError, zipfile.BadZipFile) as error:
-                raise InputError(archive, f"not a readable zip file: {error}",
-                                 kind="corrupt file") from error
-            kind = f"/{archive.parent.name}/"
-            self._zip_members[archive] = {
-                name.split(kind, 1)[1] if kind in name else name: name for name in names
-            }
-        return self._zip_members[archive]
-
-    def _in_zip(self, archive: Path, document: str) -> FileRef | None:
-        members = self._members(archive)
-        for key in (document, document.removesuffix(".gz")):
-            if key in members:
-                return FileRef(archive, members[key])
-        return None
-
-    def locate(self, document: str) -> FileRef:
-        """The file of `document`, or an InputError saying where it was looked for."""
-        return self.find(document)[0]
-
-    def find(self, document: str) -> tuple[FileRef, str]:
-        """The file of `document` and the folder kind it was found in (`raw` or `xml`)."""
-        lang = document.split("/", 1)[0]
-        for kind in self.kinds:
-            archive = self.opus_dir / kind / f"{lang}.zip"
-            if archive.is_file() and (ref := self._in_zip(archive, document)) is not None:
-                return ref, kind
-            for name in (document, document.removesuffix(".gz")):
-                if (self.opus_dir / kind / name).is_file():
-                    return FileRef(self.opus_dir / kind / name), kind
-        places = ", ".join(f"{kind}/{lang}.zip, {kind}/{document}" for kind in self.kinds)
-        raise InputError(self.opus_dir, f"sentence document {document} not found (looked in "
-                         f"{places})", kind="missing document")

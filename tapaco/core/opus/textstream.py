@@ -44,12 +44,16 @@ class TextChunk:
         return self.first_line + self.text.count("\n", 0, offset)
 
 
-def open_binary(ref: FileRef) -> BinaryIO:
-    """Open a file, a gzip file or a zip member for binary reading (decompressing on the fly)."""
+def open_binary(ref: FileRef, archive: zipfile.ZipFile | None = None) -> BinaryIO:
+    """Open a file, a gzip file or a zip member for binary reading (decompressing on the fly).
+
+    `archive` is the zip of `ref.path` already open (a document store keeps its zips open);
+    without it a zip member opens its archive anew.
+    """
     try:
         if ref.member is not None:
-            archive = zipfile.ZipFile(ref.path)
-            return archive.open(ref.member)
+            opened = archive if archive is not None else zipfile.ZipFile(ref.path)
+            return opened.open(ref.member)
         if ref.path.suffix == ".gz":
             return igzip.open(ref.path, "rb")
         return open(ref.path, "rb")
@@ -88,12 +92,16 @@ def _decode(data: bytes, ref: FileRef, first_line: int) -> str:
         ) from error
 
 
-def text_chunks(ref: FileRef, boundary: bytes) -> Iterator[TextChunk]:
-    """Yield the decoded text of `ref` in chunks, each ending just after a `boundary`."""
+def text_chunks(ref: FileRef, boundary: bytes,
+                archive: zipfile.ZipFile | None = None) -> Iterator[TextChunk]:
+    """Yield the decoded text of `ref` in chunks, each ending just after a `boundary`.
+
+    `archive`: the open zip holding `ref`, if the caller keeps one (see :func:`open_binary`).
+    """
     line = 1
     carry = b""
     bytes_read = 0
-    with open_binary(ref) as stream:
+    with open_binary(ref, archive) as stream:
         while True:
             block = _read_block(stream, ref, bytes_read)
             bytes_read += len(block)

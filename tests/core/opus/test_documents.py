@@ -65,3 +65,67 @@ def test_non_utf8_document(tmp_path):
     path.write_bytes(gzip.compress(b'<document>\n<s id="1">caf\xe9</s>\n</document>\n'))
     with pytest.raises(InputError, match=r"line 2, column 14: invalid UTF-8 byte 0xe9"):
         read_sentences(FileRef(path))
+
+
+OPENSUBTITLES_RAW = """<?xml version="1.0" encoding="utf-8"?>
+<document id="456">
+  <s id="1">
+    <time id="T1S" value="00:00:51,819" />
+- How are you?
+    <time id="T1E" value="00:00:53,700" />
+  </s>
+  <s id="2">
+    <time id="T2S" value="00:00:54,000" />
+Tom &amp; Jerry
+are here.
+    <time id="T2E" value="00:00:56,100" />
+  </s>
+  <s id="3">
+    <time id="T3S" value="00:00:57,000" />
+    <time id="T3E" value="00:00:58,000" />
+  </s>
+  <s id="4"><time id="T4S"
+    value="00:01:00,000" />Split <i>italic</i> time.</s>
+</document>
+"""
+
+
+def test_raw_opensubtitles_sentences_keep_their_text_around_time_elements(tmp_path):
+    path = tmp_path / "en.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("OpenSubtitles/raw/en/1994/123/456.xml", OPENSUBTITLES_RAW)
+    sentences = read_sentences(FileRef(path, "OpenSubtitles/raw/en/1994/123/456.xml"))
+    assert sentences.ids == ["1", "2", "3", "4"]
+    # the <s>'s own character data (OpusTools: a child element's content is not collected)
+    assert sentences.texts == ["- How are you?", "Tom & Jerry are here.", "", "Split time."]
+    assert not sentences.tokenised
+
+
+def test_tokens_win_over_time_elements_in_a_tokenised_sentence(tmp_path):
+    path = tmp_path / "d.xml"
+    path.write_text('<document>\n<s id="1">\n  <time id="T1S" value="00:00:51,819" />\n'
+                    '  <w id="1.1">-</w>\n  <w id="1.2">How</w>\n  <w id="1.3">are</w>\n'
+                    '  <w id="1.4">you</w>\n  <w id="1.5">?</w>\n'
+                    '  <time id="T1E" value="00:00:53,700" />\n</s>\n</document>\n')
+    sentences = read_sentences(FileRef(path))
+    assert sentences.texts == ["- How are you ?"]
+    assert sentences.tokenised
+
+
+def test_raw_text_with_child_elements():
+    assert sentence_text("\n<time id='a' value='1' />\nGo &lt;now&gt;!\n<time id='b' />\n") == \
+        "Go <now>!"
+    assert sentence_text("Hello <b>bold</b> world<br/>.") == "Hello world."
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "empty document: no XML content"),
+    (b"  \n", "empty document: no XML content"),
+    (b"UEsDBBQAAAAIAGxhbmd1YWdl\n", "not an XML document: no element in it (it starts "
+                                    "'UEsDBBQAAAAIAGxhbmd1')")])
+def test_a_document_without_elements_says_what_it_holds(tmp_path, content, message):
+    path = tmp_path / "d.xml"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as raised:
+        read_sentences(FileRef(path))
+    assert str(raised.value) == f"{path}: line 1: {message}"

@@ -73,3 +73,44 @@ def test_missing_language_file(tmp_path):
     (folder / "X.en-hi.en").write_text("a\n")
     with pytest.raises(InputError, match=r"without its \*\.en-hi\.hi file"):
         list(read_moses(folder, ("en", "hi")))
+
+
+def _append(path, text: str) -> None:
+    path.write_bytes(path.read_bytes() + text.encode())
+
+
+@pytest.mark.parametrize("name, extra", [
+    ("OpenSubtitles.da-ru.da", "\nEn linje mere."),         # the first side, no final newline
+    ("OpenSubtitles.da-ru.da", "\nEn linje mere.\n"),       # ... with a final newline
+    ("OpenSubtitles.da-ru.ru", "\nЕщё строка."),            # the second side
+    ("OpenSubtitles.da-ru.ids", "\nda/1927/17136/61728.xml.gz\tru/1927/17136/42690.xml.gz\t7\t6"),
+    ("OpenSubtitles.da-ru.da", "\n\n"),                     # an extra empty line
+])
+@pytest.mark.parametrize("lines_per_block", [2, 5, 200_000])
+def test_one_extra_line_in_any_real_file_is_malformed(shared_data, tmp_path, monkeypatch, name,
+                                                      extra, lines_per_block):
+    """The real files hold 5 lines without a final newline; a sixth line in any one of them
+    is an error wherever the batches end (5 lines: a batch ends exactly at the last line)."""
+    import tapaco.core.opus.moses as moses
+
+    monkeypatch.setattr(moses, "LINES_PER_BLOCK", lines_per_block)
+    folder = tmp_path / "moses" / "da-ru"
+    shutil.copytree(shared_data / "opensubtitles-v2018-moses/da-ru", folder)
+    _append(folder / name, extra)
+    with pytest.raises(InputError, match=r": line 6: fewer lines than the other files") as caught:
+        list(read_moses(folder, ("da", "ru")))
+    assert caught.value.kind == "malformed Moses"
+    assert str(caught.value).count("\n") == 0
+
+
+@pytest.mark.parametrize("lines_per_block", [2, 5])
+def test_a_final_newline_on_one_side_only_is_not_a_mismatch(shared_data, tmp_path, monkeypatch,
+                                                             lines_per_block):
+    import tapaco.core.opus.moses as moses
+
+    monkeypatch.setattr(moses, "LINES_PER_BLOCK", lines_per_block)
+    folder = tmp_path / "da-ru"
+    shutil.copytree(shared_data / "opensubtitles-v2018-moses/da-ru", folder)
+    _append(folder / "OpenSubtitles.da-ru.da", "\n")
+    blocks = list(read_moses(folder, ("da", "ru")))
+    assert sum(len(block) for block in blocks) == 5

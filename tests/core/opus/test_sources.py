@@ -3,7 +3,7 @@ import gzip
 import pytest
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.sources import DocumentLocator, find_alignment_sources
+from tapaco.core.opus.sources import find_alignment_sources
 
 
 def test_one_source_per_pair_in_the_rf_release(shared_data):
@@ -38,25 +38,6 @@ def test_not_an_opus_folder(tmp_path):
         find_alignment_sources(tmp_path)
     with pytest.raises(InputError, match="not found"):
         find_alignment_sources(tmp_path / "absent")
-
-
-def test_locator_prefers_raw_and_matches_zip_members_by_suffix(opus):
-    from conftest import Sentence
-
-    opus.sentences("de/tatoeba.xml.gz", Sentence("s1", "Hallo"))
-    opus.write("raw")
-    opus.write("xml")
-    raw_first = DocumentLocator(opus.root, ("raw", "xml")).locate("de/tatoeba.xml.gz")
-    xml_first = DocumentLocator(opus.root, ("xml", "raw")).locate("de/tatoeba.xml.gz")
-    assert raw_first.member == "Test/raw/de/tatoeba.xml"
-    assert xml_first.member == "Test/xml/de/tatoeba.xml"
-
-
-def test_locator_finds_extracted_documents_and_reports_missing(shared_data):
-    locator = DocumentLocator(shared_data / "opus-rf")
-    assert locator.locate("sv/1994.xml.gz").path == shared_data / "opus-rf/xml/sv/1994.xml.gz"
-    with pytest.raises(InputError, match="sentence document sv/2000.xml.gz not found"):
-        locator.locate("sv/2000.xml.gz")
 
 
 def test_moses_forms_first_on_request(tmp_path):
