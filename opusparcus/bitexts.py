@@ -28,6 +28,7 @@ from tapaco.core.opus import (
     LinkBlock,
     preference,
 )
+from tapaco.core.opus.moses_columns import NO_YEAR, one_to_one_links
 
 TRAIN, DEV, TEST = 0, 1, 2
 SPLITS = ("train", "dev", "test")
@@ -40,7 +41,8 @@ def year_of(document: str) -> int | None:
     if len(parts) < 2:
         return None
     candidate = parts[1].split(".")[0]
-    return int(candidate) if len(candidate) == 4 and candidate.isdigit() else None
+    ascii_digits = candidate.isascii() and candidate.isdigit()
+    return int(candidate) if len(candidate) == 4 and ascii_digits else None
 
 
 def split_of(year: int | None) -> int:
@@ -213,6 +215,9 @@ def read_bitext(opus_dir: Path, source: AlignmentSource, target_lang: str,
     """
     pivot = source.langs[1] if source.langs[0] == target_lang else source.langs[0]
     with DocumentStore(opus_dir, preference(documents)) as store:
+        if source.form.startswith("Moses") and not any(
+                store.has_documents(lang) for lang in source.langs):
+            return _read_moses_columns(source, target_lang, pivot, log)
         reader = _Reader(store, target_lang, log)
         try:
             for block in source.link_blocks():
@@ -223,3 +228,32 @@ def read_bitext(opus_dir: Path, source: AlignmentSource, target_lang: str,
             reader = _Reader(store, target_lang, log)
             reader.counts.links = links
     return reader.result(pivot, str(source.path))
+
+
+def splits_of_years(years: np.ndarray) -> np.ndarray:
+    """:func:`split_of` of every year (NO_YEAR: train)."""
+    last_digit = np.where(years >= 0, years % 10, 0)
+    return np.select([last_digit == 4, last_digit == 5], [TEST, DEV], TRAIN).astype(np.int8)
+
+
+def _read_moses_columns(source: AlignmentSource, target_lang: str, pivot: str,
+                        log: BadInputLog) -> BitextLinks:
+    """A Moses bitext with no sentence documents in the release, read as columns."""
+    target_side = 0 if source.langs[0] == target_lang else 1
+    try:
+        links = one_to_one_links(source.path, source.langs)
+    except InputError as error:
+        log.report(error)
+        empty = np.zeros(0, np.int32)
+        return BitextLinks(pivot, str(source.path), [], empty, empty, np.zeros(0, np.int8))
+    pivot_keys = [RAW + key for key in links.keys[1 - target_side].to_pylist()]
+    pivot_normal = normalize_keys(pivot_keys, pivot)
+    pivot_codes = string_codes(pivot_normal).astype(np.int32)[links.codes[1 - target_side]]
+    years = links.years[target_side]
+    counts = BitextCounts(links=links.links, one_to_one=links.one_to_one,
+                          not_one_to_one=links.links - links.one_to_one,
+                          links_without_year=int((years == NO_YEAR).sum()),
+                          links_with_empty_text=links.empty_text)
+    target_keys = [RAW + key for key in links.keys[target_side].to_pylist()]
+    return BitextLinks(pivot, str(source.path), target_keys, links.codes[target_side],
+                       pivot_codes, splits_of_years(years), counts)

@@ -116,6 +116,11 @@ class DocumentStore:
             self._places[key] = (archive, (base / lang).is_dir())
         return self._places[key]
 
+    def has_documents(self, lang: str) -> bool:
+        """Whether any document folder holds documents of `lang` (a zip or a folder)."""
+        return any(archive is not None or extracted
+                   for archive, extracted in (self._place(folder, lang) for folder in self.prefer))
+
     def locate(self, name: str) -> tuple[FileRef, zipfile.ZipFile | None] | None:
         """The file of document `name` and its open zip (None for a plain file), or None."""
         lang, separator, _ = name.partition("/")

@@ -1,0 +1,313 @@
+"""Read Moses bitexts as columns: no Python object per line.
+
+The three members of a bitext (`<Corpus>.<l1>-<l2>.<l1>`, `.<l2>` and `.ids`) are decompressed
+in large blocks and cut into chunks of the same lines with numpy (newline positions). A chunk
+gives each side's lines as an Arrow string array over the decompressed bytes (no copy; UTF-8
+checked in C), and parses the `.ids` fields in bulk: whether a line is a 1:1 link (one id on
+each side) and the year in each side's document path (`en/1994/123/456.xml.gz` -> 1994). Text
+identity is then Arrow's hashing (`dictionary_encode`) in C, so Python sees only distinct
+sentences. Errors name the file and line, as the line reader of :mod:`tapaco.core.opus.moses`
+does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tapaco.core.errors import InputError
+from tapaco.core.opus.moses import moses_files
+from tapaco.core.opus.textstream import FileRef, open_binary
+
+LINES_PER_CHUNK = 1 << 20
+BLOCK_BYTES = 16 << 20
+NO_YEAR = -1
+_NEWLINE, _TAB, _SPACE, _SLASH, _DOT, _RETURN = (ord(c) for c in "\n\t /.\r")
+
+
+@dataclass
+class _Lines:
+    """Consecutive lines of one member: their bytes, and each line's start and end (the end
+    excludes the newline)."""
+
+    data: bytes
+    starts: np.ndarray
+    ends: np.ndarray
+    first_line: int
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def strings(self, ref: FileRef) -> pa.Array:
+        """The lines as an Arrow string array (each with its newline, if it has one)."""
+        offsets = np.append(self.starts, len(self.data)).astype(np.int64)
+        array = pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(offsets),
+                                                 pa.py_buffer(self.data))
+        try:
+            array.validate(full=True)
+        except pa.ArrowInvalid:
+            raise _utf8_error(self.data, ref, self.first_line) from None
+        return array
+
+
+def _utf8_error(data: bytes, ref: FileRef, first_line: int) -> InputError:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = first_line + data.count(b"\n", 0, error.start)
+        return InputError(ref, f"invalid UTF-8 byte 0x{data[error.start]:02x}", f"line {line}",
+                          kind="encoding")
+    return InputError(ref, "invalid UTF-8", f"line {first_line}", kind="encoding")
+
+
+class _LineChunks:
+    """Takes the lines of a member in chunks of a given number of lines."""
+
+    def __init__(self, ref: FileRef) -> None:
+        self.ref = ref
+        self.stream = open_binary(ref)
+        self.blocks: list[bytes] = []
+        self.newlines: list[np.ndarray] = []  # positions in each block
+        self.pending_lines = 0
+        self.done = False
+        self.line = 1
+
+    def _read(self) -> None:
+        try:
+            block = self.stream.read(BLOCK_BYTES)
+        except (OSError, EOFError) as error:
+            raise InputError(self.ref, f"cannot read: {error}", f"line {self.line}",
+                             kind="corrupt file") from error
+        if not block:
+            self.done = True
+            return
+        found = np.flatnonzero(np.frombuffer(block, np.uint8) == _NEWLINE)
+        self.blocks.append(block)
+        self.newlines.append(found)
+        self.pending_lines += len(found)
+
+    def take(self, count: int) -> _Lines:
+        """The next `count` lines (fewer at the end of the member)."""
+        while self.pending_lines < count and not self.done:
+            self._read()
+        data = b"".join(self.blocks)
+        sizes = np.cumsum([0] + [len(block) for block in self.blocks[:-1]], dtype=np.int64)
+        newlines = np.concatenate([found + size for found, size in zip(self.newlines, sizes)]
+                                  or [np.zeros(0, np.int64)])
+        ends = newlines[:count]
+        cut = int(ends[-1]) + 1 if len(ends) else 0
+        if len(ends) < count and cut < len(data):  # a last line without a newline
+            ends = np.append(ends, len(data))
+            cut = len(data)
+        rest = data[cut:]
+        self.blocks = [rest] if rest else []
+        self.newlines = [newlines[len(ends):] - cut] if rest else []
+        self.pending_lines = len(newlines) - min(len(newlines), count)
+        starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64) if len(ends) else ends
+        lines = _Lines(data[:cut], starts, ends.astype(np.int64), self.line)
+        self.line += len(lines)
+        return lines
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+@dataclass
+class IdsColumns:
+    """What the `.ids` lines of a chunk say: 1:1 or not, and each side's document year."""
+
+    one_to_one: np.ndarray
+    years: tuple[np.ndarray, np.ndarray]
+
+
+def _field_bounds(lines: _Lines, buffer: np.ndarray, ref: FileRef) -> np.ndarray:
+    """(lines, 5) boundaries of the four tab-separated fields: field k is [b[k], b[k+1]) less
+    the tab, the last one less a carriage return."""
+    tabs = np.flatnonzero(buffer == _TAB)
+    per_line = np.searchsorted(tabs, lines.ends) - np.searchsorted(tabs, lines.starts)
+    bad = np.flatnonzero(per_line != 3)
+    if len(bad):
+        first = int(bad[0])
+        raise InputError(ref, f"expected 4 tab-separated fields, found {per_line[first] + 1}",
+                         f"line {lines.first_line + first}", kind="malformed ids")
+    ends = lines.ends.copy()
+    has_return = ends > lines.starts
+    has_return[has_return] = buffer[ends[has_return] - 1] == _RETURN
+    ends[has_return] -= 1
+    return np.column_stack([lines.starts, tabs.reshape(-1, 3) + 1, ends + 1])
+
+
+def _years(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The year of each document path [start, end): 4 digits after the first `/`, followed by
+    `/`, `.` or the end; NO_YEAR otherwise."""
+    slashes = np.flatnonzero(buffer == _SLASH)
+    years = np.full(len(starts), NO_YEAR, np.int16)
+    if not len(slashes):
+        return years
+    first = slashes[np.minimum(np.searchsorted(slashes, starts), len(slashes) - 1)]
+    after = first + 5
+    candidate = (first >= starts) & (after <= ends)
+    padded = np.append(buffer, np.zeros(5, np.uint8))
+    digits = np.stack([padded[first + k] for k in range(1, 5)]).astype(np.int16) - ord("0")
+    candidate &= np.all((digits >= 0) & (digits <= 9), axis=0)
+    following = padded[after]
+    candidate &= (after == ends) | (following == _SLASH) | (following == _DOT)
+    value = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
+    years[candidate] = value[candidate]
+    return years
+
+
+def parse_ids(lines: _Lines, ref: FileRef) -> IdsColumns:
+    """The `.ids` fields of a chunk, in bulk."""
+    buffer = np.frombuffer(lines.data, np.uint8)
+    bounds = _field_bounds(lines, buffer, ref)
+    spaces = np.flatnonzero(buffer == _SPACE)
+    one_to_one = np.ones(len(lines), bool)
+    for field in (2, 3):
+        start, end = bounds[:, field], bounds[:, field + 1] - 1
+        one_to_one &= (end > start) & (np.searchsorted(spaces, end) == np.searchsorted(spaces,
+                                                                                        start))
+    years = tuple(_years(buffer, bounds[:, field], bounds[:, field + 1] - 1) for field in (0, 1))
+    return IdsColumns(one_to_one, years)
+
+
+@dataclass
+class MosesChunk:
+    """Consecutive links of a Moses bitext: each side's raw lines (with their newline) and what
+    the `.ids` file says of them (without one, every line is a 1:1 link without a year)."""
+
+    texts: tuple[pa.Array, pa.Array]
+    ids: IdsColumns
+
+    def __len__(self) -> int:
+        return len(self.ids.one_to_one)
+
+
+def moses_chunks(source: Path, pair: tuple[str, str],
+                 lines_per_chunk: int = LINES_PER_CHUNK) -> Iterator[MosesChunk]:
+    """The links of a Moses bitext in chunks; the sides are in the order of `pair`."""
+    refs = moses_files(source, pair)
+    readers = [_LineChunks(ref) for ref in refs if ref is not None]
+    try:
+        while True:
+            parts = [reader.take(lines_per_chunk) for reader in readers]
+            if len({len(part) for part in parts}) > 1:
+                short = min(readers, key=lambda reader: reader.line)
+                raise InputError(short.ref, "fewer lines than the other files of the bitext",
+                                 f"line {short.line}", kind="malformed Moses")
+            if not len(parts[0]):
+                return
+            texts = (parts[0].strings(readers[0].ref), parts[1].strings(readers[1].ref))
+            if len(parts) == 3:
+                parts[2].strings(readers[2].ref)
+                ids = parse_ids(parts[2], readers[2].ref)
+            else:
+                none = np.full(len(parts[0]), NO_YEAR, np.int16)
+                ids = IdsColumns(np.ones(len(parts[0]), bool), (none, none))
+            yield MosesChunk(texts, ids)
+    finally:
+        for reader in readers:
+            reader.close()
+
+
+@dataclass
+class OneToOneLinks:
+    """The 1:1 links of a Moses bitext whose two lines have a text, as codes.
+
+    `keys[side]` are the distinct cleaned texts of a side (:func:`clean_line`) in order of first
+    appearance among the links kept, as an Arrow string array; `codes[side]` index them, one
+    per link; `years[side]` is the year of that side's document (NO_YEAR when none).
+    """
+
+    keys: tuple[pa.Array, pa.Array]
+    codes: tuple[np.ndarray, np.ndarray]
+    years: tuple[np.ndarray, np.ndarray]
+    links: int
+    one_to_one: int
+    empty_text: int
+
+
+def clean_line(line: str) -> str:
+    """A Moses line as a sentence: whitespace runs collapsed, ends stripped (Python's notion of
+    whitespace)."""
+    if "\t" in line or "  " in line or "\r" in line:
+        return " ".join(line.split())
+    return line.strip()
+
+
+_WHITESPACE = (r"\s\x0b\x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+               r"\x{202f}\x{205f}\x{3000}")
+# Lines :func:`clean_line` changes: whitespace at an end (any that str.strip removes), or a tab,
+# two spaces or a carriage return inside. Only these go through Python.
+_NEEDS_CLEANING = rf"^[{_WHITESPACE}]|[{_WHITESPACE}]$|\t|  |\r"
+
+
+def _cleaned(texts: pa.Array) -> pa.Array:
+    """:func:`clean_line` of every text; Python runs only on the texts it changes."""
+    changed = pc.match_substring_regex(texts, _NEEDS_CLEANING).to_numpy(zero_copy_only=False)
+    if not changed.any():
+        return texts
+    rows = np.flatnonzero(changed)
+    replacements = pa.array([clean_line(text) for text in texts.take(rows).to_pylist()],
+                            pa.large_string())
+    return pc.replace_with_mask(texts, pa.array(changed), replacements)
+
+
+class _SideCodes:
+    """Codes of one side's lines across chunks: chunk-local Arrow dictionaries, unified once."""
+
+    def __init__(self) -> None:
+        self.indices: list[np.ndarray] = []
+        self.dictionaries: list[pa.Array] = []
+
+    def add(self, texts: pa.Array) -> None:
+        encoded = pc.utf8_rtrim(texts, characters="\n").dictionary_encode()
+        self.indices.append(encoded.indices.to_numpy(zero_copy_only=False))
+        self.dictionaries.append(encoded.dictionary)
+
+    def cleaned(self) -> tuple[pa.Array, np.ndarray]:
+        """Distinct cleaned texts (first appearance) and each line's code into them."""
+        merged = pa.chunked_array(self.dictionaries, pa.large_string()).combine_chunks()
+        raw = merged.dictionary_encode()
+        clean = _cleaned(raw.dictionary).dictionary_encode()
+        offsets = np.cumsum([0] + [len(d) for d in self.dictionaries[:-1]], dtype=np.int64)
+        lines = np.concatenate([indices + offset for indices, offset
+                                in zip(self.indices, offsets)] or [np.zeros(0, np.int64)])
+        raw_code = raw.indices.to_numpy(zero_copy_only=False)
+        clean_code = clean.indices.to_numpy(zero_copy_only=False)
+        return clean.dictionary, clean_code[raw_code[lines]]
+
+
+def _first_appearance(codes: np.ndarray, keys: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    renumbered, order = pd.factorize(codes)
+    return renumbered.astype(np.int32), keys.take(pa.array(order))
+
+
+def one_to_one_links(source: Path, pair: tuple[str, str],
+                     lines_per_chunk: int = LINES_PER_CHUNK) -> OneToOneLinks:
+    """The 1:1 links of a Moses bitext with a text on both sides, sides in `pair` order."""
+    sides, years, links = (_SideCodes(), _SideCodes()), ([], []), 0
+    for chunk in moses_chunks(source, pair, lines_per_chunk):
+        links += len(chunk)
+        keep = pa.array(chunk.ids.one_to_one)
+        for side, texts in zip(sides, chunk.texts):
+            side.add(texts.filter(keep))
+        for kept, side_years in zip(years, chunk.ids.years):
+            kept.append(side_years[chunk.ids.one_to_one])
+    (first_keys, first), (second_keys, second) = (side.cleaned() for side in sides)
+    empty = (_is_empty(first_keys)[first]) | (_is_empty(second_keys)[second])
+    first_codes, first_keys = _first_appearance(first[~empty], first_keys)
+    second_codes, second_keys = _first_appearance(second[~empty], second_keys)
+    kept_years = tuple(np.concatenate(side or [np.zeros(0, np.int16)])[~empty] for side in years)
+    return OneToOneLinks((first_keys, second_keys), (first_codes, second_codes), kept_years,
+                         links, len(empty), int(empty.sum()))
+
+
+def _is_empty(keys: pa.Array) -> np.ndarray:
+    return pc.equal(pc.utf8_length(keys), 0).to_numpy(zero_copy_only=False)
