@@ -1,13 +1,14 @@
-"""Read a target-pivot bitext into integer arrays: its 1:1 links, their sentences and split.
+"""Read a bitext into integer arrays: its 1:1 links, and each side's sentences and years.
 
 Only links with exactly one sentence on each side count, and only when both sentences have a
 text: from the sentence documents where they exist (so a sentence has one identity whichever
-alignment form linked it), else from the Moses line. Target sentences are returned as
-distinct keys (the text, marked as tokenised or raw) so that several bitexts read in separate
-processes can share one target vocabulary; pivot sentences, private to the bitext, are
-normalised here and returned as codes. The split comes from the year in the target document's
-path (`en/1994/123/456.xml.gz`): ending in 4 test, in 5 dev, else train; no year counts as
-train and is counted.
+alignment form linked it), else from the Moses line. Both sides are read alike, in the order of
+the bitext's name, so that one reading serves both of its languages (en-fr gives en its pivot
+fr and fr its pivot en). A side's sentences are distinct keys (the text, marked as tokenised or
+raw), to be normalised once per language over every bitext read
+(:mod:`opusparcus.vocabulary`); each link has a code into them and the year in its document's
+path (`en/1994/123/456.xml.gz`), from which the target side's year decides the split: ending
+in 4 test, in 5 dev, else train; no year counts as train and is counted.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from opusparcus.normalize import normalize_sentences
-from tapaco.core.arrays import string_codes
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.opus import (
     TOKENISED,
@@ -45,12 +46,6 @@ def year_of(document: str) -> int | None:
     return int(candidate) if len(candidate) == 4 and ascii_digits else None
 
 
-def split_of(year: int | None) -> int:
-    if year is None:
-        return TRAIN
-    return {4: TEST, 5: DEV}.get(year % 10, TRAIN)
-
-
 @dataclass
 class BitextCounts:
     """Links read; `one_to_one` of them 1:1, of which those with a sentence id no document
@@ -60,22 +55,34 @@ class BitextCounts:
     links: int = 0
     one_to_one: int = 0
     not_one_to_one: int = 0
-    links_without_year: int = 0
     links_to_unknown_sentences: int = 0
     links_with_empty_text: int = 0
 
 
 @dataclass
-class BitextLinks:
-    """The 1:1 links of one bitext: target key codes, pivot sentence codes, split per link."""
+class Side:
+    """One language's side of the links kept: distinct sentence keys (mark + text, in order of
+    first appearance), and for every link its key's code and its document's year."""
 
-    pivot: str
+    lang: str
+    keys: pa.Array
+    codes: np.ndarray
+    years: np.ndarray
+
+
+@dataclass
+class Bitext:
+    """The kept 1:1 links of one bitext, both sides in the order of its name."""
+
     source: str
-    target_keys: list[str]
-    target: np.ndarray
-    pivot_codes: np.ndarray
-    split: np.ndarray
+    sides: tuple[Side, Side]
     counts: BitextCounts = field(default_factory=BitextCounts)
+
+    def side(self, lang: str) -> Side:
+        return self.sides[0] if self.sides[0].lang == lang else self.sides[1]
+
+    def other(self, lang: str) -> Side:
+        return self.sides[1] if self.sides[0].lang == lang else self.sides[0]
 
 
 class _Side(NamedTuple):
@@ -100,31 +107,32 @@ def _all_texts(keys: list[str | None]) -> bool:
 
 
 class _Reader:
-    def __init__(self, store: DocumentStore, target_lang: str, log: BadInputLog) -> None:
+    """Reads link blocks of a bitext through the document store into both sides' codes."""
+
+    def __init__(self, store: DocumentStore, langs: tuple[str, str], log: BadInputLog) -> None:
         self.store = store
-        self.target_lang = target_lang
+        self.langs = langs
         self.log = log
-        self.target_table: dict[str, int] = {}
-        self.pivot_table: dict[str, int] = {}
-        self.parts: list[tuple[np.ndarray, np.ndarray, int]] = []
+        self.tables: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self.parts: list[tuple[np.ndarray, np.ndarray, int, int]] = []
         self.counts = BitextCounts()
 
     def add(self, block: LinkBlock) -> None:
         self.counts.links += len(block)
-        target = _Side(block.from_doc, block.from_sides, block.from_texts)
-        pivot = _Side(block.to_doc, block.to_sides, block.to_texts)
-        if block.from_lang != self.target_lang:
-            target, pivot = pivot, target
-        keep = [i for i, (a, b) in enumerate(zip(target.ids, pivot.ids))
+        first = _Side(block.from_doc, block.from_sides, block.from_texts)
+        second = _Side(block.to_doc, block.to_sides, block.to_texts)
+        if block.from_lang != self.langs[0]:
+            first, second = second, first
+        keep = [i for i, (a, b) in enumerate(zip(first.ids, second.ids))
                 if a and b and " " not in a and " " not in b]
         self.counts.one_to_one += len(keep)
         self.counts.not_one_to_one += len(block) - len(keep)
-        target_keys, pivot_keys = self._usable(target, pivot, keep, self._keys(target, keep),
-                                               self._keys(pivot, keep))
-        year = year_of(target.document)
-        self.counts.links_without_year += len(target_keys) if year is None else 0
-        self.parts.append((self._codes(self.target_table, target_keys),
-                           self._codes(self.pivot_table, pivot_keys), split_of(year)))
+        first_keys, second_keys = self._usable(first, second, keep, self._keys(first, keep),
+                                               self._keys(second, keep))
+        years = [NO_YEAR if (year := year_of(side.document)) is None else year
+                 for side in (first, second)]
+        self.parts.append((self._codes(self.tables[0], first_keys),
+                           self._codes(self.tables[1], second_keys), *years))
 
     @staticmethod
     def _codes(table: dict[str, int], keys: list[str]) -> np.ndarray:
@@ -153,107 +161,96 @@ class _Reader:
                         else None if lines is None else RAW + lines[i])
         return _Keys(keys, True)
 
-    def _usable(self, target: _Side, pivot: _Side, keep: list[int], target_keys: _Keys,
-                pivot_keys: _Keys) -> tuple[list[str], list[str]]:
+    def _usable(self, first: _Side, second: _Side, keep: list[int], first_keys: _Keys,
+                second_keys: _Keys) -> tuple[list[str], list[str]]:
         """The links both of whose sentences have a text; the others are counted (and an
         unknown sentence id reported)."""
-        if _all_texts(target_keys.keys) and _all_texts(pivot_keys.keys):
-            return target_keys.keys, pivot_keys.keys
-        kept_target, kept_pivot = [], []
-        for i, target_key, pivot_key in zip(keep, target_keys.keys, pivot_keys.keys):
-            if target_key is None or pivot_key is None:
+        if _all_texts(first_keys.keys) and _all_texts(second_keys.keys):
+            return first_keys.keys, second_keys.keys
+        kept_first, kept_second = [], []
+        for i, first_key, second_key in zip(keep, first_keys.keys, second_keys.keys):
+            if first_key is None or second_key is None:
                 self.counts.links_to_unknown_sentences += 1
-                self._report_unknown(target, target_keys, target_key, pivot, pivot_keys, i)
-            elif len(target_key) == 1 or len(pivot_key) == 1:
+                self._report_unknown(first, first_keys, first_key, second, second_keys, i)
+            elif len(first_key) == 1 or len(second_key) == 1:
                 self.counts.links_with_empty_text += 1
             else:
-                kept_target.append(target_key)
-                kept_pivot.append(pivot_key)
-        return kept_target, kept_pivot
+                kept_first.append(first_key)
+                kept_second.append(second_key)
+        return kept_first, kept_second
 
-    def _report_unknown(self, target: _Side, target_keys: _Keys, target_key: str | None,
-                        pivot: _Side, pivot_keys: _Keys, link: int) -> None:
-        side, keys = (target, target_keys) if target_key is None else (pivot, pivot_keys)
+    def _report_unknown(self, first: _Side, first_keys: _Keys, first_key: str | None,
+                        second: _Side, second_keys: _Keys, link: int) -> None:
+        side, keys = (first, first_keys) if first_key is None else (second, second_keys)
         if keys.located:
             self.log.report(InputError(side.document, f"sentence id {side.ids[link]!r} is "
                                        "linked by an alignment but is not in this document",
                                        kind="unknown sentence id"))
 
-    def result(self, pivot: str, source: str) -> BitextLinks:
-        pivot_keys = list(self.pivot_table)
-        pivot_normal = normalize_keys(pivot_keys, pivot)
-        pivot_code_of_key = string_codes(pivot_normal).astype(np.int32)
-        if self.parts:
-            target = np.concatenate([t for t, _, _ in self.parts])
-            pivot_codes = pivot_code_of_key[np.concatenate([p for _, p, _ in self.parts])]
-            split = np.concatenate([np.full(len(t), s, np.int8) for t, _, s in self.parts])
-        else:
-            target = pivot_codes = np.zeros(0, np.int32)
-            split = np.zeros(0, np.int8)
-        return BitextLinks(pivot, source, list(self.target_table), target, pivot_codes, split,
-                           self.counts)
+    def result(self, source: str) -> Bitext:
+        sides = []
+        for number, (lang, table) in enumerate(zip(self.langs, self.tables)):
+            codes = [part[number] for part in self.parts]
+            years = [np.full(len(part[0]), part[2 + number], np.int16) for part in self.parts]
+            sides.append(Side(lang, pa.array(list(table), pa.large_string()),
+                              np.concatenate(codes or [np.zeros(0, np.int32)]),
+                              np.concatenate(years or [np.zeros(0, np.int16)])))
+        return Bitext(source, (sides[0], sides[1]), self.counts)
 
 
-def normalize_keys(keys: list[str], lang: str) -> list[str]:
-    """Normalise distinct sentence keys: tokenised ones as they are, raw ones Moses-tokenised."""
-    normalized = [""] * len(keys)
-    for mark, tokenized in ((TOKENIZED, True), (RAW, False)):
-        chosen = [i for i, key in enumerate(keys) if key[:1] == mark]
-        texts = normalize_sentences([keys[i][1:] for i in chosen], lang, tokenized)
-        for i, text in zip(chosen, texts):
-            normalized[i] = text
-    return normalized
+def read_bitext(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
+                documents: str = "xml") -> Bitext:
+    """All 1:1 links of the bitext `source` whose sentences both have a text.
 
-
-def read_bitext(opus_dir: Path, source: AlignmentSource, target_lang: str,
-                log: BadInputLog, documents: str = "xml") -> BitextLinks:
-    """All 1:1 links of the bitext `source` between `target_lang` and its other language.
-
-    `documents` (`xml` or `raw`) is the folder of sentence documents searched first. A bad
-    alignment file stops the reading, or, when `log` skips bad input, leaves the bitext empty
-    (all or nothing, as in the TaPaCo build).
+    `documents` (`xml` or `raw`) is the folder of sentence documents searched first; a Moses
+    bitext with no documents in the release is read as columns. A bad alignment file stops the
+    reading, or, when `log` skips bad input, leaves the bitext empty (all or nothing, as in the
+    TaPaCo build).
     """
-    pivot = source.langs[1] if source.langs[0] == target_lang else source.langs[0]
     with DocumentStore(opus_dir, preference(documents)) as store:
         if source.form.startswith("Moses") and not any(
                 store.has_documents(lang) for lang in source.langs):
-            return _read_moses_columns(source, target_lang, pivot, log)
-        reader = _Reader(store, target_lang, log)
+            return _read_moses_columns(source, log)
+        reader = _Reader(store, source.langs, log)
         try:
             for block in source.link_blocks():
                 reader.add(block)
         except InputError as error:
             log.report(error)
             links = reader.counts.links
-            reader = _Reader(store, target_lang, log)
+            reader = _Reader(store, source.langs, log)
             reader.counts.links = links
-    return reader.result(pivot, str(source.path))
+    return reader.result(str(source.path))
 
 
 def splits_of_years(years: np.ndarray) -> np.ndarray:
-    """:func:`split_of` of every year (NO_YEAR: train)."""
+    """The split of every link from its target document's year: ending in 4 test, in 5 dev,
+    else (and NO_YEAR) train."""
     last_digit = np.where(years >= 0, years % 10, 0)
     return np.select([last_digit == 4, last_digit == 5], [TEST, DEV], TRAIN).astype(np.int8)
 
 
-def _read_moses_columns(source: AlignmentSource, target_lang: str, pivot: str,
-                        log: BadInputLog) -> BitextLinks:
+def _empty_side(lang: str) -> Side:
+    return Side(lang, pa.array([], pa.large_string()), np.zeros(0, np.int32),
+                np.zeros(0, np.int16))
+
+
+def _marked(keys: pa.Array, mark: str) -> pa.Array:
+    return pc.binary_join_element_wise(pa.scalar(mark, pa.large_string()), keys,
+                                       pa.scalar("", pa.large_string()))
+
+
+def _read_moses_columns(source: AlignmentSource, log: BadInputLog) -> Bitext:
     """A Moses bitext with no sentence documents in the release, read as columns."""
-    target_side = 0 if source.langs[0] == target_lang else 1
     try:
         links = one_to_one_links(source.path, source.langs)
     except InputError as error:
         log.report(error)
-        empty = np.zeros(0, np.int32)
-        return BitextLinks(pivot, str(source.path), [], empty, empty, np.zeros(0, np.int8))
-    pivot_keys = [RAW + key for key in links.keys[1 - target_side].to_pylist()]
-    pivot_normal = normalize_keys(pivot_keys, pivot)
-    pivot_codes = string_codes(pivot_normal).astype(np.int32)[links.codes[1 - target_side]]
-    years = links.years[target_side]
+        return Bitext(str(source.path), (_empty_side(source.langs[0]),
+                                         _empty_side(source.langs[1])))
+    sides = tuple(Side(lang, _marked(keys, RAW), codes, years) for lang, keys, codes, years
+                  in zip(source.langs, links.keys, links.codes, links.years))
     counts = BitextCounts(links=links.links, one_to_one=links.one_to_one,
                           not_one_to_one=links.links - links.one_to_one,
-                          links_without_year=int((years == NO_YEAR).sum()),
                           links_with_empty_text=links.empty_text)
-    target_keys = [RAW + key for key in links.keys[target_side].to_pylist()]
-    return BitextLinks(pivot, str(source.path), target_keys, links.codes[target_side],
-                       pivot_codes, splits_of_years(years), counts)
+    return Bitext(str(source.path), (sides[0], sides[1]), counts)

@@ -18,7 +18,12 @@ from opusparcus.annotate import HELP as ANNOTATE_KEYS
 from opusparcus.combine import agreement_report, combine_file
 from opusparcus.cutoffs import cut_ranked, cutoff_table, parse_levels
 from opusparcus.rank import COMMAND as RANK
-from opusparcus.rank import RankOptions, output_folder, rank
+from opusparcus.rank import (
+    RankOptions,
+    languages_with_bitexts,
+    output_folder,
+    rank_languages,
+)
 from opusparcus.sampling import sample_pairs
 from opusparcus.scores import SCHEMES
 from tapaco.core.errors import OptionError, exit_status
@@ -74,7 +79,8 @@ def _rank_parser(commands) -> None:
     target = command.add_mutually_exclusive_group(required=True)
     target.add_argument("--lang", type=_language, metavar="xx", help="the target language")
     target.add_argument("--langs", type=languages, metavar="xx,yy",
-                        help="several target languages, comma-separated")
+                        help="several target languages, comma-separated, or 'all' (every "
+                             "language with a bitext); each bitext is read once for all")
     command.add_argument("--out", type=Path, required=True, metavar="OUT",
                          help="output folder: OUT/<lang>/ holds train/, dev/, test/, stats.json "
                               "and manifest.json")
@@ -234,6 +240,8 @@ def _run_rank(arguments: argparse.Namespace) -> None:
                           arguments.short_length, arguments.workers, arguments.skip_bad_input,
                           arguments.documents)
     langs = arguments.langs or arguments.lang
+    if langs == ("all",):
+        langs = languages_with_bitexts(arguments.opus_dir)
     for lang in langs:
         output_folder(arguments.out, lang, arguments.opus_dir, arguments.overwrite).check()
     timings_file = None
@@ -242,10 +250,10 @@ def _run_rank(arguments: argparse.Namespace) -> None:
                                   arguments.overwrite, timings_file_is_own, option="--timings")
         timings_file.check()
     progress = Progress(enabled=False if arguments.quiet else None)
-    for lang in langs:
-        stats = rank(arguments.opus_dir, lang, arguments.out, options, progress,
-                     arguments.overwrite)
-        if not arguments.quiet:
+    ranked = rank_languages(arguments.opus_dir, langs, arguments.out, options, progress,
+                            arguments.overwrite)
+    if not arguments.quiet:
+        for stats in ranked.values():
             print(summary(stats), file=sys.stderr)
     if timings_file:
         timings_file.write(json_text(progress.timings(RANK)))

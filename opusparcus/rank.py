@@ -8,22 +8,35 @@ an existing one must be this command's own earlier output.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
 
-from opusparcus.bitexts import DEV, SPLITS, TEST, TRAIN, BitextLinks, normalize_keys, read_bitext
+from opusparcus.bitexts import (
+    DEV,
+    SPLITS,
+    TEST,
+    TRAIN,
+    Bitext,
+    read_bitext,
+    splits_of_years,
+)
 from opusparcus.counting import FanoutSkips, count_links, shared_pairs, unpack_pairs
 from opusparcus.edit_distance import differ_enough
 from opusparcus.export import write_ranked
 from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
-from tapaco.core.arrays import garbage_collector_paused, string_codes
+from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabulary
+from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.options import check_range, in_range
 from tapaco.core.opus import FOLDERS, AlignmentSource, find_alignment_sources
+from tapaco.core.opus.moses_columns import NO_YEAR
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.versions import library_versions, signature
@@ -79,11 +92,15 @@ def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False)
     return OutputFolder(out / lang, COMMAND, (opus_dir,), overwrite)
 
 
+def _pivot_of(source: AlignmentSource, lang: str) -> str:
+    return source.langs[1] if source.langs[0] == lang else source.langs[0]
+
+
 def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[AlignmentSource]:
     """The T-L bitexts of the release, for the chosen pivots (default: every L)."""
     sources = [s for s in find_alignment_sources(opus_dir, prefer_moses=True)
                if lang in s.langs and not s.intra_lingual]
-    available = {s.langs[1] if s.langs[0] == lang else s.langs[0] for s in sources}
+    available = {_pivot_of(s, lang) for s in sources}
     missing = sorted(set(pivots) - available)
     if missing:
         raise InputError(opus_dir, f"no {lang}-{missing[0]} bitext for pivot {missing[0]} "
@@ -91,83 +108,103 @@ def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[Al
                          kind="usage")
     if not sources:
         raise InputError(opus_dir, f"no bitext with target language {lang}", kind="usage")
-    return [s for s in sources
-            if not pivots or (s.langs[1] if s.langs[0] == lang else s.langs[0]) in pivots]
+    return [s for s in sources if not pivots or _pivot_of(s, lang) in pivots]
 
 
-def _read_one(arguments: tuple) -> tuple[BitextLinks, dict]:
-    opus_dir, source, lang, skip, documents = arguments
+def languages_with_bitexts(opus_dir: Path) -> tuple[str, ...]:
+    """Every language of the release with a bitext (`--langs all`), sorted."""
+    return tuple(sorted({lang for source in find_alignment_sources(opus_dir, prefer_moses=True)
+                         if not source.intra_lingual for lang in source.langs}))
+
+
+def _read_one(arguments: tuple) -> tuple[Bitext, dict]:
+    opus_dir, source, skip, documents = arguments
     log = BadInputLog(skip)
-    return read_bitext(opus_dir, source, lang, log, documents), log.as_dict()
+    return read_bitext(opus_dir, source, log, documents), log.as_dict()
 
 
-def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], lang: str,
-                 options: RankOptions) -> tuple[list[BitextLinks], list[dict]]:
-    """Read the bitexts, in parallel worker processes when `workers` > 1."""
-    tasks = [(opus_dir, source, lang, options.skip_bad_input, options.documents)
-             for source in sources]
-    if options.workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(min(options.workers, len(tasks))) as pool:
-            results = list(pool.map(_read_one, tasks))
-    else:
-        results = [_read_one(task) for task in tasks]
-    return [bitext for bitext, _ in results], [log for _, log in results]
+@contextmanager
+def _mapper(workers: int) -> Iterator[Mapper]:
+    """`map` over worker processes (forked now, before the big arrays exist), or in this one."""
+    if workers == 1:
+        yield map
+        return
+    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+        yield pool.map
 
 
-def merge_target_vocabulary(bitexts: list[BitextLinks],
-                            lang: str) -> tuple[list[str], list[np.ndarray]]:
-    """One vocabulary of normalised target sentences; each bitext's links recoded into it."""
-    keys = [key for bitext in bitexts for key in bitext.target_keys]
-    key_codes = string_codes(keys)
-    distinct_positions = np.flatnonzero(np.concatenate(
-        [[True], np.maximum.accumulate(key_codes)[1:] > np.maximum.accumulate(key_codes)[:-1]]))
-    distinct_keys = [keys[i] for i in distinct_positions.tolist()] if keys else []
-    sentences_of_key = normalize_keys(distinct_keys, lang)
-    sentence_codes = string_codes(sentences_of_key)
-    first = {}
-    for code, sentence in zip(sentence_codes.tolist(), sentences_of_key):
-        first.setdefault(code, sentence)
-    vocabulary = [first[code] for code in range(len(first))]
-    recoded, offset = [], 0
-    for bitext in bitexts:
-        local = key_codes[offset:offset + len(bitext.target_keys)]
-        recoded.append(sentence_codes[local][bitext.target].astype(np.int64))
-        offset += len(bitext.target_keys)
-    return vocabulary, recoded
+@dataclass
+class _Read:
+    """The bitexts read (each once, whichever languages it serves) and their bad-input logs."""
+
+    bitexts: dict[Path, Bitext]
+    logs: dict[Path, dict]
 
 
-def score_split(bitexts: list[BitextLinks], targets: list[np.ndarray], split: int,
-                vocabulary_size: int, options: RankOptions) -> tuple[ScoredPairs, dict]:
-    per_bitext, skips, links = [], FanoutSkips(), {}
-    for bitext, target in zip(bitexts, targets):
+def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], options: RankOptions,
+                 mapper: Mapper = map) -> _Read:
+    """Read the bitexts, each in a worker process when `mapper` is a pool's."""
+    tasks = [(opus_dir, source, options.skip_bad_input, options.documents) for source in sources]
+    results = list(mapper(_read_one, tasks))
+    return _Read({source.path: bitext for source, (bitext, _) in zip(sources, results)},
+                 {source.path: log for source, (_, log) in zip(sources, results)})
+
+
+def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map) -> dict[str, Vocabulary]:
+    """The vocabulary of every language in `langs`, over every side of it that was read."""
+    found = {}
+    for lang in sorted(langs):
+        sides = {(path, number): side for path, bitext in read.bitexts.items()
+                 for number, side in enumerate(bitext.sides) if side.lang == lang}
+        found[lang] = build_vocabulary(lang, sides, mapper)
+    return found
+
+
+@dataclass
+class PivotLinks:
+    """The links of one T-L bitext for target T: sentence codes in T's and L's vocabularies."""
+
+    pivot: str
+    path: Path
+    target: np.ndarray
+    pivot_codes: np.ndarray
+    split: np.ndarray
+    without_year: int
+
+
+def pivot_links(source: AlignmentSource, lang: str, read: _Read,
+                found: dict[str, Vocabulary]) -> PivotLinks:
+    bitext, pivot = read.bitexts[source.path], _pivot_of(source, lang)
+    number = 0 if bitext.sides[0].lang == lang else 1
+    years = bitext.sides[number].years
+    return PivotLinks(pivot, source.path, found[lang].codes[source.path, number],
+                      found[pivot].codes[source.path, 1 - number], splits_of_years(years),
+                      int((years == NO_YEAR).sum()))
+
+
+def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
+                options: RankOptions) -> tuple[ScoredPairs, dict]:
+    per_bitext, skips, counted = [], FanoutSkips(), {}
+    for bitext in links:
         chosen = bitext.split == split
-        counts = count_links(target[chosen], bitext.pivot_codes[chosen].astype(np.int64),
-                             vocabulary_size)
+        counts = count_links(bitext.target[chosen].astype(np.int64),
+                             bitext.pivot_codes[chosen].astype(np.int64), vocabulary_size)
         pairs, skipped = shared_pairs(counts, options.max_pivot_fanout)
         per_bitext.append((pairs, counts))
-        links[bitext.pivot] = counts.links
+        counted[bitext.pivot] = counts.links
         skips = FanoutSkips(skips.pivots + skipped.pivots, skips.links + skipped.links,
                             skips.pairs + skipped.pairs)
     scored = score_pairs(per_bitext, options.score)
-    return scored, {"links_per_pivot": links, "fanout_skips": asdict(skips),
+    return scored, {"links_per_pivot": counted, "fanout_skips": asdict(skips),
                     "candidate_pairs": len(scored)}
 
 
-def _code_point_ranks(vocabulary: list[str]) -> np.ndarray:
-    order = sorted(range(len(vocabulary)), key=vocabulary.__getitem__)
-    ranks = np.empty(len(vocabulary), np.int64)
-    ranks[order] = np.arange(len(vocabulary))
-    return ranks
-
-
-def ordered_sentences(pairs: ScoredPairs, ranks: np.ndarray) -> tuple[ScoredPairs, np.ndarray,
-                                                                       np.ndarray]:
-    """Pairs best first (ties by the sentences) and their first/second sentence codes."""
+def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.ndarray]:
+    """Pairs best first (ties by the sentences) and their first/second sentence codes; codes
+    are code-point ranks, so the first sentence is the smaller one."""
     left, right = unpack_pairs(pairs.keys)
-    swap = ranks[left] > ranks[right]
-    first, second = np.where(swap, right, left), np.where(swap, left, right)
-    order = np.lexsort((ranks[second], ranks[first], -pairs.score))
-    return pairs.take(order), first[order], second[order]
+    order = np.lexsort((right, left, -pairs.score))
+    return pairs.take(order), left[order], right[order]
 
 
 def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -196,37 +233,53 @@ def rank(opus_dir: Path, lang: str, out: Path, options: RankOptions | None = Non
     `overwrite` lets files of an earlier ranking that were changed since be replaced; files the
     command did not write are never replaced (see :mod:`tapaco.core.outputs`).
     """
+    return rank_languages(opus_dir, (lang,), out, options, progress, overwrite)[lang]
+
+
+def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
+                   options: RankOptions | None = None, progress: Progress | None = None,
+                   overwrite: bool = False) -> dict[str, dict]:
+    """Rank several languages reading every bitext once (en-fr serves en and fr); each
+    OUT/<lang>/ is byte-identical to what ranking that language alone writes. Every output
+    folder is checked before anything is read."""
     options = options or RankOptions()
     progress = progress or Progress(enabled=False)
-    output = output_folder(out, lang, opus_dir, overwrite)
-    output.check()
-    with garbage_collector_paused():
-        return _rank(opus_dir, lang, output, options, progress)
+    outputs = {lang: output_folder(out, lang, opus_dir, overwrite) for lang in langs}
+    for output in outputs.values():
+        output.check()
+    plan = {lang: pivot_sources(opus_dir, lang, options.pivots) for lang in langs}
+    sources = list({source.path: source for chosen in plan.values() for source in chosen}
+                   .values())
+    needed = set(langs) | {_pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
+    name = ",".join(langs)
+    with garbage_collector_paused(), _mapper(min(options.workers, max(len(sources), 1))) as run:
+        with progress.stage(f"{name}: read bitexts"):
+            read = read_bitexts(opus_dir, sources, options, run)
+        with progress.stage(f"{name}: normalise sentences"):
+            found = vocabularies(read, needed, run)
+        return {lang: _rank_language(lang, [pivot_links(s, lang, read, found) for s in plan[lang]],
+                                     read, found[lang], outputs[lang], options, progress)
+                for lang in langs}
 
 
-def _rank(opus_dir: Path, lang: str, output: OutputFolder, options: RankOptions,
-          progress: Progress) -> dict:
-    sources = pivot_sources(opus_dir, lang, options.pivots)
-    with progress.stage(f"{lang}: read bitexts"):
-        bitexts, logs = read_bitexts(opus_dir, sources, lang, options)
-    with progress.stage(f"{lang}: normalise sentences"):
-        vocabulary, targets = merge_target_vocabulary(bitexts, lang)
+def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: Vocabulary,
+                   output: OutputFolder, options: RankOptions, progress: Progress) -> dict:
     results, split_stats = {}, {}
     with progress.stage(f"{lang}: count and score"):
         for split in (TRAIN, DEV, TEST):
             results[split], split_stats[SPLITS[split]] = score_split(
-                bitexts, targets, split, len(vocabulary), options)
+                links, split, len(vocabulary), options)
     with progress.stage(f"{lang}: order and hold out"):
-        ranks = _code_point_ranks(vocabulary)
+        sentences = vocabulary.sentences.to_pylist()
         train = results[TRAIN]
-        dev = _held_out(results[DEV], train.keys, vocabulary, options)
+        dev = _held_out(results[DEV], train.keys, sentences, options)
         test = _held_out(results[TEST], np.sort(np.concatenate([train.keys, dev.keys])),
-                         vocabulary, options)
-        outputs = {split: ordered_sentences(pairs, ranks)
+                         sentences, options)
+        outputs = {split: ordered_sentences(pairs)
                    for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
-    stats = _statistics(lang, bitexts, logs, split_stats, outputs, options)
+    stats = _statistics(lang, links, read, split_stats, outputs, options)
     with progress.stage(f"{lang}: write"):
-        output.write(lambda folder: _write(folder, lang, vocabulary, outputs, stats, options))
+        output.write(lambda folder: _write(folder, lang, sentences, outputs, stats, options))
     return stats
 
 
@@ -243,8 +296,10 @@ def _write(folder: Path, lang: str, vocabulary: list[str], outputs: dict, stats:
     write_json(folder / "stats.json", stats)
 
 
-def _statistics(lang: str, bitexts: list[BitextLinks], logs: list[dict], split_stats: dict,
+def _statistics(lang: str, links: list[PivotLinks], read: _Read, split_stats: dict,
                 outputs: dict, options: RankOptions) -> dict:
+    logs = [read.logs[bitext.path] for bitext in links]
+    counts = {bitext.pivot: read.bitexts[bitext.path].counts for bitext in links}
     skipped: dict[str, int] = {}
     for log in logs:
         for kind, count in log["skipped"].items():
@@ -255,12 +310,13 @@ def _statistics(lang: str, bitexts: list[BitextLinks], logs: list[dict], split_s
         "signature": signature(COMMAND, versions, {"lang": lang, **asdict(options)}),
         "versions": versions,
         "options": asdict(options),
-        "bitexts": {b.pivot: {"source": b.source, **asdict(b.counts)} for b in bitexts},
-        "links_read": sum(b.counts.links for b in bitexts),
-        "one_to_one_links": sum(b.counts.one_to_one for b in bitexts),
-        "links_without_year": sum(b.counts.links_without_year for b in bitexts),
+        "bitexts": {b.pivot: {"source": read.bitexts[b.path].source, **asdict(counts[b.pivot]),
+                              "links_without_year": b.without_year} for b in links},
+        "links_read": sum(count.links for count in counts.values()),
+        "one_to_one_links": sum(count.one_to_one for count in counts.values()),
+        "links_without_year": sum(b.without_year for b in links),
         "splits": split_stats,
         "pairs_written": {SPLITS[s]: len(outputs[s][0]) for s in (TRAIN, DEV, TEST)},
-        "bad_input": {"skipped": skipped,
+        "bad_input": {"skipped": dict(sorted(skipped.items())),
                       "examples": [e for log in logs for e in log["examples"]][:20]},
     }
