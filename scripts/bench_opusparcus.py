@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """Benchmark the Opusparcus ranking on a synthetic OPUS OpenSubtitles release.
 
-Generates a release with ``scripts/generate_opensubtitles.py`` into
-``<workdir>/opensubtitles-<links>/`` (or reuses it with ``--reuse``), runs ``python -m opusparcus
-rank`` on it as a subprocess, and reports the generation time, the corpus size, the ranking's
-per-stage seconds and peak RSS (from its ``--timings`` file), its wall time and peak RSS
+Generates a release with one of two generators (``--generator``): ``project``,
+``scripts/generate_opensubtitles.py``, into ``<workdir>/opensubtitles-<links>/``, or
+``independent``, ``scripts/generate_opensubtitles_independent.py`` (a separately written shape),
+into ``<workdir>/independent-<links>/`` (or reuses it with ``--reuse``). Just before the ranking
+it measures the decompression floor: the single-core wall time of decompressing every member of
+the Moses zips the ranking reads (read and discarded in 8 MiB blocks, stdlib ``zipfile``). It
+then runs ``python -m opusparcus rank`` on the release as a subprocess, and reports the
+generation time, the corpus size, the ranking's per-stage seconds and peak RSS (from its
+``--timings`` file), its wall time and its ratio to the decompression floor, its peak RSS
 (``wait4`` rusage: the largest single process), the peak memory of its whole process tree
 (sampled from /proc, workers included: summed PSS, and summed RSS, which counts pages shared by
 forked workers once per process) and throughput. The report is printed and written to
-``<workdir>/bench-opusparcus-<links>.json``. With ``--sizes`` several sizes run in a row and a
-growth table (links, wall, memory) ends the output (also ``bench-opusparcus-growth.json``).
+``<workdir>/bench-opusparcus-<links>.json`` (``bench-opusparcus-independent-<links>.json`` for
+the independent generator). With ``--sizes`` several sizes run in a row and a growth table
+(links, wall, decompression, ratio, memory) ends the output (also
+``bench-opusparcus[-independent]-growth.json``).
 
 The ranking is killed when its process tree exceeds ``--max-rss-gib``. Without ``--keep`` the
 ranking output, and the corpus unless it was reused, are deleted afterwards.
@@ -18,6 +25,7 @@ ranking output, and the corpus unless it was reused, are deleted afterwards.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import shlex
@@ -36,6 +44,11 @@ SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
 RANK_CMD_ENV = "OPUSPARCUS_BENCH_RANK_CMD"
 PAGE_MIB = os.sysconf("SC_PAGE_SIZE") / 2**20
+READ_BLOCK = 8 << 20
+# --generator: (module in scripts/, corpus folder prefix, suffix of the output and report names)
+GENERATORS = {"project": ("generate_opensubtitles", "opensubtitles", ""),
+              "independent": ("generate_opensubtitles_independent", "independent",
+                              "-independent")}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -44,13 +57,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--links-per-pivot", type=int, default=400_000)
     parser.add_argument("--sizes", help="several links-per-pivot values, comma-separated, run "
                                         "in a row with a growth table")
+    parser.add_argument("--generator", choices=sorted(GENERATORS), default="project",
+                        help="project: scripts/generate_opensubtitles.py; independent: "
+                             "scripts/generate_opensubtitles_independent.py")
     parser.add_argument("--lang", default="en", help="target language")
     parser.add_argument("--pivots", default="de,fi,fr,ru,sv", help="comma-separated")
     parser.add_argument("--workdir", type=Path, default=REPO / "bench")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", action="store_true", help="keep the corpus and rank output")
     parser.add_argument("--reuse", action="store_true", help="reuse an existing corpus")
-    parser.add_argument("--rank-args", default="", help="extra arguments for opusparcus rank")
+    parser.add_argument("--rank-args", default="",
+                        help="extra arguments for opusparcus rank (with --langs, --lang is "
+                             "not passed)")
     parser.add_argument("--max-rss-gib", type=float, default=16.0,
                         help="kill the ranking above this process-tree memory, summed PSS "
                              "(0: no limit)")
@@ -86,27 +104,34 @@ def count_corpus(corpus: Path, lang: str) -> dict:
 
 
 def generate_corpus(corpus: Path, args: argparse.Namespace, links: int) -> dict:
-    """Generate a fresh corpus with scripts/generate_opensubtitles.py; its summary."""
+    """Generate a fresh corpus with the chosen generator; its summary."""
     sys.path.insert(0, str(SCRIPTS))
-    import generate_opensubtitles
-
+    generator = importlib.import_module(GENERATORS[args.generator][0])
     if corpus.exists():
         shutil.rmtree(corpus)
     print(f"generating {corpus} ({links:,} links per pivot) ...", flush=True)
     pivots = [p for p in dict.fromkeys(args.pivots.split(",")) if p and p != args.lang]
-    summary = generate_opensubtitles.generate(corpus, args.lang, pivots, links, args.seed,
-                                              {"moses"}, jobs=min(2, os.cpu_count() or 1))
-    print("\n".join(generate_opensubtitles.summary_lines(summary)), flush=True)
+    jobs = min(2, os.cpu_count() or 1)
+    if args.generator == "project":
+        summary = generator.generate(corpus, args.lang, pivots, links, args.seed, {"moses"},
+                                     jobs=jobs)
+    else:
+        summary = generator.generate(corpus, args.lang, pivots, links, args.seed, jobs=jobs)
+    print("\n".join(generator.summary_lines(summary)), flush=True)
     summary["generation_seconds"] = summary["seconds"]
     return summary
 
 
 def prepare_corpus(args: argparse.Namespace, corpus: Path, summary_path: Path,
                    links: int) -> dict:
-    """Generate the corpus, or reuse it; its summary (counts, generation time)."""
+    """Generate the corpus, or reuse it; its summary (counts, generation time). A reused
+    corpus's summary is the one cached in the workdir, else the generator's
+    ``generated.json``, else counted from the zips."""
     if args.reuse and ((corpus / "moses").is_dir() or (corpus / "xml").is_dir()):
-        if summary_path.is_file():
-            summary = json.loads(summary_path.read_text())
+        cached = next((p for p in (summary_path, corpus / "generated.json") if p.is_file()),
+                      None)
+        if cached:
+            summary = json.loads(cached.read_text())
         else:
             summary = count_corpus(corpus, args.lang)
             summary["generation_seconds"] = None
@@ -119,19 +144,69 @@ def prepare_corpus(args: argparse.Namespace, corpus: Path, summary_path: Path,
     return summary
 
 
+# ---------------------------------------------------------------------------- decompression
+
+
+def rank_languages(args: argparse.Namespace) -> tuple[set[str], set[str] | None]:
+    """The ranking's target languages (``--lang``, or ``--langs`` in ``--rank-args``) and its
+    pivots (``--pivots`` in ``--rank-args``; None: every language with a bitext)."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--langs")
+    parser.add_argument("--pivots")
+    known, _ = parser.parse_known_args(shlex.split(args.rank_args))
+    targets = set(known.langs.split(",")) if known.langs else {args.lang}
+    return targets, set(known.pivots.split(",")) if known.pivots else None
+
+
+def ranked_bitexts(corpus: Path, args: argparse.Namespace) -> list[Path]:
+    """The Moses zips (``moses/<l1>-<l2>.txt.zip``) the ranking reads."""
+    targets, pivots = rank_languages(args)
+    chosen = []
+    for path in sorted((corpus / "moses").glob("*.txt.zip")):
+        pair = path.name.removesuffix(".txt.zip").split("-")
+        if len(pair) == 2 and any(
+                lang in pair and (pivots is None or pair[pair[0] == lang] in pivots)
+                for lang in targets):
+            chosen.append(path)
+    return chosen
+
+
+def decompression_floor(zips: list[Path]) -> dict:
+    """Single-core wall time of decompressing every member of ``zips`` (read and discarded
+    in 8 MiB blocks, each member with its own compression)."""
+    raw = packed = members = 0
+    started = time.perf_counter()
+    for path in zips:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as member:
+                    while block := member.read(READ_BLOCK):
+                        raw += len(block)
+                members += 1
+                packed += info.compress_size
+    seconds = time.perf_counter() - started
+    return {"seconds": round(seconds, 2), "bitexts": [p.name for p in zips],
+            "members": members, "compressed_bytes": packed, "bytes": raw,
+            "mb_per_second": round(raw / 1e6 / seconds, 1) if seconds else None}
+
+
 # ---------------------------------------------------------------------------- ranking
 
 
 def rank_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Path) -> list[str]:
-    """The ranking command line (default: ``python -m opusparcus rank ...``)."""
+    """The ranking command line (default: ``python -m opusparcus rank ...``; ``--lang`` is left
+    out when ``--rank-args`` gives ``--langs``)."""
+    extra = shlex.split(args.rank_args)
     if args.rank_cmd:
         places = {"opus_dir": str(corpus), "out": str(out), "timings": str(timings),
                   "lang": args.lang}
         command = [part.format(**places) for part in shlex.split(args.rank_cmd)]
     else:
+        target = [] if any(a.split("=")[0] == "--langs" for a in extra) else ["--lang",
+                                                                              args.lang]
         command = [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(corpus),
-                   "--lang", args.lang, "--out", str(out), "--timings", str(timings)]
-    return command + shlex.split(args.rank_args)
+                   *target, "--out", str(out), "--timings", str(timings)]
+    return command + extra
 
 
 def group_memory_mib(group: int) -> tuple[float, float]:
@@ -248,9 +323,11 @@ def result_line(result: dict) -> str:
 def report_lines(report: dict) -> list[str]:
     """The printed report table of one size."""
     corpus, rank, timings = report["corpus"], report["rank"], report["timings"]
+    floor = report["decompression"]
     gen = "reused" if corpus["reused"] else f"{fmt(corpus['generation_seconds'])} s"
     lines = [
-        f"Opusparcus ranking benchmark, {report['links_per_pivot']:,} links per pivot",
+        f"Opusparcus ranking benchmark, {report['links_per_pivot']:,} links per pivot, "
+        f"{report['generator']} generator",
         f"generation    {gen}", corpus_line(corpus), result_line(report["result"]), "",
         f"{'stage':<30} {'seconds':>10} {'peak RSS MiB':>14}",
     ]
@@ -262,6 +339,10 @@ def report_lines(report: dict) -> list[str]:
         f"{fmt(timings.get('peak_rss_mib'), '14.1f')}",
         f"{'wall (subprocess, wait4)':<30} {rank['wall_seconds']:10.2f} "
         f"{rank['peak_rss_mib']:14.1f}",
+        f"{'decompression floor (1 core)':<30} {floor['seconds']:10.2f} {'':>14}  "
+        f"{floor['bytes'] / 1e6:,.0f} MB from {floor['members']} members of "
+        f"{len(floor['bitexts'])} bitexts, {fmt(floor['mb_per_second'])} MB/s",
+        f"{'ratio wall / decompression':<30} {fmt(report['ratio_to_decompression'], '10.2f')}",
         f"{'process tree PSS (sampled)':<30} {'':>10} {rank['tree_peak_pss_mib']:14.1f}",
         f"{'process tree RSS sum (sampled)':<30} {'':>10} {rank['tree_peak_rss_mib']:14.1f}", "",
         f"throughput    {fmt(report['throughput']['links_per_second'], ',')} links/s, "
@@ -274,14 +355,17 @@ def growth_lines(reports: list[dict]) -> list[str]:
     """How wall time and memory grow with the corpus, relative to the first size."""
     first = reports[0]
     lines = [f"{'links/pivot':>12} {'links':>12} {'gen s':>8} {'wall s':>9} {'x wall':>7} "
-             f"{'RSS MiB':>9} {'PSS MiB':>9} {'x PSS':>7} {'links/s':>10}"]
+             f"{'unzip s':>8} {'ratio':>6} {'RSS MiB':>9} {'tree RSS':>9} {'tree PSS':>9} "
+             f"{'x PSS':>7} {'links/s':>10}"]
     for r in reports:
         rank = r["rank"]
         lines.append(
             f"{r['links_per_pivot']:>12,} {r['corpus']['links']:>12,} "
             f"{fmt(r['corpus']['generation_seconds'], '8.1f')} {rank['wall_seconds']:>9.1f} "
             f"{rank['wall_seconds'] / first['rank']['wall_seconds']:>7.2f} "
-            f"{rank['peak_rss_mib']:>9,.0f} {rank['tree_peak_pss_mib']:>9,.0f} "
+            f"{r['decompression']['seconds']:>8.1f} {fmt(r['ratio_to_decompression'], '6.1f')} "
+            f"{rank['peak_rss_mib']:>9,.0f} {rank['tree_peak_rss_mib']:>9,.0f} "
+            f"{rank['tree_peak_pss_mib']:>9,.0f} "
             f"{rank['tree_peak_pss_mib'] / max(first['rank']['tree_peak_pss_mib'], 1):>7.2f} "
             f"{fmt(r['throughput']['links_per_second'], '10,')}")
     return lines
@@ -300,18 +384,25 @@ def failure(rank: dict) -> int:
 
 def bench_size(args: argparse.Namespace, workdir: Path, links: int) -> tuple[int, dict | None]:
     """Benchmark one size; (exit code, report)."""
-    corpus_dir = workdir / f"opensubtitles-{links}"
-    out = workdir / f"opusparcus-out-{links}"
-    timings_path = workdir / f"opusparcus-timings-{links}.json"
-    corpus = prepare_corpus(args, corpus_dir, workdir / f"opensubtitles-{links}.json", links)
+    _, prefix, suffix = GENERATORS[args.generator]
+    corpus_dir = workdir / f"{prefix}-{links}"
+    out = workdir / f"opusparcus-out{suffix}-{links}"
+    timings_path = workdir / f"opusparcus-timings{suffix}-{links}.json"
+    corpus = prepare_corpus(args, corpus_dir, workdir / f"{prefix}-{links}.json", links)
     cleanup([out])
     timings_path.unlink(missing_ok=True)
+    zips = ranked_bitexts(corpus_dir, args)
+    print(f"decompression floor: reading {len(zips)} bitexts ...", flush=True)
+    floor = decompression_floor(zips)
     rank = run_rank(rank_command(args, corpus_dir, out, timings_path), args.max_rss_gib)
     if rank["exit_code"] != 0:
         return failure(rank), None
     wall = rank["wall_seconds"]
     report = {
-        "links_per_pivot": links, "lang": args.lang, "seed": args.seed, "corpus": corpus,
+        "links_per_pivot": links, "generator": args.generator, "lang": args.lang,
+        "seed": args.seed, "corpus": corpus, "decompression": floor,
+        "ratio_to_decompression": round(wall / floor["seconds"], 2) if floor["seconds"]
+        else None,
         "rank": {k: v for k, v in rank.items() if k != "stderr"},
         "timings": read_json(timings_path, {"stages": [], "total_seconds": None,
                                             "peak_rss_mib": None}),
@@ -322,7 +413,7 @@ def bench_size(args: argparse.Namespace, workdir: Path, links: int) -> tuple[int
             if wall else None},
     }
     print("\n".join(report_lines(report)))
-    report_path = workdir / f"bench-opusparcus-{links}.json"
+    report_path = workdir / f"bench-opusparcus{suffix}-{links}.json"
     report_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     print(f"report: {report_path}", flush=True)
     if not args.keep:
@@ -343,10 +434,15 @@ def main(argv: list[str] | None = None) -> int:
         reports.append(report)
     if len(args.sizes) > 1 and reports:
         print("\ngrowth (x: relative to the first size)", *growth_lines(reports), sep="\n")
-        growth = [{"links_per_pivot": r["links_per_pivot"], "links": r["corpus"]["links"],
-                   "generation_seconds": r["corpus"]["generation_seconds"], **r["rank"],
+        growth = [{"links_per_pivot": r["links_per_pivot"], "generator": r["generator"],
+                   "links": r["corpus"]["links"],
+                   "generation_seconds": r["corpus"]["generation_seconds"],
+                   "decompression_seconds": r["decompression"]["seconds"],
+                   "ratio_to_decompression": r["ratio_to_decompression"], **r["rank"],
                    "throughput": r["throughput"]} for r in reports]
-        (workdir / "bench-opusparcus-growth.json").write_text(json.dumps(growth, indent=1) + "\n")
+        suffix = GENERATORS[args.generator][2]
+        (workdir / f"bench-opusparcus{suffix}-growth.json").write_text(
+            json.dumps(growth, indent=1) + "\n")
     return code
 
 
