@@ -30,7 +30,7 @@ from opusparcus.counting import FanoutSkips, count_links, shared_pairs, unpack_p
 from opusparcus.edit_distance import differ_enough
 from opusparcus.export import write_ranked
 from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
-from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabulary
+from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
@@ -152,12 +152,10 @@ def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], options: RankOp
 
 def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map) -> dict[str, Vocabulary]:
     """The vocabulary of every language in `langs`, over every side of it that was read."""
-    found = {}
-    for lang in sorted(langs):
-        sides = {(path, number): side for path, bitext in read.bitexts.items()
-                 for number, side in enumerate(bitext.sides) if side.lang == lang}
-        found[lang] = build_vocabulary(lang, sides, mapper)
-    return found
+    sides_of = {lang: {(path, number): side for path, bitext in read.bitexts.items()
+                       for number, side in enumerate(bitext.sides) if side.lang == lang}
+                for lang in sorted(langs)}
+    return build_vocabularies(sides_of, mapper)
 
 
 @dataclass

@@ -25,18 +25,27 @@ CHUNK = 50_000
 Mapper = Callable[[Callable, Iterable], Iterator]
 
 
-def normalize_keys(keys: list[str], lang: str) -> list[str]:
-    """Normalise distinct sentence keys: tokenised ones as they are, raw ones Moses-tokenised."""
-    normalized = [""] * len(keys)
+def normalize_keys(keys: pa.Array, lang: str) -> pa.Array:
+    """Normalise distinct sentence keys: tokenised ones as they are, raw ones Moses-tokenised.
+
+    Keys travel between processes as Arrow arrays (a few buffers to copy, no object per key);
+    only the texts themselves become Python strings, here.
+    """
+    marks = pc.utf8_slice_codeunits(keys, 0, 1)
+    texts = pc.utf8_slice_codeunits(keys, 1)
+    normalized: list[str | None] = [None] * len(keys)
     for mark, tokenized in ((TOKENIZED, True), (RAW, False)):
-        chosen = [i for i, key in enumerate(keys) if key[:1] == mark]
-        texts = normalize_sentences([keys[i][1:] for i in chosen], lang, tokenized)
-        for i, text in zip(chosen, texts):
+        chosen = pc.indices_nonzero(pc.equal(marks, mark)).to_numpy()
+        if len(chosen) == len(keys):
+            return pa.array(normalize_sentences(texts.to_pylist(), lang, tokenized),
+                            pa.large_string())
+        for i, text in zip(chosen.tolist(), normalize_sentences(
+                texts.take(pa.array(chosen)).to_pylist(), lang, tokenized)):
             normalized[i] = text
-    return normalized
+    return pa.array(normalized, pa.large_string())
 
 
-def _normalize_chunk(task: tuple[list[str], str]) -> list[str]:
+def _normalize_chunk(task: tuple[pa.Array, str]) -> pa.Array:
     return normalize_keys(*task)
 
 
@@ -53,23 +62,45 @@ class Vocabulary:
         return len(self.sentences)
 
 
-def build_vocabulary(lang: str, sides: dict[Hashable, Side], mapper: Mapper = map) -> Vocabulary:
-    """The vocabulary of `lang` over `sides` (all of that language); `mapper` runs the
-    normalisation of chunks of keys (`map`, or a process pool's)."""
-    parts = list(sides.values())
-    merged = pa.chunked_array([side.keys for side in parts], pa.large_string()).combine_chunks()
-    keys = merged.dictionary_encode()
-    distinct = keys.dictionary.to_pylist()
-    tasks = [(distinct[start:start + CHUNK], lang) for start in range(0, len(distinct), CHUNK)]
-    normalized = pa.array([text for chunk in mapper(_normalize_chunk, tasks) for text in chunk],
-                          pa.large_string()).dictionary_encode()
-    order = pc.array_sort_indices(normalized.dictionary).to_numpy()
-    rank = np.empty(len(order), np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    code_of_key = rank[normalized.indices.to_numpy(zero_copy_only=False)][
-        keys.indices.to_numpy(zero_copy_only=False)]
-    codes, offset = {}, 0
-    for name, side in sides.items():
-        codes[name] = code_of_key[offset:offset + len(side.keys)][side.codes]
-        offset += len(side.keys)
-    return Vocabulary(lang, normalized.dictionary.take(pa.array(order)), codes)
+def build_vocabularies(sides_of: dict[str, dict[Hashable, Side]],
+                       mapper: Mapper = map) -> dict[str, Vocabulary]:
+    """The vocabulary of every language over its sides; `mapper` runs the normalisation of
+    chunks of keys (`map`, or a process pool's, which takes every language's chunks at once, so
+    the workers normalise while this process finishes the languages one by one)."""
+    pending = [_Pending(lang, sides, mapper) for lang, sides in sides_of.items()]
+    return {job.lang: job.finish() for job in pending}
+
+
+class _Pending:
+    """A vocabulary whose distinct keys are being normalised."""
+
+    def __init__(self, lang: str, sides: dict[Hashable, Side], mapper: Mapper) -> None:
+        self.lang, self.sides = lang, sides
+        parts = list(sides.values())
+        if len(parts) == 1:  # a bitext's keys are distinct already
+            self.distinct, self.key_codes = parts[0].keys, None
+        else:
+            keys = pa.chunked_array([side.keys for side in parts],
+                                    pa.large_string()).combine_chunks().dictionary_encode()
+            self.distinct = keys.dictionary
+            self.key_codes = keys.indices.to_numpy(zero_copy_only=False)
+        # a slice would pickle its whole parent's buffers: each task gets a compact copy
+        tasks = [(pa.concat_arrays([self.distinct.slice(start, CHUNK)]), lang)
+                 for start in range(0, len(self.distinct), CHUNK)]
+        self.normalized = mapper(_normalize_chunk, tasks)
+
+    def finish(self) -> Vocabulary:
+        chunks = list(self.normalized)
+        normalized = pa.chunked_array(chunks or [[]], pa.large_string()).combine_chunks()
+        sentences = normalized.dictionary_encode()
+        order = pc.array_sort_indices(sentences.dictionary).to_numpy()
+        rank = np.empty(len(order), np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        code_of_key = rank[sentences.indices.to_numpy(zero_copy_only=False)]
+        if self.key_codes is not None:
+            code_of_key = code_of_key[self.key_codes]
+        codes, offset = {}, 0
+        for name, side in self.sides.items():
+            codes[name] = code_of_key[offset:offset + len(side.keys)][side.codes]
+            offset += len(side.keys)
+        return Vocabulary(self.lang, sentences.dictionary.take(pa.array(order)), codes)

@@ -234,7 +234,7 @@ class MemoryWatch(threading.Thread):
     """Samples the process tree's memory; kills the group when its summed PSS exceeds
     ``limit_mib`` (0: no limit)."""
 
-    def __init__(self, group: int, limit_mib: float, interval: float = 0.5) -> None:
+    def __init__(self, group: int, limit_mib: float, interval: float = 2.0) -> None:
         super().__init__(daemon=True)
         self.group, self.limit_mib, self.interval = group, limit_mib, interval
         self.peak_rss_mib = self.peak_pss_mib = 0.0
