@@ -132,6 +132,7 @@ def prepare_corpus(args: argparse.Namespace, corpus: Path, summary_path: Path,
                       None)
         if cached:
             summary = json.loads(cached.read_text())
+            summary.setdefault("generation_seconds", summary.get("seconds"))
         else:
             summary = count_corpus(corpus, args.lang)
             summary["generation_seconds"] = None
