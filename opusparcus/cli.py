@@ -28,7 +28,8 @@ from opusparcus.sampling import sample_pairs
 from opusparcus.scores import SCHEMES
 from tapaco.core.errors import OptionError, exit_status
 from tapaco.core.files import json_text
-from tapaco.core.options import Parser, integer, languages, number, subcommands
+from tapaco.core.memory import default_memory_limit, format_size
+from tapaco.core.options import Parser, integer, languages, number, size, subcommands
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
 
@@ -103,6 +104,14 @@ def _rank_parser(commands) -> None:
                          help="a sentence with fewer characters is short")
     command.add_argument("--workers", type=integer(1, 64), default=2, metavar="N",
                          help="worker processes for reading bitexts and writing")
+    command.add_argument("--memory-limit", type=size, metavar="SIZE",
+                         help="memory for the run, e.g. 8G; a split whose candidate pairs do "
+                              "not fit beside what the run already holds is summed in hash "
+                              "partitions on disk, with the same output (default: "
+                              f"{format_size(default_memory_limit())}, half of this machine's)")
+    command.add_argument("--temp-dir", type=Path, metavar="DIR",
+                         help="where --memory-limit puts its partitions (default: the system's "
+                              "temporary folder)")
     command.add_argument("--documents", choices=("xml", "raw"), default="xml",
                          help="where a release has both, read sentence documents from xml/ "
                               "(tokenised, as the Opusparcus release) or raw/ (then "
@@ -238,7 +247,7 @@ def _run_rank(arguments: argparse.Namespace) -> None:
     options = RankOptions(arguments.pivots, arguments.score, arguments.max_pivot_fanout,
                           arguments.min_edit_ratio, arguments.min_edit_ratio_short,
                           arguments.short_length, arguments.workers, arguments.skip_bad_input,
-                          arguments.documents)
+                          arguments.documents, arguments.memory_limit, arguments.temp_dir)
     langs = arguments.langs or arguments.lang
     if langs == ("all",):
         langs = languages_with_bitexts(arguments.opus_dir)

@@ -95,9 +95,24 @@ def _ranks_within(sizes: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) - np.repeat(ends - sizes, sizes)
 
 
-def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPairs, FanoutSkips]:
-    """All target pairs with a common pivot, and what the fan-out cap skipped (None or 0: no
-    cap)."""
+@dataclass
+class PivotGroups:
+    """The pivots that yield pairs (2 to `max_fanout` distinct targets): where each one's
+    (pivot, target) rows start in :class:`LinkCounts` and how many there are."""
+
+    starts: np.ndarray
+    sizes: np.ndarray
+
+    def pair_counts(self) -> np.ndarray:
+        """How many target pairs each pivot yields: d(d-1)/2."""
+        return self.sizes * (self.sizes - 1) // 2
+
+    def take(self, chosen: slice | np.ndarray) -> PivotGroups:
+        return PivotGroups(self.starts[chosen], self.sizes[chosen])
+
+
+def pivot_groups(counts: LinkCounts, max_fanout: int | None) -> tuple[PivotGroups, FanoutSkips]:
+    """The pivots that yield pairs, and what the fan-out cap skipped (None or 0: no cap)."""
     pivots = counts.pair_pivot
     boundaries = np.flatnonzero(np.concatenate([[True], pivots[1:] != pivots[:-1]])) if len(
         pivots) else np.zeros(0, np.int64)
@@ -107,9 +122,28 @@ def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPair
                         int(counts.pivot_count[pivots[boundaries[too_wide]]].sum()),
                         int((sizes[too_wide] * (sizes[too_wide] - 1) // 2).sum()))
     chosen = (sizes >= 2) & ~too_wide
-    left, right = _within_group_pairs(boundaries[chosen], sizes[chosen])
+    return PivotGroups(boundaries[chosen], sizes[chosen]), skips
+
+
+def weighted_pairs(counts: LinkCounts, groups: PivotGroups) -> tuple[np.ndarray, np.ndarray]:
+    """Every target pair of every pivot in `groups`, in pivot order: packed keys (left < right)
+    and the pivot's contribution c(l,f) c(r,f) / c(f)."""
+    left, right = _within_group_pairs(groups.starts, groups.sizes)
     weight = (counts.pair_count[left] * counts.pair_count[right]
-              / counts.pivot_count[pivots[left]])
-    keys = pack_pairs(counts.pair_target[left], counts.pair_target[right])
-    summed = pd.Series(weight).groupby(keys, sort=True).sum()
-    return SharedPairs(summed.index.to_numpy(np.uint64), summed.to_numpy(np.float64)), skips
+              / counts.pivot_count[counts.pair_pivot[left]])
+    return pack_pairs(counts.pair_target[left], counts.pair_target[right]), weight
+
+
+def sum_by_pair(keys: np.ndarray, weights: np.ndarray) -> SharedPairs:
+    """S per distinct pair, keys sorted. Each pair's contributions are summed in the order
+    given (pandas' compensated sum), so any subset holding all of a pair's contributions in the
+    same order gives the same S to the last bit."""
+    summed = pd.Series(weights).groupby(keys, sort=True).sum()
+    return SharedPairs(summed.index.to_numpy(np.uint64), summed.to_numpy(np.float64))
+
+
+def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPairs, FanoutSkips]:
+    """All target pairs with a common pivot, and what the fan-out cap skipped (None or 0: no
+    cap)."""
+    groups, skips = pivot_groups(counts, max_fanout)
+    return sum_by_pair(*weighted_pairs(counts, groups)), skips

@@ -1,9 +1,11 @@
 """The Opusparcus ranking pipeline: read bitexts, count, pair, score, split, write.
 
-`rank(opus_dir, lang, out, options)` is what `python -m opusparcus rank` runs for each target
-language; it returns the statistics it writes to `OUT/<lang>/stats.json`. `OUT/<lang>/` is
-checked before anything is read (:func:`output_folder`): it must not be or hold the input, and
-an existing one must be this command's own earlier output.
+`rank_languages(opus_dir, langs, out, options)` is what `python -m opusparcus rank` runs: every
+bitext is read once for all the target languages it serves, and each language's statistics are
+written to `OUT/<lang>/stats.json` (`rank` does one language). Every `OUT/<lang>/` is checked
+before anything is read (:func:`output_folder`): it must not be or hold the input, and an
+existing one must be this command's own earlier output. The pairs of each split are summed in
+:mod:`opusparcus.aggregate`, in memory or in partitions on disk under `--memory-limit`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from opusparcus.aggregate import SplitPairs, aggregate_split, bitext_pairs
 from opusparcus.bitexts import (
     DEV,
     SPLITS,
@@ -26,14 +29,15 @@ from opusparcus.bitexts import (
     read_bitext,
     splits_of_years,
 )
-from opusparcus.counting import FanoutSkips, count_links, shared_pairs, unpack_pairs
+from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough
 from opusparcus.export import write_ranked
-from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
+from opusparcus.scores import SCHEMES, ScoredPairs
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
+from tapaco.core.memory import current_rss, default_memory_limit, format_size
 from tapaco.core.options import check_range, in_range
 from tapaco.core.opus import FOLDERS, AlignmentSource, find_alignment_sources
 from tapaco.core.opus.moses_columns import NO_YEAR
@@ -44,6 +48,10 @@ from tapaco.core.versions import library_versions, signature
 COMMAND = "opusparcus rank"
 EXACTNESS_LIBRARIES = ("sacremoses", "edlib", "rapidfuzz", "numpy")
 MAX_WORKERS = 64
+MIN_MEMORY_LIMIT = 256 << 20
+# How the ranking runs, not what it gives: left out of stats.json so the outputs do not depend
+# on them.
+RUN_SETTINGS = ("workers", "memory_limit", "temp_dir")
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,10 @@ class RankOptions:
     `max_pivot_fanout` None or 0: no cap. `short_length`: dev/test sentences shorter than this
     many characters need `min_edit_ratio_short` instead of `min_edit_ratio`. `documents`: the
     folder of sentence documents searched first where a release has both, `xml` (tokenised, as
-    the Opusparcus release) or `raw` (Moses-tokenised here).
+    the Opusparcus release) or `raw` (Moses-tokenised here). `memory_limit` (bytes; None: a
+    share of the machine's memory): when a split's candidate pairs would not fit beside what the
+    process already holds, they are summed in hash partitions on disk under `temp_dir` (None:
+    the system's), with the same output.
     """
 
     pivots: tuple[str, ...] = ()
@@ -65,6 +76,8 @@ class RankOptions:
     workers: int = 2
     skip_bad_input: bool = False
     documents: str = "xml"
+    memory_limit: int | None = None
+    temp_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.score not in SCHEMES:
@@ -82,9 +95,24 @@ class RankOptions:
         if isinstance(self.pivots, str) or not all(
                 isinstance(lang, str) and lang.strip() for lang in self.pivots):
             raise OptionError("--pivots", f"expected language codes, got {self.pivots!r}")
+        if self.memory_limit is not None and not (
+                isinstance(self.memory_limit, int) and self.memory_limit >= MIN_MEMORY_LIMIT):
+            raise OptionError("--memory-limit", f"must be at least "
+                              f"{format_size(MIN_MEMORY_LIMIT)}, got {self.memory_limit!r}")
+        if self.temp_dir is not None and not Path(self.temp_dir).is_dir():
+            raise OptionError("--temp-dir", f"not a folder: {self.temp_dir}")
         if self.documents not in FOLDERS:
             raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
                               f"{self.documents!r}")
+
+
+    def decisive(self) -> dict:
+        """The options that decide the output (everything but :data:`RUN_SETTINGS`)."""
+        return {key: value for key, value in asdict(self).items() if key not in RUN_SETTINGS}
+
+    def memory_budget(self) -> int:
+        """`memory_limit` in bytes, by default a share of the machine's memory."""
+        return self.memory_limit or default_memory_limit()
 
 
 def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False) -> OutputFolder:
@@ -181,20 +209,19 @@ def pivot_links(source: AlignmentSource, lang: str, read: _Read,
 
 
 def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
-                options: RankOptions) -> tuple[ScoredPairs, dict]:
-    per_bitext, skips, counted = [], FanoutSkips(), {}
+                options: RankOptions) -> tuple[SplitPairs, dict]:
+    """The scored pairs of one split over every pivot bitext, and its statistics. The pairs
+    are summed within what `options.memory_limit` leaves beside this process's memory now."""
+    bitexts = []
     for bitext in links:
         chosen = bitext.split == split
-        counts = count_links(bitext.target[chosen].astype(np.int64),
-                             bitext.pivot_codes[chosen].astype(np.int64), vocabulary_size)
-        pairs, skipped = shared_pairs(counts, options.max_pivot_fanout)
-        per_bitext.append((pairs, counts))
-        counted[bitext.pivot] = counts.links
-        skips = FanoutSkips(skips.pivots + skipped.pivots, skips.links + skipped.links,
-                            skips.pairs + skipped.pairs)
-    scored = score_pairs(per_bitext, options.score)
-    return scored, {"links_per_pivot": counted, "fanout_skips": asdict(skips),
-                    "candidate_pairs": len(scored)}
+        bitexts.append(bitext_pairs(bitext.target[chosen], bitext.pivot_codes[chosen],
+                                    vocabulary_size, options.max_pivot_fanout))
+    budget = options.memory_budget() - current_rss()
+    pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir)
+    return pairs, {"links_per_pivot": {bitext.pivot: count for bitext, count
+                                       in zip(links, pairs.links_per_bitext)},
+                   "fanout_skips": asdict(pairs.skips), "candidate_pairs": len(pairs.scored)}
 
 
 def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.ndarray]:
@@ -250,7 +277,7 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
                    .values())
     needed = set(langs) | {_pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
     name = ",".join(langs)
-    with garbage_collector_paused(), _mapper(min(options.workers, max(len(sources), 1))) as run:
+    with garbage_collector_paused(), _mapper(options.workers) as run:
         with progress.stage(f"{name}: read bitexts"):
             read = read_bitexts(opus_dir, sources, options, run)
         with progress.stage(f"{name}: normalise sentences"):
@@ -265,8 +292,12 @@ def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: 
     results, split_stats = {}, {}
     with progress.stage(f"{lang}: count and score"):
         for split in (TRAIN, DEV, TEST):
-            results[split], split_stats[SPLITS[split]] = score_split(
-                links, split, len(vocabulary), options)
+            pairs, split_stats[SPLITS[split]] = score_split(links, split, len(vocabulary),
+                                                            options)
+            results[split] = pairs.scored
+            progress.note(f"{lang} {SPLITS[split]} pairs", {
+                "expanded": pairs.expanded_pairs, "partitions": pairs.partitions,
+                "spilled_bytes": pairs.spilled_bytes})
     with progress.stage(f"{lang}: order and hold out"):
         sentences = vocabulary.sentences.to_pylist()
         train = results[TRAIN]
@@ -305,9 +336,9 @@ def _statistics(lang: str, links: list[PivotLinks], read: _Read, split_stats: di
     versions = library_versions(*EXACTNESS_LIBRARIES)
     return {
         "language": lang,
-        "signature": signature(COMMAND, versions, {"lang": lang, **asdict(options)}),
+        "signature": signature(COMMAND, versions, {"lang": lang, **options.decisive()}),
         "versions": versions,
-        "options": asdict(options),
+        "options": options.decisive(),
         "bitexts": {b.pivot: {"source": read.bitexts[b.path].source, **asdict(counts[b.pivot]),
                               "links_without_year": b.without_year} for b in links},
         "links_read": sum(count.links for count in counts.values()),

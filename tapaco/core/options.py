@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from tapaco.core.errors import OptionError
+from tapaco.core.memory import parse_size
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -72,6 +73,14 @@ def integer(low: int, high: int | None = None) -> Callable[[str], int]:
 def number(low: float, high: float | None = None) -> Callable[[str], float]:
     """An argument type: a finite number from `low` to `high` (inclusive; None: no bound)."""
     return _ranged(float, "a number", low, high)
+
+
+def size(value: str) -> int:
+    """An argument type: a memory size such as 8G, 512M or 1.5GiB, in bytes."""
+    try:
+        return parse_size(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _ranged(convert: Callable[[str], float], what: str, low: float,

@@ -29,6 +29,7 @@ class Progress:
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.stages: list[dict] = []
         self.started = time.perf_counter()
+        self.notes: dict[str, object] = {}
         self._stage = ""
         self._last_draw = 0.0
 
@@ -57,9 +58,13 @@ class Progress:
         self.stream.write(f"\r\x1b[K{self._stage}{count} {detail}"[:200])
         self.stream.flush()
 
+    def note(self, name: str, value: object) -> None:
+        """Record how a stage ran (e.g. in how many partitions), for `--timings FILE`."""
+        self.notes[name] = value
+
     def timings(self, command: str = "") -> dict:
         """Stage timings as `--timings FILE` writes them; `command` marks whose they are."""
-        return {"timings_of": command, "stages": list(self.stages),
+        return {"timings_of": command, "stages": list(self.stages), "notes": dict(self.notes),
                 "total_seconds": round(time.perf_counter() - self.started, 3),
                 "peak_rss_mib": round(peak_rss_mib(), 1)}
 

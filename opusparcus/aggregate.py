@@ -1,0 +1,166 @@
+"""The candidate pairs of one split, summed and scored in memory or, past the memory budget, in
+hash partitions on disk.
+
+In memory, every pivot's target pairs are expanded at once (about `BYTES_PER_PAIR` bytes a pair
+at the peak) and summed per pair. When the split's pairs would not fit in the budget, pivots are
+expanded in chunks that fit and each chunk's (key, weight) rows are appended to one file per
+bitext and hash partition of the keys; each partition is then summed and scored alone. All of a
+pair's contributions land in one partition in the same (pivot) order, and the sum is taken per
+pair in that order, so every S, score and count is identical to the last bit: the output does
+not depend on the budget.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from opusparcus.counting import (
+    FanoutSkips,
+    LinkCounts,
+    PivotGroups,
+    SharedPairs,
+    count_links,
+    pivot_groups,
+    sum_by_pair,
+    weighted_pairs,
+)
+from opusparcus.scores import ScoredPairs, score_pairs
+
+BYTES_PER_PAIR = 128
+MIN_BUDGET = 64 << 20
+MAX_PARTITIONS = 1 << 16
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass
+class BitextPairs:
+    """One bitext's counts for a split and the pivots whose pairs it contributes."""
+
+    counts: LinkCounts
+    groups: PivotGroups
+    skips: FanoutSkips
+
+    @property
+    def pair_count(self) -> int:
+        return int(self.groups.pair_counts().sum())
+
+
+@dataclass
+class SplitPairs:
+    """The pairs of one split, scored, and how they were aggregated."""
+
+    scored: ScoredPairs
+    skips: FanoutSkips
+    links_per_bitext: list[int]
+    expanded_pairs: int
+    partitions: int = 1
+    spilled_bytes: int = 0
+
+
+def bitext_pairs(target: np.ndarray, pivot: np.ndarray, vocabulary_size: int,
+                 max_fanout: int | None) -> BitextPairs:
+    """Count one bitext's links of a split (target and pivot codes) and find its pair pivots."""
+    counts = count_links(target.astype(np.int64), pivot.astype(np.int64), vocabulary_size)
+    groups, skips = pivot_groups(counts, max_fanout)
+    return BitextPairs(counts, groups, skips)
+
+
+def partitions_needed(expanded_pairs: int, budget: int) -> int:
+    """1 when the pairs fit in `budget` bytes, else how many hash partitions make each fit."""
+    needed = math.ceil(expanded_pairs * BYTES_PER_PAIR / max(budget, MIN_BUDGET))
+    return 1 if needed <= 1 else min(needed, MAX_PARTITIONS)
+
+
+def aggregate_split(bitexts: list[BitextPairs], scheme: str, budget: int,
+                    spill_dir: Path | None = None) -> SplitPairs:
+    """Sum and score the pairs of every bitext of a split within about `budget` bytes."""
+    skips = FanoutSkips(sum(b.skips.pivots for b in bitexts), sum(b.skips.links for b in bitexts),
+                        sum(b.skips.pairs for b in bitexts))
+    expanded = sum(b.pair_count for b in bitexts)
+    partitions = partitions_needed(expanded, budget)
+    links = [b.counts.links for b in bitexts]
+    if partitions == 1:
+        per_bitext = [(sum_by_pair(*weighted_pairs(b.counts, b.groups)), b.counts)
+                      for b in bitexts]
+        return SplitPairs(score_pairs(per_bitext, scheme), skips, links, expanded)
+    with tempfile.TemporaryDirectory(prefix="opusparcus-pairs-", dir=spill_dir) as folder:
+        spill = _Spill(Path(folder), partitions)
+        chunk_pairs = max(budget, MIN_BUDGET) // BYTES_PER_PAIR
+        for number, bitext in enumerate(bitexts):
+            for chunk in _chunks(bitext.groups, chunk_pairs):
+                spill.add(number, *weighted_pairs(bitext.counts, chunk))
+        scored = _concatenate([score_pairs(_partition_pairs(spill, part, bitexts), scheme)
+                               for part in range(partitions)])
+    return SplitPairs(scored, skips, links, expanded, partitions, spill.bytes_written)
+
+
+def _chunks(groups: PivotGroups, chunk_pairs: int) -> Iterator[PivotGroups]:
+    """Consecutive runs of pivots yielding at most `chunk_pairs` pairs (a wider pivot alone)."""
+    ends = np.cumsum(groups.pair_counts())
+    start = 0
+    while start < len(ends):
+        base = ends[start - 1] if start else 0
+        stop = max(int(np.searchsorted(ends, base + chunk_pairs, side="right")), start + 1)
+        yield groups.take(slice(start, stop))
+        start = stop
+
+
+def _partition_pairs(spill: _Spill, part: int,
+                     bitexts: list[BitextPairs]) -> list[tuple[SharedPairs, LinkCounts]]:
+    return [(sum_by_pair(*spill.read(number, part)), bitext.counts)
+            for number, bitext in enumerate(bitexts)]
+
+
+def _concatenate(parts: list[ScoredPairs]) -> ScoredPairs:
+    """The partitions' pairs in one key-sorted set, as the in-memory path gives them."""
+    keys = np.concatenate([part.keys for part in parts])
+    order = np.argsort(keys, kind="stable")
+    return ScoredPairs(keys[order],
+                       *(np.concatenate([getattr(part, name) for part in parts])[order]
+                         for name in ("summed_pmi", "expected", "pivots", "score")))
+
+
+class _Spill:
+    """Files of (key, weight) rows, one pair per bitext and hash partition, appended in order."""
+
+    def __init__(self, folder: Path, partitions: int) -> None:
+        self.folder = folder
+        self.partitions = partitions
+        self.bytes_written = 0
+
+    def _paths(self, bitext: int, part: int) -> tuple[Path, Path]:
+        stem = self.folder / f"{bitext}-{part}"
+        return stem.with_suffix(".keys"), stem.with_suffix(".weights")
+
+    def add(self, bitext: int, keys: np.ndarray, weights: np.ndarray) -> None:
+        part_of = partition_of(keys, self.partitions)
+        order = np.argsort(part_of, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(part_of,
+                                                            minlength=self.partitions))])
+        keys, weights = keys[order], weights[order]
+        for part in range(self.partitions):
+            rows = slice(bounds[part], bounds[part + 1])
+            if rows.start == rows.stop:
+                continue
+            for path, values in zip(self._paths(bitext, part), (keys[rows], weights[rows])):
+                with path.open("ab") as stream:
+                    values.tofile(stream)
+                self.bytes_written += values.nbytes
+
+    def read(self, bitext: int, part: int) -> tuple[np.ndarray, np.ndarray]:
+        keys_path, weights_path = self._paths(bitext, part)
+        if not keys_path.exists():
+            return np.zeros(0, np.uint64), np.zeros(0, np.float64)
+        return np.fromfile(keys_path, np.uint64), np.fromfile(weights_path, np.float64)
+
+
+def partition_of(keys: np.ndarray, partitions: int) -> np.ndarray:
+    """The hash partition of every pair key (a multiplicative hash: neighbouring codes spread)."""
+    mixed = (keys * _HASH_MULTIPLIER) >> np.uint64(40)
+    return (mixed % np.uint64(partitions)).astype(np.uint16)
