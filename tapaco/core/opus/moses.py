@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tapaco.core.errors import InputError
 from tapaco.core.opus.links import LinkBlock, language_of
-from tapaco.core.opus.textstream import CHUNK_BYTES, FileRef, open_binary
+from tapaco.core.opus.textstream import FileRef, LineChunks
 
 LINES_PER_BLOCK = 200_000
 
@@ -49,66 +49,20 @@ def moses_files(source: Path, pair: tuple[str, str]) -> tuple[FileRef, FileRef, 
     return first, second, _find(members, f"{name}.ids")
 
 
-def _clean(line: str) -> str:
+def clean_line(line: str) -> str:
+    """A Moses line as a sentence: whitespace runs collapsed, ends stripped (Python's notion of
+    whitespace)."""
     if "\t" in line or "  " in line or "\r" in line:
         return " ".join(line.split())
     return line.strip()
 
 
-class _LineReader:
-    """Decoded lines of a text file, in batches, with line numbers for errors.
-
-    Reads large blocks and splits them itself: iterating a zip member line by line runs
-    Python code per line.
-    """
-
-    def __init__(self, ref: FileRef) -> None:
-        self.ref = ref
-        self.stream = open_binary(ref)
-        self.line = 1
-        self.pending: list[bytes] = []
-        self.carry = b""
-        self.done = False
-
-    def _fill(self, size: int) -> None:
-        while len(self.pending) < size and not self.done:
-            try:
-                block = self.stream.read(CHUNK_BYTES)
-            except (OSError, EOFError) as error:
-                raise InputError(self.ref, f"cannot read: {error}", f"line {self.line}",
-                                 kind="corrupt file") from error
-            if not block:
-                self.done = True
-                if self.carry:
-                    self.pending.append(self.carry)
-                continue
-            lines = (self.carry + block).split(b"\n")
-            self.carry = lines.pop()
-            self.pending.extend(lines)
-
-    def batch(self, size: int) -> list[str]:
-        self._fill(size)
-        raw, self.pending = self.pending[:size], self.pending[size:]
-        data = b"\n".join(raw)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = self.line + data.count(b"\n", 0, error.start)
-            raise InputError(self.ref, f"invalid UTF-8 byte 0x{data[error.start]:02x}",
-                             f"line {line}", kind="encoding") from error
-        self.line += len(raw)
-        return text.split("\n") if raw else []
-
-    def close(self) -> None:
-        self.stream.close()
-
-
-def _split_ids(lines: list[str], reader: _LineReader) -> list[list[str]]:
+def _split_ids(lines: list[str], ref: FileRef, first_line: int) -> list[list[str]]:
     rows = [line.rstrip("\r").split("\t") for line in lines]
     for number, row in enumerate(rows):
         if len(row) != 4:
-            raise InputError(reader.ref, f"expected 4 tab-separated fields, found {len(row)}",
-                             f"line {reader.line - len(rows) + number}", kind="malformed ids")
+            raise InputError(ref, f"expected 4 tab-separated fields, found {len(row)}",
+                             f"line {first_line + number}", kind="malformed ids")
     return rows
 
 
@@ -136,13 +90,13 @@ def _numbered_block(source: str, pair, first_line: int, first, second) -> LinkBl
 def read_moses(source: Path, pair: tuple[str, str]) -> Iterator[LinkBlock]:
     """Yield the links of a Moses bitext, with the texts of both sides."""
     refs = moses_files(source, pair)
-    readers = [_LineReader(ref) for ref in refs if ref is not None]
+    readers = [LineChunks(ref) for ref in refs if ref is not None]
     try:
         while True:
             line = readers[0].line
-            batches = [reader.batch(LINES_PER_BLOCK) for reader in readers]
-            batches[0] = [_clean(text) for text in batches[0]]
-            batches[1] = [_clean(text) for text in batches[1]]
+            batches = [reader.take(LINES_PER_BLOCK).decoded(reader.ref) for reader in readers]
+            batches[0] = [clean_line(text) for text in batches[0]]
+            batches[1] = [clean_line(text) for text in batches[1]]
             lengths = {len(batch) for batch in batches}
             if len(lengths) > 1:
                 short = min(readers, key=lambda r: r.line)
@@ -151,7 +105,7 @@ def read_moses(source: Path, pair: tuple[str, str]) -> Iterator[LinkBlock]:
             if not batches[0]:
                 return
             if len(readers) == 3:
-                rows = _split_ids(batches[2], readers[2])
+                rows = _split_ids(batches[2], readers[2].ref, line)
                 yield from _blocks_with_ids(str(source), pair, rows, batches[0], batches[1])
             else:
                 yield _numbered_block(str(source), pair, line, batches[0], batches[1])

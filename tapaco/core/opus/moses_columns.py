@@ -6,8 +6,8 @@ gives each side's lines as an Arrow string array over the decompressed bytes (no
 checked in C), and parses the `.ids` fields in bulk: whether a line is a 1:1 link (one id on
 each side) and the year in each side's document path (`en/1994/123/456.xml.gz` -> 1994). Text
 identity is then Arrow's hashing (`dictionary_encode`) in C, so Python sees only distinct
-sentences. Errors name the file and line, as the line reader of :mod:`tapaco.core.opus.moses`
-does.
+sentences. The lines come from :class:`~tapaco.core.opus.textstream.LineChunks`, as in
+:mod:`tapaco.core.opus.moses`, so errors name the file and line alike.
 """
 
 from __future__ import annotations
@@ -22,100 +22,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.moses import moses_files
-from tapaco.core.opus.textstream import FileRef, open_binary
+from tapaco.core.opus.moses import clean_line, moses_files
+from tapaco.core.opus.textstream import FileRef, LineChunks, Lines
 
 LINES_PER_CHUNK = 1 << 20
 BLOCK_BYTES = 16 << 20
 NO_YEAR = -1
-_NEWLINE, _TAB, _SPACE, _SLASH, _DOT, _RETURN = (ord(c) for c in "\n\t /.\r")
-
-
-@dataclass
-class _Lines:
-    """Consecutive lines of one member: their bytes, and each line's start and end (the end
-    excludes the newline)."""
-
-    data: bytes
-    starts: np.ndarray
-    ends: np.ndarray
-    first_line: int
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    def strings(self, ref: FileRef) -> pa.Array:
-        """The lines as an Arrow string array (each with its newline, if it has one)."""
-        offsets = np.append(self.starts, len(self.data)).astype(np.int64)
-        array = pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(offsets),
-                                                 pa.py_buffer(self.data))
-        try:
-            array.validate(full=True)
-        except pa.ArrowInvalid:
-            raise _utf8_error(self.data, ref, self.first_line) from None
-        return array
-
-
-def _utf8_error(data: bytes, ref: FileRef, first_line: int) -> InputError:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = first_line + data.count(b"\n", 0, error.start)
-        return InputError(ref, f"invalid UTF-8 byte 0x{data[error.start]:02x}", f"line {line}",
-                          kind="encoding")
-    return InputError(ref, "invalid UTF-8", f"line {first_line}", kind="encoding")
-
-
-class _LineChunks:
-    """Takes the lines of a member in chunks of a given number of lines."""
-
-    def __init__(self, ref: FileRef) -> None:
-        self.ref = ref
-        self.stream = open_binary(ref)
-        self.blocks: list[bytes] = []
-        self.newlines: list[np.ndarray] = []  # positions in each block
-        self.pending_lines = 0
-        self.done = False
-        self.line = 1
-
-    def _read(self) -> None:
-        try:
-            block = self.stream.read(BLOCK_BYTES)
-        except (OSError, EOFError) as error:
-            raise InputError(self.ref, f"cannot read: {error}", f"line {self.line}",
-                             kind="corrupt file") from error
-        if not block:
-            self.done = True
-            return
-        found = np.flatnonzero(np.frombuffer(block, np.uint8) == _NEWLINE)
-        self.blocks.append(block)
-        self.newlines.append(found)
-        self.pending_lines += len(found)
-
-    def take(self, count: int) -> _Lines:
-        """The next `count` lines (fewer at the end of the member)."""
-        while self.pending_lines < count and not self.done:
-            self._read()
-        data = b"".join(self.blocks)
-        sizes = np.cumsum([0] + [len(block) for block in self.blocks[:-1]], dtype=np.int64)
-        newlines = np.concatenate([found + size for found, size in zip(self.newlines, sizes)]
-                                  or [np.zeros(0, np.int64)])
-        ends = newlines[:count]
-        cut = int(ends[-1]) + 1 if len(ends) else 0
-        if len(ends) < count and cut < len(data):  # a last line without a newline
-            ends = np.append(ends, len(data))
-            cut = len(data)
-        rest = data[cut:]
-        self.blocks = [rest] if rest else []
-        self.newlines = [newlines[len(ends):] - cut] if rest else []
-        self.pending_lines = len(newlines) - min(len(newlines), count)
-        starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64) if len(ends) else ends
-        lines = _Lines(data[:cut], starts, ends.astype(np.int64), self.line)
-        self.line += len(lines)
-        return lines
-
-    def close(self) -> None:
-        self.stream.close()
+_TAB, _SPACE, _SLASH, _DOT, _RETURN = (ord(c) for c in "\t /.\r")
 
 
 @dataclass
@@ -126,7 +39,7 @@ class IdsColumns:
     years: tuple[np.ndarray, np.ndarray]
 
 
-def _field_bounds(lines: _Lines, buffer: np.ndarray, ref: FileRef) -> np.ndarray:
+def _field_bounds(lines: Lines, buffer: np.ndarray, ref: FileRef) -> np.ndarray:
     """(lines, 5) boundaries of the four tab-separated fields: field k is [b[k], b[k+1]) less
     the tab, the last one less a carriage return."""
     tabs = np.flatnonzero(buffer == _TAB)
@@ -163,7 +76,7 @@ def _years(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarr
     return years
 
 
-def parse_ids(lines: _Lines, ref: FileRef) -> IdsColumns:
+def parse_ids(lines: Lines, ref: FileRef) -> IdsColumns:
     """The `.ids` fields of a chunk, in bulk."""
     buffer = np.frombuffer(lines.data, np.uint8)
     bounds = _field_bounds(lines, buffer, ref)
@@ -193,7 +106,7 @@ def moses_chunks(source: Path, pair: tuple[str, str],
                  lines_per_chunk: int = LINES_PER_CHUNK) -> Iterator[MosesChunk]:
     """The links of a Moses bitext in chunks; the sides are in the order of `pair`."""
     refs = moses_files(source, pair)
-    readers = [_LineChunks(ref) for ref in refs if ref is not None]
+    readers = [LineChunks(ref, BLOCK_BYTES) for ref in refs if ref is not None]
     try:
         while True:
             parts = [reader.take(lines_per_chunk) for reader in readers]
@@ -205,7 +118,7 @@ def moses_chunks(source: Path, pair: tuple[str, str],
                 return
             texts = (parts[0].strings(readers[0].ref), parts[1].strings(readers[1].ref))
             if len(parts) == 3:
-                parts[2].strings(readers[2].ref)
+                parts[2].check_utf8(readers[2].ref)
                 ids = parse_ids(parts[2], readers[2].ref)
             else:
                 none = np.full(len(parts[0]), NO_YEAR, np.int16)
@@ -231,14 +144,6 @@ class OneToOneLinks:
     links: int
     one_to_one: int
     empty_text: int
-
-
-def clean_line(line: str) -> str:
-    """A Moses line as a sentence: whitespace runs collapsed, ends stripped (Python's notion of
-    whitespace)."""
-    if "\t" in line or "  " in line or "\r" in line:
-        return " ".join(line.split())
-    return line.strip()
 
 
 _WHITESPACE = (r"\s\x0b\x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"

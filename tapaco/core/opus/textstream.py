@@ -4,6 +4,10 @@ Chunks end on a boundary byte (``>`` for XML, a newline for Moses text) so that 
 line is cut, and each chunk knows its first line number, for error messages. Corrupt or
 truncated compression and non-UTF-8 bytes become :class:`~tapaco.core.errors.InputError` naming
 file and place.
+
+:class:`LineChunks` cuts a file into chunks of a given number of lines instead (the Moses
+readers: the files of a bitext are read in step, line for line), without a Python object per
+line: each chunk's newline positions are found with numpy.
 """
 
 from __future__ import annotations
@@ -15,11 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
+import pyarrow as pa
 from isal import igzip, isal_zlib
 
 from tapaco.core.errors import InputError
 
 CHUNK_BYTES = 8 << 20
+_NEWLINE = ord("\n")
 _DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error, zipfile.BadZipFile)
 
 
@@ -118,3 +125,97 @@ def text_chunks(ref: FileRef, boundary: bytes,
             carry = data[cut:]
             yield TextChunk(_decode(data[:cut], ref, line), line)
             line += data.count(b"\n", 0, cut)
+
+
+@dataclass
+class Lines:
+    """Consecutive lines of a file: their bytes, and each line's start and end in them (the end
+    excludes the newline); `first_line` is the number of the first one (1-based)."""
+
+    data: bytes
+    starts: np.ndarray
+    ends: np.ndarray
+    first_line: int
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def check_utf8(self, ref: FileRef) -> None:
+        """Raise :class:`InputError` (line and column of the first bad byte) unless the lines
+        are valid UTF-8; checked in C, without decoding."""
+        whole = pa.LargeStringArray.from_buffers(
+            1, pa.py_buffer(np.array([0, len(self.data)], np.int64)), pa.py_buffer(self.data))
+        try:
+            whole.validate(full=True)
+        except pa.ArrowInvalid:
+            _decode(self.data, ref, self.first_line)  # raises, naming line and column
+            raise InputError(ref, "invalid UTF-8", f"line {self.first_line}",
+                             kind="encoding") from None
+
+    def strings(self, ref: FileRef) -> pa.Array:
+        """The lines as an Arrow string array over `data`, without a copy (each line with its
+        newline, if it has one); UTF-8 checked as by :meth:`check_utf8`."""
+        self.check_utf8(ref)
+        offsets = np.append(self.starts, len(self.data)).astype(np.int64)
+        return pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(offsets),
+                                                pa.py_buffer(self.data))
+
+    def decoded(self, ref: FileRef) -> list[str]:
+        """The lines as Python strings, without their newlines."""
+        return _decode(self.data, ref, self.first_line).split("\n")[:len(self)]
+
+
+class LineChunks:
+    """Takes the lines of a file in chunks of a given number of lines, reading `block_bytes`
+    of it at a time; `line` is the number of the next line to take."""
+
+    def __init__(self, ref: FileRef, block_bytes: int = CHUNK_BYTES) -> None:
+        self.ref = ref
+        self.block_bytes = block_bytes
+        self.stream = open_binary(ref)
+        self.blocks: list[bytes] = []
+        self.newlines: list[np.ndarray] = []  # positions in each block
+        self.pending_lines = 0
+        self.done = False
+        self.line = 1
+
+    def _read(self) -> None:
+        try:
+            block = self.stream.read(self.block_bytes)
+        except (OSError, EOFError) as error:
+            raise InputError(self.ref, f"cannot read: {error}", f"line {self.line}",
+                             kind="corrupt file") from error
+        if not block:
+            self.done = True
+            return
+        found = np.flatnonzero(np.frombuffer(block, np.uint8) == _NEWLINE)
+        self.blocks.append(block)
+        self.newlines.append(found)
+        self.pending_lines += len(found)
+
+    def take(self, count: int) -> Lines:
+        """The next `count` lines (fewer at the end of the file; a last line without a newline
+        counts unless it is empty)."""
+        while self.pending_lines < count and not self.done:
+            self._read()
+        data = b"".join(self.blocks)
+        sizes = np.cumsum([0] + [len(block) for block in self.blocks[:-1]], dtype=np.int64)
+        newlines = np.concatenate([found + size for found, size in zip(self.newlines, sizes)]
+                                  or [np.zeros(0, np.int64)])
+        ends = newlines[:count]
+        cut = int(ends[-1]) + 1 if len(ends) else 0
+        if len(ends) < count and cut < len(data):  # a last line without a newline
+            ends = np.append(ends, len(data))
+            cut = len(data)
+        rest = data[cut:]
+        self.blocks = [rest] if rest else []
+        self.newlines = [newlines[len(ends):] - cut] if rest else []
+        self.pending_lines = len(newlines) - min(len(newlines), count)
+        starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64) if len(ends) else ends
+        lines = Lines(data[:cut], starts, ends.astype(np.int64), self.line)
+        self.line += len(lines)
+        return lines
+
+    def close(self) -> None:
+        """Close the file."""
+        self.stream.close()

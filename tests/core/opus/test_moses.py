@@ -67,6 +67,19 @@ def test_ids_line_with_wrong_field_count(shared_data, tmp_path):
         list(read_moses(folder, ("en", "hi")))
 
 
+@pytest.mark.parametrize("lines_per_block", [2, 200_000])
+def test_invalid_utf8_names_line_and_column(tmp_path, monkeypatch, lines_per_block):
+    import tapaco.core.opus.moses as moses
+
+    monkeypatch.setattr(moses, "LINES_PER_BLOCK", lines_per_block)
+    folder = tmp_path / "de-fr"
+    folder.mkdir()
+    (folder / "T.de-fr.de").write_bytes(b"a\nb\nc\n")
+    (folder / "T.de-fr.fr").write_bytes(b"x\ny\nzz\xff\n")
+    with pytest.raises(InputError, match=r"\.fr: line 3, column 3: invalid UTF-8 byte 0xff"):
+        list(read_moses(folder, ("de", "fr")))
+
+
 def test_missing_language_file(tmp_path):
     folder = tmp_path / "en-hi"
     folder.mkdir()

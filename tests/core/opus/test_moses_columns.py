@@ -150,10 +150,24 @@ def test_malformed_ids_and_invalid_utf8_name_the_line(tmp_path):
     (folder / "T.de-fr.ids").write_bytes(b"d\tf\t1\t1\nd\tf\t1\t1\nd\tf\t1\n")
     with pytest.raises(InputError) as raised:
         one_to_one_links(folder, ("de", "fr"), 2)
-    assert (raised.value.kind, raised.value.position) == ("encoding", "line 2")
+    # the 0xff is the second byte of line 2 ("b\xff")
+    assert (raised.value.kind, raised.value.position) == ("encoding", "line 2, column 2")
     assert raised.value.message == "invalid UTF-8 byte 0xff"
     (folder / "T.de-fr.de").write_bytes(b"a\nb\nc\n")
     with pytest.raises(InputError) as raised:
         one_to_one_links(folder, ("de", "fr"), 2)
     assert (raised.value.kind, raised.value.position) == ("malformed ids", "line 3")
     assert raised.value.message == "expected 4 tab-separated fields, found 3"
+
+
+def test_invalid_utf8_in_the_ids_file_names_line_and_column(tmp_path):
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "T.de-fr.de").write_bytes(b"a\nb\nc\n")
+    (folder / "T.de-fr.fr").write_bytes(b"x\ny\nz\n")
+    (folder / "T.de-fr.ids").write_bytes(b"d\tf\t1\t1\nd\tf\t1\t1\nd\xe9\tf\t1\t1\n")
+    with pytest.raises(InputError) as raised:
+        one_to_one_links(folder, ("de", "fr"), 2)
+    assert raised.value.path.endswith(".ids")
+    assert (raised.value.kind, raised.value.position) == ("encoding", "line 3, column 2")
+    assert raised.value.message == "invalid UTF-8 byte 0xe9"
