@@ -19,6 +19,7 @@ from opusparcus.combine import agreement_report, combine_file
 from opusparcus.cutoffs import cut_ranked, cutoff_table, parse_levels
 from opusparcus.rank import COMMAND as RANK
 from opusparcus.rank import (
+    ENGINES,
     RankOptions,
     languages_with_bitexts,
     output_folder,
@@ -112,6 +113,13 @@ def _rank_parser(commands) -> None:
     command.add_argument("--temp-dir", type=Path, metavar="DIR",
                          help="where --memory-limit puts its partitions (default: the system's "
                               "temporary folder)")
+    command.add_argument("--engine", choices=ENGINES, default="local",
+                         help="local: this machine; spark: counting, pairing, scoring, splits, "
+                              "filters and rendering as Spark jobs (the 'spark' extra), with "
+                              "the same output")
+    command.add_argument("--spark-master", default="local[*]", metavar="URL",
+                         help="with --engine spark: the master, e.g. local[2] or "
+                              "spark://host:7077 (--temp-dir must then be shared storage)")
     command.add_argument("--documents", choices=("xml", "raw"), default="xml",
                          help="where a release has both, read sentence documents from xml/ "
                               "(tokenised, as the Opusparcus release) or raw/ (then "
@@ -247,7 +255,8 @@ def _run_rank(arguments: argparse.Namespace) -> None:
     options = RankOptions(arguments.pivots, arguments.score, arguments.max_pivot_fanout,
                           arguments.min_edit_ratio, arguments.min_edit_ratio_short,
                           arguments.short_length, arguments.workers, arguments.skip_bad_input,
-                          arguments.documents, arguments.memory_limit, arguments.temp_dir)
+                          arguments.documents, arguments.memory_limit, arguments.temp_dir,
+                          arguments.engine, arguments.spark_master)
     langs = arguments.langs or arguments.lang
     if langs == ("all",):
         langs = languages_with_bitexts(arguments.opus_dir)

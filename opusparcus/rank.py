@@ -10,7 +10,7 @@ existing one must be this command's own earlier output. The pairs of each split 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -18,6 +18,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+import regex
 
 from opusparcus.aggregate import SplitPairs, aggregate_split, bitext_pairs
 from opusparcus.bitexts import (
@@ -33,6 +34,7 @@ from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough
 from opusparcus.export import write_ranked
 from opusparcus.scores import SCHEMES, ScoredPairs
+from opusparcus.spark_engine import SparkRanking
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError, OptionError
@@ -51,7 +53,10 @@ MAX_WORKERS = 64
 MIN_MEMORY_LIMIT = 256 << 20
 # How the ranking runs, not what it gives: left out of stats.json so the outputs do not depend
 # on them.
-RUN_SETTINGS = ("workers", "memory_limit", "temp_dir")
+RUN_SETTINGS = ("workers", "memory_limit", "temp_dir", "engine", "spark_master")
+ENGINES = ("local", "spark")
+SPARK_MASTER = regex.compile(r"local(\[[^\]]+\])?|local-cluster\[[^\]]+\]|yarn|"
+                             r"(spark|k8s|mesos)://\S+")
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ class RankOptions:
     documents: str = "xml"
     memory_limit: int | None = None
     temp_dir: Path | None = None
+    engine: str = "local"
+    spark_master: str = "local[*]"
 
     def __post_init__(self) -> None:
         if self.score not in SCHEMES:
@@ -101,6 +108,13 @@ class RankOptions:
                               f"{format_size(MIN_MEMORY_LIMIT)}, got {self.memory_limit!r}")
         if self.temp_dir is not None and not Path(self.temp_dir).is_dir():
             raise OptionError("--temp-dir", f"not a folder: {self.temp_dir}")
+        if self.engine not in ENGINES:
+            raise OptionError("--engine", f"expected one of {', '.join(ENGINES)}, got "
+                              f"{self.engine!r}")
+        if not isinstance(self.spark_master, str) or not SPARK_MASTER.fullmatch(
+                self.spark_master):
+            raise OptionError("--spark-master", f"expected a Spark master URL such as local[*] "
+                              f"or spark://host:7077, got {self.spark_master!r}")
         if self.documents not in FOLDERS:
             raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
                               f"{self.documents!r}")
@@ -282,9 +296,31 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
             read = read_bitexts(opus_dir, sources, options, run)
         with progress.stage(f"{name}: normalise sentences"):
             found = vocabularies(read, needed, run)
-        return {lang: _rank_language(lang, [pivot_links(s, lang, read, found) for s in plan[lang]],
-                                     read, found[lang], outputs[lang], options, progress)
+        rank_one = _rank_language if options.engine == "local" else _spark_ranker(options)
+        return {lang: rank_one(lang, [pivot_links(s, lang, read, found) for s in plan[lang]],
+                               read, found[lang], outputs[lang], options, progress)
                 for lang in langs}
+
+
+def _spark_ranker(options: RankOptions) -> Callable[..., dict]:
+    """`_rank_language` for `--engine spark`: one Spark session for every language."""
+    from opusparcus import spark_engine
+
+    session = spark_engine.spark_session(options.spark_master, options.memory_budget())
+
+    def rank_one(lang: str, links: list[PivotLinks], read: _Read, vocabulary: Vocabulary,
+                 output: OutputFolder, options: RankOptions, progress: Progress) -> dict:
+        with spark_engine.spark_folder(options.temp_dir) as folder:
+            with progress.stage(f"{lang}: rank on Spark"):
+                ranking = spark_engine.rank_on_spark(session, lang, links, vocabulary, options,
+                                                     Path(folder))
+                stats = _statistics(lang, links, read, ranking.split_stats,
+                                    ranking.pairs_written, options)
+            with progress.stage(f"{lang}: render and write on Spark"):
+                output.write(lambda out: _write_spark(out, lang, ranking, stats))
+        return stats
+
+    return rank_one
 
 
 def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: Vocabulary,
@@ -306,18 +342,28 @@ def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: 
                          sentences, options)
         outputs = {split: ordered_sentences(pairs)
                    for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
-    stats = _statistics(lang, links, read, split_stats, outputs, options)
+    written = {SPLITS[split]: len(outputs[split][0]) for split in (TRAIN, DEV, TEST)}
+    stats = _statistics(lang, links, read, split_stats, written, options)
     with progress.stage(f"{lang}: write"):
         output.write(lambda folder: _write(folder, lang, sentences, outputs, stats, options))
     return stats
 
 
+def _places(lang: str) -> dict[int, tuple[str, str]]:
+    """Each split's file in OUT/<lang>/ and the letter of its pair ids."""
+    return {TRAIN: (f"train/{lang}-train.txt.bz2", "N"),
+            DEV: (f"dev/{lang}-dev-candidates.txt", "D"),
+            TEST: (f"test/{lang}-test-candidates.txt", "T")}
+
+
+def _write_spark(folder: Path, lang: str, ranking: SparkRanking, stats: dict) -> None:
+    ranking.write({split: folder / name for split, (name, _) in _places(lang).items()})
+    write_json(folder / "stats.json", stats)
+
+
 def _write(folder: Path, lang: str, vocabulary: list[str], outputs: dict, stats: dict,
            options: RankOptions) -> None:
-    places = {TRAIN: (f"train/{lang}-train.txt.bz2", "N"),
-              DEV: (f"dev/{lang}-dev-candidates.txt", "D"),
-              TEST: (f"test/{lang}-test-candidates.txt", "T")}
-    for split, (name, letter) in places.items():
+    for split, (name, letter) in _places(lang).items():
         pairs, first, second = outputs[split]
         scheme_score = None if options.score == "summed-pmi" else pairs.score
         write_ranked(folder / name, lang, letter, vocabulary, first, second, pairs.summed_pmi,
@@ -326,7 +372,7 @@ def _write(folder: Path, lang: str, vocabulary: list[str], outputs: dict, stats:
 
 
 def _statistics(lang: str, links: list[PivotLinks], read: _Read, split_stats: dict,
-                outputs: dict, options: RankOptions) -> dict:
+                pairs_written: dict[str, int], options: RankOptions) -> dict:
     logs = [read.logs[bitext.path] for bitext in links]
     counts = {bitext.pivot: read.bitexts[bitext.path].counts for bitext in links}
     skipped: dict[str, int] = {}
@@ -345,7 +391,7 @@ def _statistics(lang: str, links: list[PivotLinks], read: _Read, split_stats: di
         "one_to_one_links": sum(count.one_to_one for count in counts.values()),
         "links_without_year": sum(b.without_year for b in links),
         "splits": split_stats,
-        "pairs_written": {SPLITS[s]: len(outputs[s][0]) for s in (TRAIN, DEV, TEST)},
+        "pairs_written": pairs_written,
         "bad_input": {"skipped": dict(sorted(skipped.items())),
                       "examples": [e for log in logs for e in log["examples"]][:20]},
     }

@@ -39,16 +39,15 @@ class ScoredPairs:
                            self.pivots[chosen], self.score[chosen])
 
 
-def _bitext_pmi(pairs: SharedPairs, counts: LinkCounts) -> np.ndarray:
-    denominator = counts.target_count[pairs.left] * counts.target_count[pairs.right]
-    return np.log(counts.links * pairs.shared / denominator)
+def bitext_pmi(links: int | np.ndarray, shared: np.ndarray, left_count: np.ndarray,
+               right_count: np.ndarray) -> np.ndarray:
+    """ln(N_L S_L / (c_L(t1) c_L(t2))) of pairs in one bitext (counts as int64)."""
+    return np.log(links * shared / (left_count * right_count))
 
 
-def _merged_score(scheme: str, shared: np.ndarray, left: np.ndarray, right: np.ndarray,
-                  per_bitext: list[tuple[SharedPairs, LinkCounts]]) -> np.ndarray:
-    target_count = np.sum([counts.target_count for _, counts in per_bitext], axis=0)
-    links = sum(counts.links for _, counts in per_bitext)
-    first, second = target_count[left], target_count[right]
+def merged_score(scheme: str, shared: np.ndarray, first: np.ndarray, second: np.ndarray,
+                 links: int | np.ndarray) -> np.ndarray:
+    """A merged-bitext scheme's score from S, c(t1), c(t2) (int64) and N of all bitexts."""
     if scheme == "joint":
         return shared / links
     if scheme == "pmi":
@@ -60,24 +59,33 @@ def _merged_score(scheme: str, shared: np.ndarray, left: np.ndarray, right: np.n
     raise ValueError(f"unknown scoring scheme {scheme!r}; choose from {', '.join(SCHEMES)}")
 
 
+def combine_bitexts(keys: np.ndarray, pmi: np.ndarray,
+                    shared: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per distinct key (sorted): summed PMI, summed S and the number of bitexts, each sum
+    taken in the order the rows come (bitext order), with pandas' compensated sum."""
+    frame = pd.DataFrame({"key": keys, "pmi": pmi, "shared": shared})
+    grouped = frame.groupby("key", sort=True).agg(pmi=("pmi", "sum"), shared=("shared", "sum"),
+                                                  pivots=("pmi", "size"))
+    return (grouped.index.to_numpy(np.uint64), grouped["pmi"].to_numpy(np.float64),
+            grouped["shared"].to_numpy(np.float64), grouped["pivots"].to_numpy(np.int64))
+
+
 def score_pairs(per_bitext: list[tuple[SharedPairs, LinkCounts]],
                 scheme: str = "summed-pmi") -> ScoredPairs:
     """Combine the pairs of every bitext of one split and score them with `scheme`."""
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scoring scheme {scheme!r}; choose from {', '.join(SCHEMES)}")
-    frame = pd.DataFrame({
-        "key": np.concatenate([pairs.keys for pairs, _ in per_bitext] or [np.zeros(0, np.uint64)]),
-        "pmi": np.concatenate([_bitext_pmi(p, c) for p, c in per_bitext] or [np.zeros(0)]),
-        "shared": np.concatenate([p.shared for p, _ in per_bitext] or [np.zeros(0)]),
-    })
-    grouped = frame.groupby("key", sort=True).agg(pmi=("pmi", "sum"), shared=("shared", "sum"),
-                                                  pivots=("pmi", "size"))
-    keys = grouped.index.to_numpy(np.uint64)
-    summed_pmi = grouped["pmi"].to_numpy(np.float64)
-    shared = grouped["shared"].to_numpy(np.float64)
+    keys, summed_pmi, shared, pivots = combine_bitexts(
+        np.concatenate([pairs.keys for pairs, _ in per_bitext] or [np.zeros(0, np.uint64)]),
+        np.concatenate([bitext_pmi(c.links, p.shared, c.target_count[p.left],
+                                   c.target_count[p.right]) for p, c in per_bitext]
+                       or [np.zeros(0)]),
+        np.concatenate([p.shared for p, _ in per_bitext] or [np.zeros(0)]))
     if scheme == "summed-pmi":
         score = summed_pmi
     else:
         left, right = unpack_pairs(keys)
-        score = _merged_score(scheme, shared, left, right, per_bitext)
-    return ScoredPairs(keys, summed_pmi, shared, grouped["pivots"].to_numpy(np.int64), score)
+        target_count = np.sum([counts.target_count for _, counts in per_bitext], axis=0)
+        links = sum(counts.links for _, counts in per_bitext)
+        score = merged_score(scheme, shared, target_count[left], target_count[right], links)
+    return ScoredPairs(keys, summed_pmi, shared, pivots, score)

@@ -1,0 +1,105 @@
+"""`rank --engine spark` on Spark `local[2]` writes the same bytes as the local engine: on the
+real OPUS sample, on a release with frequent pivots (salted self-joins, the fan-out cap), for
+every scoring scheme and for several languages in one run."""
+
+from __future__ import annotations
+
+import builtins
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import write_moses
+from test_rank_languages import _files, _release
+
+from opusparcus import spark_engine
+from opusparcus.rank import RankOptions, rank, rank_languages
+from tapaco.core.errors import OptionError
+
+pytest.importorskip("pyspark", reason="the Spark engine needs the 'spark' extra (pyspark)")
+if shutil.which("java") is None:
+    pytest.skip("the Spark engine needs Java 17 (no java on PATH)", allow_module_level=True)
+
+SPARK = {"engine": "spark", "spark_master": "local[2]"}
+HUB_TARGETS = 3 * spark_engine.SALT_ROWS  # a pivot's targets spread over three salts
+CAPPED_TARGETS = 4 * spark_engine.SALT_ROWS
+
+
+def _frequent_pivots(root: Path, seed: int = 5) -> Path:
+    """en-fr and en-de where "Oui ." / "Ja ." are the translation of many English sentences
+    (a pivot wider than a salt, another over the fan-out cap), over years of every split."""
+    rng = random.Random(seed)
+    answers = [f"Yes {n} ." for n in range(HUB_TARGETS)]
+    crowd = [f"Sure thing number {n} ." for n in range(CAPPED_TARGETS)]
+    small = [(f"Thanks {n} .", f"Merci {n % 7} .", f"Danke {n % 5} .") for n in range(40)]
+    rows: dict[str, list] = {"de-en": [], "en-fr": []}
+    for movie in range(1, 61):
+        year = 1990 + movie % 20
+        lines = ([(rng.choice(answers), "Oui .", "Ja .") for _ in range(30)]
+                 + [(rng.choice(crowd), "Bien sûr .", "Klar .") for _ in range(30)]
+                 + [rng.choice(small) for _ in range(30)])
+        for number, (en, fr, de) in enumerate(lines, 1):
+            doc = f"{year}/{movie}/1.xml.gz"
+            rows["en-fr"].append((f"en/{doc}", f"fr/{doc}", str(number), str(number), en, fr))
+            rows["de-en"].append((f"de/{doc}", f"en/{doc}", str(number), str(number), de, en))
+    for pair, pair_rows in rows.items():
+        write_moses(root, pair, pair_rows, "OpenSubtitles", zipped=True)
+    return root
+
+
+def _same_output(root: Path, tmp_path: Path, lang: str, **options) -> dict:
+    local = rank(root, lang, tmp_path / "local", RankOptions(workers=1, **options))
+    spark = rank(root, lang, tmp_path / "spark", RankOptions(workers=1, **options, **SPARK))
+    assert spark == local
+    assert _files(tmp_path / "spark" / lang) == _files(tmp_path / "local" / lang)
+    return local
+
+
+def test_real_release_ranks_the_same_on_spark(shared_data, tmp_path):
+    stats = _same_output(shared_data / "opus-rf", tmp_path, "en")
+    assert stats["pairs_written"]["train"] > 0
+
+
+@pytest.mark.parametrize("scheme", ["summed-pmi", "joint-pmi", "conditional"])
+def test_frequent_pivots_rank_the_same_on_spark(scheme, tmp_path):
+    root = _frequent_pivots(tmp_path / "opus")
+    stats = _same_output(root, tmp_path, "en", score=scheme,
+                         max_pivot_fanout=CAPPED_TARGETS - 10)
+    train = stats["splits"]["train"]
+    assert train["fanout_skips"]["pivots"] == 2, "Bien sûr / Klar are over the cap"
+    assert stats["pairs_written"]["train"] > HUB_TARGETS * (HUB_TARGETS - 1) // 2 // 2
+
+
+def test_several_languages_on_spark_equal_separate_local_runs(tmp_path):
+    """...and the Parquet intermediates under --temp-dir are gone afterwards."""
+    root = _release(tmp_path / "opus")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    together = rank_languages(root, ("de", "en", "fr"), tmp_path / "spark",
+                              RankOptions(workers=2, temp_dir=temp, **SPARK))
+    assert list(temp.iterdir()) == []
+    for lang in ("de", "en", "fr"):
+        assert together[lang] == rank(root, lang, tmp_path / f"local-{lang}",
+                                      RankOptions(workers=1))
+        assert _files(tmp_path / "spark" / lang) == _files(tmp_path / f"local-{lang}" / lang)
+
+
+@pytest.mark.parametrize(("master", "threads"), [
+    ("local", 1), ("local[3]", 3), ("local[2,4]", 2), ("spark://host:7077", 0),
+    ("yarn", 0)])
+def test_local_threads(master, threads):
+    assert spark_engine.local_threads(master) == threads
+
+
+def test_without_pyspark_the_error_says_what_to_install(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_pyspark(name, *args, **kwargs):
+        if name.startswith("pyspark"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyspark)
+    with pytest.raises(OptionError, match=r"spark\]"):
+        spark_engine.spark_session("local[2]", 1 << 30)
