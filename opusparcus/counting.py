@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+
+from tapaco.core.arrays import ordered_group_sums
 
 
 def pack_pairs(high: np.ndarray, low: np.ndarray) -> np.ndarray:
@@ -136,10 +137,11 @@ def weighted_pairs(counts: LinkCounts, groups: PivotGroups) -> tuple[np.ndarray,
 
 def sum_by_pair(keys: np.ndarray, weights: np.ndarray) -> SharedPairs:
     """S per distinct pair, keys sorted. Each pair's contributions are summed in the order
-    given (pandas' compensated sum), so any subset holding all of a pair's contributions in the
-    same order gives the same S to the last bit."""
-    summed = pd.Series(weights).groupby(keys, sort=True).sum()
-    return SharedPairs(summed.index.to_numpy(np.uint64), summed.to_numpy(np.float64))
+    given, by a reduction over that pair's values alone (:func:`ordered_group_sums`), so any
+    subset holding all of a pair's contributions in the same order gives the same S to the
+    last bit: hash partitions and Spark buckets sum as the whole does."""
+    distinct, _, (summed,) = ordered_group_sums(keys, weights)
+    return SharedPairs(distinct.astype(np.uint64), summed)
 
 
 def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPairs, FanoutSkips]:

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from opusparcus.counting import LinkCounts, SharedPairs, unpack_pairs
+from tapaco.core.arrays import ordered_group_sums
 
 SCHEMES = ("summed-pmi", "joint", "pmi", "joint-pmi", "conditional")
 
@@ -62,12 +62,10 @@ def merged_score(scheme: str, shared: np.ndarray, first: np.ndarray, second: np.
 def combine_bitexts(keys: np.ndarray, pmi: np.ndarray,
                     shared: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per distinct key (sorted): summed PMI, summed S and the number of bitexts, each sum
-    taken in the order the rows come (bitext order), with pandas' compensated sum."""
-    frame = pd.DataFrame({"key": keys, "pmi": pmi, "shared": shared})
-    grouped = frame.groupby("key", sort=True).agg(pmi=("pmi", "sum"), shared=("shared", "sum"),
-                                                  pivots=("pmi", "size"))
-    return (grouped.index.to_numpy(np.uint64), grouped["pmi"].to_numpy(np.float64),
-            grouped["shared"].to_numpy(np.float64), grouped["pivots"].to_numpy(np.int64))
+    taken over that key's rows alone in the order they come (bitext order), so the engines and
+    partitions that see a key's rows together get the same sums."""
+    distinct, sizes, (summed_pmi, summed_shared) = ordered_group_sums(keys, pmi, shared)
+    return distinct.astype(np.uint64), summed_pmi, summed_shared, sizes.astype(np.int64)
 
 
 def score_pairs(per_bitext: list[tuple[SharedPairs, LinkCounts]],

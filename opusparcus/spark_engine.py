@@ -9,7 +9,8 @@ storage, and everything after runs on `--spark-master`.
 Identical output rests on doing every floating-point step as the local engine does it:
 - a pair's contributions c(l,f) c(r,f) / c(f) are computed by Spark (integer products, one
   IEEE division, as numpy), but summed in a pandas UDF per hash bucket of pair keys, sorted by
-  pivot code, with the local engine's own function (pandas' compensated sum);
+  pivot code, with the local engine's own function (a reduction over each pair's values alone,
+  which gives the same bits whatever else is in the bucket);
 - PMI and the scheme scores are computed by the local engine's numpy functions in a UDF over
   each bucket's rows sorted by (pair, bitext);
 - release rows are numbered in rank order and rendered by the local engine's formatter in

@@ -40,6 +40,8 @@ from pathlib import Path
 
 from bench_common import cleanup, disk_bytes, fmt, pump
 
+from tapaco.core.memory import parse_size
+
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
 RANK_CMD_ENV = "OPUSPARCUS_BENCH_RANK_CMD"
@@ -69,6 +71,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rank-args", default="",
                         help="extra arguments for opusparcus rank (with --langs, --lang is "
                              "not passed)")
+    parser.add_argument("--engines", default="local",
+                        help="comma-separated: local, spark (Spark local[2]); several run on "
+                             "the same corpus and are compared (wall, overhead, same output)")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="rank --memory-limit (e.g. 8G); the report sets peak RSS against it")
     parser.add_argument("--max-rss-gib", type=float, default=16.0,
                         help="kill the ranking above this process-tree memory, summed PSS "
                              "(0: no limit)")
@@ -79,6 +86,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     sizes = args.sizes.split(",") if args.sizes else [str(args.links_per_pivot)]
     args.sizes = [int(s.replace("_", "")) for s in sizes if s.strip()]
+    args.engines = [e for e in dict.fromkeys(args.engines.split(",")) if e]
+    if not set(args.engines) <= {"local", "spark"}:
+        parser.error(f"--engines: expected local and/or spark, got {args.engines}")
+    args.memory_limit_bytes = parse_size(args.memory_limit) if args.memory_limit else None
     return args
 
 
@@ -207,7 +218,8 @@ def rank_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Pat
                                                                               args.lang]
         command = [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(corpus),
                    *target, "--out", str(out), "--timings", str(timings)]
-    return command + extra
+    limit = ["--memory-limit", args.memory_limit] if args.memory_limit else []
+    return command + extra + limit
 
 
 def group_memory_mib(group: int) -> tuple[float, float]:
@@ -328,7 +340,9 @@ def report_lines(report: dict) -> list[str]:
     gen = "reused" if corpus["reused"] else f"{fmt(corpus['generation_seconds'])} s"
     lines = [
         f"Opusparcus ranking benchmark, {report['links_per_pivot']:,} links per pivot, "
-        f"{report['generator']} generator",
+        f"{report['generator']} generator, {report.get('engine', 'local')} engine"
+        + (f", --memory-limit {report['memory_limit_mib']:,.0f} MiB"
+           if report.get("memory_limit_mib") else ""),
         f"generation    {gen}", corpus_line(corpus), result_line(report["result"]), "",
         f"{'stage':<30} {'seconds':>10} {'peak RSS MiB':>14}",
     ]
@@ -383,27 +397,62 @@ def failure(rank: dict) -> int:
     return rank["exit_code"] if rank["exit_code"] > 0 else 1
 
 
+def engine_args(engine: str) -> list[str]:
+    """The rank options of an engine: Spark runs on ``local[2]``, the machine's two cores."""
+    return [] if engine == "local" else ["--engine", "spark", "--spark-master", "local[2]"]
+
+
+def same_outputs(first: Path, second: Path) -> bool:
+    """Whether two rank output folders hold the same files with the same bytes."""
+    def files(folder: Path) -> dict[str, bytes]:
+        return {p.relative_to(folder).as_posix(): p.read_bytes()
+                for p in sorted(folder.rglob("*")) if p.is_file()}
+    return files(first) == files(second)
+
+
 def bench_size(args: argparse.Namespace, workdir: Path, links: int) -> tuple[int, dict | None]:
-    """Benchmark one size; (exit code, report)."""
+    """Benchmark one size with every engine; (exit code, report of the first engine)."""
     _, prefix, suffix = GENERATORS[args.generator]
     corpus_dir = workdir / f"{prefix}-{links}"
-    out = workdir / f"opusparcus-out{suffix}-{links}"
-    timings_path = workdir / f"opusparcus-timings{suffix}-{links}.json"
     corpus = prepare_corpus(args, corpus_dir, workdir / f"{prefix}-{links}.json", links)
-    cleanup([out])
-    timings_path.unlink(missing_ok=True)
     zips = ranked_bitexts(corpus_dir, args)
     print(f"decompression floor: reading {len(zips)} bitexts ...", flush=True)
     floor = decompression_floor(zips)
-    rank = run_rank(rank_command(args, corpus_dir, out, timings_path), args.max_rss_gib)
-    if rank["exit_code"] != 0:
-        return failure(rank), None
+    reports, outs = {}, {}
+    for engine in args.engines:
+        label = "" if engine == "local" else f"-{engine}"
+        out = workdir / f"opusparcus-out{suffix}{label}-{links}"
+        timings_path = workdir / f"opusparcus-timings{suffix}{label}-{links}.json"
+        cleanup([out])
+        timings_path.unlink(missing_ok=True)
+        rank = run_rank(rank_command(args, corpus_dir, out, timings_path) + engine_args(engine),
+                        args.max_rss_gib)
+        if rank["exit_code"] != 0:
+            return failure(rank), None
+        report = size_report(args, links, engine, corpus, floor, rank, timings_path, out)
+        print("\n".join(report_lines(report)))
+        report_path = workdir / f"bench-opusparcus{suffix}{label}-{links}.json"
+        report_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+        print(f"report: {report_path}", flush=True)
+        reports[engine], outs[engine] = report, out
+    if len(reports) > 1:
+        print("\n".join(engine_lines(reports, outs, args.lang)), flush=True)
+    if not args.keep:
+        cleanup(list(outs.values()) + ([] if corpus["reused"] else [corpus_dir]))
+    return 0, reports[args.engines[0]]
+
+
+def size_report(args: argparse.Namespace, links: int, engine: str, corpus: dict, floor: dict,
+                rank: dict, timings_path: Path, out: Path) -> dict:
+    """The report of one engine's run on one size."""
     wall = rank["wall_seconds"]
-    report = {
-        "links_per_pivot": links, "generator": args.generator, "lang": args.lang,
-        "seed": args.seed, "corpus": corpus, "decompression": floor,
+    limit = args.memory_limit_bytes
+    return {
+        "links_per_pivot": links, "generator": args.generator, "engine": engine,
+        "lang": args.lang, "seed": args.seed, "corpus": corpus, "decompression": floor,
         "ratio_to_decompression": round(wall / floor["seconds"], 2) if floor["seconds"]
         else None,
+        "memory_limit_mib": round(limit / 2**20, 1) if limit else None,
         "rank": {k: v for k, v in rank.items() if k != "stderr"},
         "timings": read_json(timings_path, {"stages": [], "total_seconds": None,
                                             "peak_rss_mib": None}),
@@ -413,13 +462,20 @@ def bench_size(args: argparse.Namespace, workdir: Path, links: int) -> tuple[int
             "one_to_one_links_per_second": round(corpus["one_to_one_links"] / wall)
             if wall else None},
     }
-    print("\n".join(report_lines(report)))
-    report_path = workdir / f"bench-opusparcus{suffix}-{links}.json"
-    report_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
-    print(f"report: {report_path}", flush=True)
-    if not args.keep:
-        cleanup([out] if corpus["reused"] else [corpus_dir, out])
-    return 0, report
+
+
+def engine_lines(reports: dict[str, dict], outs: dict[str, Path], lang: str) -> list[str]:
+    """The engines side by side: wall, ratio to decompression, overhead, same output."""
+    first = next(iter(reports))
+    lines = ["", f"{'engine':<8} {'wall s':>9} {'ratio':>7} {'x ' + first:>9} "
+                 f"{'tree PSS MiB':>13} {'same output':>12}"]
+    for engine, report in reports.items():
+        wall = report["rank"]["wall_seconds"]
+        same = same_outputs(outs[first] / lang, outs[engine] / lang)
+        lines.append(f"{engine:<8} {wall:>9.1f} {fmt(report['ratio_to_decompression'], '7.1f')} "
+                     f"{wall / reports[first]['rank']['wall_seconds']:>9.2f} "
+                     f"{report['rank']['tree_peak_pss_mib']:>13,.0f} {str(same):>12}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,5 @@
-"""Fast array helpers: lexicographic orderings, group boundaries, integer codes of strings,
-and a pause of the garbage collector around bulk object building.
+"""Fast array helpers: lexicographic orderings, group boundaries, per-key sums in row order,
+integer codes of strings, and a pause of the garbage collector around bulk object building.
 
 numpy's argsort/lexsort on int64 is several times slower than sorting one uint64 array, so when
 the keys' value ranges fit in 64 bits together with the row index, they are packed into one
@@ -67,6 +67,22 @@ def string_codes(strings: Sequence[str]) -> np.ndarray:
         return codes
     exact, _ = pd.factorize(np.array(strings, dtype=object))
     return exact
+
+
+def ordered_group_sums(keys: np.ndarray,
+                       *values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Distinct keys (sorted), how many rows each has, and per value array the sum of each key's
+    values. A key's values are summed in the order its rows come, by `np.add.reduceat` over that
+    key's run alone, so the sum depends on nothing but that run: any subset of rows holding all
+    of a key's rows in the same order gives the same sum to the last bit. (pandas' groupby sum
+    does not: a frame with a single key takes another path and can differ in the last bit.)"""
+    if not len(keys):
+        return keys[:0], np.zeros(0, np.int64), [value[:0].astype(np.float64) for value in values]
+    codes, distinct = pd.factorize(keys, sort=True)
+    order = lexicographic_order(codes)
+    starts = np.flatnonzero(group_starts(codes[order]))
+    sizes = np.diff(np.append(starts, len(keys)))
+    return distinct, sizes, [np.add.reduceat(value[order], starts) for value in values]
 
 
 @contextmanager
