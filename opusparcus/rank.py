@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import regex
 
 from opusparcus.aggregate import SplitPairs, aggregate_split, bitext_pairs
@@ -200,6 +201,18 @@ def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map) -> dict[str
     return build_vocabularies(sides_of, mapper)
 
 
+def _keep_only_codes(read: _Read, found: dict[str, Vocabulary], targets: set[str]) -> None:
+    """Free what the vocabularies made redundant: every side's sentence keys (the links now
+    have codes) and the sentences of pivot-only languages (only their codes count)."""
+    for bitext in read.bitexts.values():
+        bitext.sides = tuple(replace(side, keys=pa.array([], side.keys.type))
+                             for side in bitext.sides)
+    for lang, vocabulary in found.items():
+        if lang not in targets:
+            vocabulary.sentences = pa.array([], vocabulary.sentences.type)
+    pa.default_memory_pool().release_unused()
+
+
 @dataclass
 class PivotLinks:
     """The links of one T-L bitext for target T: sentence codes in T's and L's vocabularies."""
@@ -296,6 +309,7 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
             read = read_bitexts(opus_dir, sources, options, run)
         with progress.stage(f"{name}: normalise sentences"):
             found = vocabularies(read, needed, run)
+            _keep_only_codes(read, found, set(langs))
         rank_one = _rank_language if options.engine == "local" else _spark_ranker(options)
         return {lang: rank_one(lang, [pivot_links(s, lang, read, found) for s in plan[lang]],
                                read, found[lang], outputs[lang], options, progress)
