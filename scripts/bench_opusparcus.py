@@ -358,6 +358,10 @@ def report_lines(report: dict) -> list[str]:
         f"{floor['bytes'] / 1e6:,.0f} MB from {floor['members']} members of "
         f"{len(floor['bitexts'])} bitexts, {fmt(floor['mb_per_second'])} MB/s",
         f"{'ratio wall / decompression':<30} {fmt(report['ratio_to_decompression'], '10.2f')}",
+        *([f"{'--memory-limit':<30} {'':>10} {report['memory_limit_mib']:14.1f}  peak RSS "
+           f"{rank['peak_rss_mib'] / report['memory_limit_mib']:.0%} of it, tree PSS "
+           f"{rank['tree_peak_pss_mib'] / report['memory_limit_mib']:.0%}"]
+          if report.get("memory_limit_mib") else []),
         f"{'process tree PSS (sampled)':<30} {'':>10} {rank['tree_peak_pss_mib']:14.1f}",
         f"{'process tree RSS sum (sampled)':<30} {'':>10} {rank['tree_peak_rss_mib']:14.1f}", "",
         f"throughput    {fmt(report['throughput']['links_per_second'], ',')} links/s, "
