@@ -193,24 +193,31 @@ def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], options: RankOp
                  {source.path: log for source, (_, log) in zip(sources, results)})
 
 
-def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map) -> dict[str, Vocabulary]:
-    """The vocabulary of every language in `langs`, over every side of it that was read."""
+def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map,
+                 targets: set[str] | None = None) -> dict[str, Vocabulary]:
+    """The vocabulary of every language in `langs`, over every side of it that was read.
+
+    Languages other than `targets` (None: all of them) come first, and once a language's codes
+    exist what they made redundant is freed: its sides' sentence keys and, for a language that
+    is only a pivot, its sentences (only their codes count). Memory then shrinks as the
+    languages are done instead of holding every key to the end."""
+    targets = set(langs) if targets is None else targets
+    order = sorted(langs, key=lambda lang: (lang in targets, lang))
     sides_of = {lang: {(path, number): side for path, bitext in read.bitexts.items()
                        for number, side in enumerate(bitext.sides) if side.lang == lang}
-                for lang in sorted(langs)}
-    return build_vocabularies(sides_of, mapper)
+                for lang in order}
 
-
-def _keep_only_codes(read: _Read, found: dict[str, Vocabulary], targets: set[str]) -> None:
-    """Free what the vocabularies made redundant: every side's sentence keys (the links now
-    have codes) and the sentences of pivot-only languages (only their codes count)."""
-    for bitext in read.bitexts.values():
-        bitext.sides = tuple(replace(side, keys=pa.array([], side.keys.type))
-                             for side in bitext.sides)
-    for lang, vocabulary in found.items():
-        if lang not in targets:
+    def free_keys(vocabulary: Vocabulary) -> Vocabulary:
+        for bitext in read.bitexts.values():
+            bitext.sides = tuple(replace(side, keys=pa.array([], side.keys.type))
+                                 if side.lang == vocabulary.lang else side
+                                 for side in bitext.sides)
+        if vocabulary.lang not in targets:
             vocabulary.sentences = pa.array([], vocabulary.sentences.type)
-    pa.default_memory_pool().release_unused()
+        pa.default_memory_pool().release_unused()
+        return vocabulary
+
+    return build_vocabularies(sides_of, mapper, free_keys)
 
 
 @dataclass
@@ -308,8 +315,7 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
         with progress.stage(f"{name}: read bitexts"):
             read = read_bitexts(opus_dir, sources, options, run)
         with progress.stage(f"{name}: normalise sentences"):
-            found = vocabularies(read, needed, run)
-            _keep_only_codes(read, found, set(langs))
+            found = vocabularies(read, needed, run, set(langs))
         rank_one = _rank_language if options.engine == "local" else _spark_ranker(options)
         return {lang: rank_one(lang, [pivot_links(s, lang, read, found) for s in plan[lang]],
                                read, found[lang], outputs[lang], options, progress)

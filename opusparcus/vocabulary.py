@@ -11,6 +11,7 @@ its language was ranked alone or with others.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -62,13 +63,31 @@ class Vocabulary:
         return len(self.sentences)
 
 
-def build_vocabularies(sides_of: dict[str, dict[Hashable, Side]],
-                       mapper: Mapper = map) -> dict[str, Vocabulary]:
-    """The vocabulary of every language over its sides; `mapper` runs the normalisation of
-    chunks of keys (`map`, or a process pool's, which takes every language's chunks at once, so
-    the workers normalise while this process finishes the languages one by one)."""
-    pending = [_Pending(lang, sides, mapper) for lang, sides in sides_of.items()]
-    return {job.lang: job.finish() for job in pending}
+def build_vocabularies(sides_of: dict[str, dict[Hashable, Side]], mapper: Mapper = map,
+                       finished: Callable[[Vocabulary], Vocabulary] | None = None,
+                       window: int = 2) -> dict[str, Vocabulary]:
+    """The vocabulary of every language over its sides, in the order of `sides_of`; `mapper`
+    runs the normalisation of chunks of keys (`map`, or a process pool's). At most `window`
+    languages are under way at once, so the workers normalise the next language while this
+    process finishes one, without every language's copies in memory at once. Each language's
+    sides are taken out of `sides_of` and let go when it is finished, and `finished` (if given)
+    may then slim its vocabulary and free what else held its keys."""
+    done: dict[str, Vocabulary] = {}
+    pending: deque[_Pending] = deque()
+    for lang in list(sides_of):
+        pending.append(_Pending(lang, sides_of.pop(lang), mapper))
+        if len(pending) >= window:
+            _finish(pending.popleft(), done, finished)
+    while pending:
+        _finish(pending.popleft(), done, finished)
+    return done
+
+
+def _finish(job: _Pending, done: dict[str, Vocabulary],
+            finished: Callable[[Vocabulary], Vocabulary] | None) -> None:
+    vocabulary = job.finish()
+    job.sides.clear()
+    done[job.lang] = finished(vocabulary) if finished else vocabulary
 
 
 class _Pending:
