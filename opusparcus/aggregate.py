@@ -118,12 +118,21 @@ def _partition_pairs(spill: _Spill, part: int,
 
 
 def _concatenate(parts: list[ScoredPairs]) -> ScoredPairs:
-    """The partitions' pairs in one key-sorted set, as the in-memory path gives them."""
+    """The partitions' pairs in one key-sorted set, as the in-memory path gives them; each
+    field of the partitions is let go once its sorted whole exists."""
     keys = np.concatenate([part.keys for part in parts])
-    order = np.argsort(keys, kind="stable")
-    return ScoredPairs(keys[order],
-                       *(np.concatenate([getattr(part, name) for part in parts])[order]
-                         for name in ("summed_pmi", "expected", "pivots", "score")))
+    order = np.argsort(keys)
+    columns = {"keys": keys[order]}
+    del keys
+    same_score = all(part.score is part.summed_pmi for part in parts)
+    for name in ("keys", "summed_pmi", "expected", "pivots", "score"):
+        if name == "score" and same_score:
+            columns[name] = columns["summed_pmi"]
+        elif name != "keys":
+            columns[name] = np.concatenate([getattr(part, name) for part in parts])[order]
+        for part in parts:
+            setattr(part, name, np.zeros(0, getattr(part, name).dtype))
+    return ScoredPairs(**columns)
 
 
 class _Spill:

@@ -260,10 +260,23 @@ def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
 
 def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.ndarray]:
     """Pairs best first (ties by the sentences) and their first/second sentence codes; codes
-    are code-point ranks, so the first sentence is the smaller one."""
-    left, right = unpack_pairs(pairs.keys)
-    order = np.lexsort((right, left, -pairs.score))
-    return pairs.take(order), left[order], right[order]
+    are code-point ranks, so the first sentence is the smaller one.
+
+    The keys are sorted (first, then second code), so a stable sort on the score alone breaks
+    ties as a lexsort on (score, first, second) would, in less memory. `pairs` is consumed:
+    each of its arrays is let go as soon as its ordered copy exists."""
+    order = np.argsort(-pairs.score, kind="stable")
+    same_score = pairs.score is pairs.summed_pmi
+    ordered = {}
+    for name in ("keys", "summed_pmi", "expected", "pivots", "score"):
+        if name == "score" and same_score:
+            ordered[name] = ordered["summed_pmi"]
+        else:
+            ordered[name] = getattr(pairs, name)[order]
+        setattr(pairs, name, np.zeros(0, np.uint64 if name == "keys" else np.float64))
+    del order
+    left, right = unpack_pairs(ordered["keys"])
+    return ScoredPairs(**ordered), left, right
 
 
 def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
