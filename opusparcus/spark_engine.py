@@ -393,5 +393,4 @@ def _split_stats(counts: _Counts, scored: DataFrame, links: list[PivotLinks]) ->
 
 def spark_folder(temp_dir: Path | None) -> tempfile.TemporaryDirectory:
     """A fresh folder for one run's Parquet intermediates (removed afterwards)."""
-    return tempfile.TemporaryDirectory(prefix="opusparcus-spark-", dir=temp_dir or os.environ.get(
-        "TMPDIR"))
+    return tempfile.TemporaryDirectory(prefix="opusparcus-spark-", dir=temp_dir)

@@ -142,12 +142,17 @@ def test_unequal_line_counts_are_bad_input(shared_data, tmp_path, member, extra,
     assert not raised.value.path.endswith(f".{member}")  # the shorter files are named
 
 
+def _bitext(folder: Path, de: bytes, fr: bytes, ids: bytes) -> Path:
+    """A Moses de-fr bitext folder with the given member bytes."""
+    folder.mkdir(exist_ok=True)
+    for suffix, data in (("de", de), ("fr", fr), ("ids", ids)):
+        (folder / f"T.de-fr.{suffix}").write_bytes(data)
+    return folder
+
+
 def test_malformed_ids_and_invalid_utf8_name_the_line(tmp_path):
-    folder = tmp_path / "b"
-    folder.mkdir()
-    (folder / "T.de-fr.de").write_bytes(b"a\nb\xff\nc\n")
-    (folder / "T.de-fr.fr").write_bytes(b"x\ny\nz\n")
-    (folder / "T.de-fr.ids").write_bytes(b"d\tf\t1\t1\nd\tf\t1\t1\nd\tf\t1\n")
+    folder = _bitext(tmp_path / "b", b"a\nb\xff\nc\n", b"x\ny\nz\n",
+                     b"d\tf\t1\t1\nd\tf\t1\t1\nd\tf\t1\n")
     with pytest.raises(InputError) as raised:
         one_to_one_links(folder, ("de", "fr"), 2)
     # the 0xff is the second byte of line 2 ("b\xff")
@@ -161,11 +166,8 @@ def test_malformed_ids_and_invalid_utf8_name_the_line(tmp_path):
 
 
 def test_invalid_utf8_in_the_ids_file_names_line_and_column(tmp_path):
-    folder = tmp_path / "b"
-    folder.mkdir()
-    (folder / "T.de-fr.de").write_bytes(b"a\nb\nc\n")
-    (folder / "T.de-fr.fr").write_bytes(b"x\ny\nz\n")
-    (folder / "T.de-fr.ids").write_bytes(b"d\tf\t1\t1\nd\tf\t1\t1\nd\xe9\tf\t1\t1\n")
+    folder = _bitext(tmp_path / "b", b"a\nb\nc\n", b"x\ny\nz\n",
+                     b"d\tf\t1\t1\nd\tf\t1\t1\nd\xe9\tf\t1\t1\n")
     with pytest.raises(InputError) as raised:
         one_to_one_links(folder, ("de", "fr"), 2)
     assert raised.value.path.endswith(".ids")
