@@ -30,7 +30,7 @@ from opusparcus.counting import (
     sum_by_pair,
     weighted_pairs,
 )
-from opusparcus.scores import ScoredPairs, score_pairs
+from opusparcus.scores import FIELDS, ScoredPairs, score_pairs
 
 BYTES_PER_PAIR = 128
 MIN_BUDGET = 64 << 20
@@ -120,18 +120,16 @@ def _partition_pairs(spill: _Spill, part: int,
 def _concatenate(parts: list[ScoredPairs]) -> ScoredPairs:
     """The partitions' pairs in one key-sorted set, as the in-memory path gives them; each
     field of the partitions is let go once its sorted whole exists."""
-    keys = np.concatenate([part.keys for part in parts])
-    order = np.argsort(keys)
-    columns = {"keys": keys[order]}
-    del keys
+    order = np.argsort(np.concatenate([part.keys for part in parts]))
     same_score = all(part.score is part.summed_pmi for part in parts)
-    for name in ("keys", "summed_pmi", "expected", "pivots", "score"):
+    columns = {}
+    for name in FIELDS:
         if name == "score" and same_score:
             columns[name] = columns["summed_pmi"]
-        elif name != "keys":
+        else:
             columns[name] = np.concatenate([getattr(part, name) for part in parts])[order]
         for part in parts:
-            setattr(part, name, np.zeros(0, getattr(part, name).dtype))
+            setattr(part, name, getattr(part, name)[:0].copy())
     return ScoredPairs(**columns)
 
 

@@ -19,9 +19,17 @@ from pathlib import Path
 
 import numpy as np
 
+from opusparcus.bitexts import DEV, TEST, TRAIN
 from opusparcus.edit_distance import adjusted_edit_distances
 
 ROWS_PER_STREAM = 500_000
+
+
+def release_files(lang: str) -> dict[int, tuple[str, str]]:
+    """Each split's file in OUT/<lang>/ and the letter of its pair ids."""
+    return {TRAIN: (f"train/{lang}-train.txt.bz2", "N"),
+            DEV: (f"dev/{lang}-dev-candidates.txt", "D"),
+            TEST: (f"test/{lang}-test-candidates.txt", "T")}
 
 
 def _number(value: float) -> str:

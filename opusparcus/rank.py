@@ -33,9 +33,9 @@ from opusparcus.bitexts import (
 )
 from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough
-from opusparcus.export import write_ranked
+from opusparcus.export import release_files, write_ranked
 from opusparcus.scores import SCHEMES, ScoredPairs
-from opusparcus.spark_engine import SparkRanking
+from opusparcus.spark_engine import SparkRanking, check_available
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError, OptionError
@@ -119,7 +119,6 @@ class RankOptions:
         if self.documents not in FOLDERS:
             raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
                               f"{self.documents!r}")
-
 
     def decisive(self) -> dict:
         """The options that decide the output (everything but :data:`RUN_SETTINGS`)."""
@@ -265,18 +264,9 @@ def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.n
     The keys are sorted (first, then second code), so a stable sort on the score alone breaks
     ties as a lexsort on (score, first, second) would, in less memory. `pairs` is consumed:
     each of its arrays is let go as soon as its ordered copy exists."""
-    order = np.argsort(-pairs.score, kind="stable")
-    same_score = pairs.score is pairs.summed_pmi
-    ordered = {}
-    for name in ("keys", "summed_pmi", "expected", "pivots", "score"):
-        if name == "score" and same_score:
-            ordered[name] = ordered["summed_pmi"]
-        else:
-            ordered[name] = getattr(pairs, name)[order]
-        setattr(pairs, name, np.zeros(0, np.uint64 if name == "keys" else np.float64))
-    del order
-    left, right = unpack_pairs(ordered["keys"])
-    return ScoredPairs(**ordered), left, right
+    ordered = pairs.take_releasing(np.argsort(-pairs.score, kind="stable"))
+    left, right = unpack_pairs(ordered.keys)
+    return ordered, left, right
 
 
 def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -319,6 +309,8 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     outputs = {lang: output_folder(out, lang, opus_dir, overwrite) for lang in langs}
     for output in outputs.values():
         output.check()
+    if options.engine == "spark":
+        check_available()
     plan = {lang: pivot_sources(opus_dir, lang, options.pivots) for lang in langs}
     sources = list({source.path: source for chosen in plan.values() for source in chosen}
                    .values())
@@ -382,21 +374,14 @@ def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: 
     return stats
 
 
-def _places(lang: str) -> dict[int, tuple[str, str]]:
-    """Each split's file in OUT/<lang>/ and the letter of its pair ids."""
-    return {TRAIN: (f"train/{lang}-train.txt.bz2", "N"),
-            DEV: (f"dev/{lang}-dev-candidates.txt", "D"),
-            TEST: (f"test/{lang}-test-candidates.txt", "T")}
-
-
 def _write_spark(folder: Path, lang: str, ranking: SparkRanking, stats: dict) -> None:
-    ranking.write({split: folder / name for split, (name, _) in _places(lang).items()})
+    ranking.write({split: folder / name for split, (name, _) in release_files(lang).items()})
     write_json(folder / "stats.json", stats)
 
 
 def _write(folder: Path, lang: str, vocabulary: list[str], outputs: dict, stats: dict,
            options: RankOptions) -> None:
-    for split, (name, letter) in _places(lang).items():
+    for split, (name, letter) in release_files(lang).items():
         pairs, first, second = outputs[split]
         scheme_score = None if options.score == "summed-pmi" else pairs.score
         write_ranked(folder / name, lang, letter, vocabulary, first, second, pairs.summed_pmi,

@@ -24,8 +24,10 @@ the join.
 from __future__ import annotations
 
 import bz2
+import importlib.util
 import math
 import os
+import shutil
 import sys
 import tempfile
 import warnings
@@ -44,7 +46,7 @@ from opusparcus.bitexts import DEV, SPLITS, TEST, TRAIN
 from opusparcus.counting import FanoutSkips
 from opusparcus.counting import sum_by_pair as _sum_by_pair
 from opusparcus.edit_distance import differ_enough
-from opusparcus.export import ROWS_PER_STREAM, format_rows
+from opusparcus.export import ROWS_PER_STREAM, format_rows, release_files
 from opusparcus.scores import bitext_pmi, combine_bitexts, merged_score
 from tapaco.core.errors import OptionError
 
@@ -61,6 +63,15 @@ SHUFFLES_PER_THREAD = 4
 ROWS_PER_BUCKET = 1_000_000
 MIN_BUCKETS = 8
 _LOW_BITS = 0xFFFFFFFF
+NO_PYSPARK = "spark needs pyspark: pip install 'pivot-paraphrase-miner[spark]' (and Java 17)"
+
+
+def check_available() -> None:
+    """Refuse `--engine spark` before any work when pyspark or Java is missing."""
+    if importlib.util.find_spec("pyspark") is None:
+        raise OptionError("--engine", NO_PYSPARK)
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        raise OptionError("--engine", "spark needs Java 17 (no java on PATH, no JAVA_HOME)")
 
 
 def spark_session(master: str, memory_limit: int) -> SparkSession:
@@ -71,8 +82,7 @@ def spark_session(master: str, memory_limit: int) -> SparkSession:
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise OptionError("--engine", "spark needs pyspark: pip install "
-                          "'pivot-paraphrase-miner[spark]' (and Java 17)") from None
+        raise OptionError("--engine", NO_PYSPARK) from None
     builder = (SparkSession.builder.master(master).appName("opusparcus rank")
                .config("spark.ui.showConsoleProgress", "false"))
     threads = local_threads(master)
@@ -107,10 +117,12 @@ class SparkRanking:
     split_stats: dict
     pairs_written: dict[str, int]
     rendered: DataFrame
+    cached: list[DataFrame]
 
     def write(self, paths: dict[int, Path]) -> None:
         """Write every split's file from its rendered chunks, in rank order (train is bz2:
-        one stream per chunk, and an empty bz2 file when it has no pairs)."""
+        one stream per chunk, and an empty bz2 file when it has no pairs); then drop what this
+        ranking cached in Spark, so the next language of the session starts empty."""
         streams = {}
         try:
             for split, path in paths.items():
@@ -123,6 +135,8 @@ class SparkRanking:
         finally:
             for stream in streams.values():
                 stream.close()
+            for frame in self.cached:
+                frame.unpersist()
 
 
 def rank_on_spark(session: SparkSession, lang: str, links: list[PivotLinks],
@@ -144,7 +158,7 @@ def rank_on_spark(session: SparkSession, lang: str, links: list[PivotLinks],
     rendered = _rendered(numbered, lang, options.score != "summed-pmi")
     return SparkRanking(_split_stats(counts, scored, links),
                         {SPLITS[split]: written.get(split, 0) for split in (TRAIN, DEV, TEST)},
-                        rendered)
+                        rendered, [counts.pivots, scored, dev, test])
 
 
 def _intermediates(session: SparkSession, links: list[PivotLinks], vocabulary: Vocabulary,
@@ -352,7 +366,7 @@ def _rendered(numbered: DataFrame, lang: str, scheme_field: bool) -> DataFrame:
     rendered by the local engine's formatter."""
     from pyspark.sql import functions as F
 
-    letters = {TRAIN: "N", DEV: "D", TEST: "T"}
+    letters = {split: letter for split, (_, letter) in release_files(lang).items()}
 
     def render(rows: pd.DataFrame) -> pd.DataFrame:
         rows = rows.sort_values("row")

@@ -87,3 +87,26 @@ def test_an_empty_ranking_is_a_valid_bz2_file(shared_data, tmp_path):
     assert train.read_bytes().startswith(b"BZh")  # a 0-byte file is no bz2 file
     if shutil.which("bzip2"):
         assert subprocess.run(["bzip2", "-t", str(train)]).returncode == 0
+
+
+def test_spark_without_pyspark_or_java_is_refused_before_reading(tmp_path, monkeypatch, capsys):
+    import opusparcus.rank as rank_module
+    import opusparcus.spark_engine as spark_engine
+
+    def must_not_read(*arguments, **options):
+        raise AssertionError("the bitexts were read")
+
+    monkeypatch.setattr(rank_module, "read_bitexts", must_not_read)
+    arguments = ["rank", "--opus-dir", str(SAMPLE), "--lang", "fr", "--engine", "spark",
+                 "--out", str(tmp_path / "out"), "--quiet"]
+    monkeypatch.setattr(spark_engine.importlib.util, "find_spec", lambda name: None)
+    assert main(arguments) == 2
+    assert "pip install 'pivot-paraphrase-miner[spark]'" in capsys.readouterr().err
+    monkeypatch.undo()
+    monkeypatch.setattr(rank_module, "read_bitexts", must_not_read)
+    monkeypatch.setattr(spark_engine.shutil, "which", lambda name: None)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    if spark_engine.importlib.util.find_spec("pyspark") is not None:
+        assert main(arguments) == 2
+        assert "needs Java 17" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

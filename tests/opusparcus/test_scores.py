@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from reference import scores as reference_scores
 
-from opusparcus.counting import count_links, shared_pairs
-from opusparcus.scores import SCHEMES, score_pairs
+from opusparcus.counting import count_links, pack_pairs, shared_pairs, unpack_pairs
+from opusparcus.rank import ordered_sentences
+from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
 
 
 def _encode(bitexts: dict[str, list[tuple[str, str]]]):
@@ -91,3 +92,25 @@ def test_fanout_cap_counts_what_it_skips():
     pairs, skips = shared_pairs(counts, 4)
     assert len(pairs.keys) == 1  # only t0-t1 through "Non ."
     assert (skips.pivots, skips.links, skips.pairs) == (1, 5, 10)
+
+
+@pytest.mark.parametrize("same_score", [True, False])
+def test_ordering_breaks_ties_by_the_sentences_and_releases_the_input(same_score):
+    rng = np.random.default_rng(4)
+    left = rng.integers(0, 300, 5000)
+    right = left + 1 + rng.integers(0, 300, 5000)
+    keys = np.unique(pack_pairs(left, right))
+    pmi = rng.integers(0, 6, len(keys)) / 4  # many exact ties
+    score = pmi if same_score else -pmi * 3
+    pairs = ScoredPairs(keys, pmi, rng.random(len(keys)), rng.integers(1, 5, len(keys)), score)
+    first, second = unpack_pairs(keys)
+    expected = np.lexsort((second, first, -score))  # the order by its definition
+    copies = {name: getattr(pairs, name).copy() for name in ("keys", "expected", "pivots")}
+    ordered, ordered_first, ordered_second = ordered_sentences(pairs)
+    assert ordered.keys.tolist() == copies["keys"][expected].tolist()
+    assert ordered.expected.tolist() == copies["expected"][expected].tolist()
+    assert ordered.pivots.tolist() == copies["pivots"][expected].tolist()
+    assert (ordered_first.tolist(), ordered_second.tolist()) == (
+        first[expected].tolist(), second[expected].tolist())
+    assert (ordered.score is ordered.summed_pmi) == same_score
+    assert len(pairs.keys) == len(pairs.score) == 0, "the input's arrays were let go"
