@@ -1,13 +1,16 @@
 """The candidate pairs of one split, summed and scored in memory or, past the memory budget, in
-hash partitions on disk.
+partitions on disk.
 
 In memory, every pivot's target pairs are expanded at once (about `BYTES_PER_PAIR` bytes a pair
-at the peak) and summed per pair. When the split's pairs would not fit in the budget, pivots are
-expanded in chunks that fit and each chunk's (key, weight) rows are appended to one file per
-bitext and hash partition of the keys; each partition is then summed and scored alone. All of a
-pair's contributions land in one partition in the same (pivot) order, and the sum is taken per
-pair in that order, so every S, score and count is identical to the last bit: the output does
-not depend on the budget.
+at the peak) and summed per pair. When the split's pairs would not fit in the budget, the pairs
+are cut into ranges of their first (smaller) sentence code, each range holding about an equal
+share of the pairs (counted beforehand from the pivots' fan-outs, :func:`pairs_by_first_code`).
+Pivots are expanded in chunks that fit and each chunk's (key, weight) rows are appended to one
+file per bitext and range; each range is then summed and scored alone. The ranges come out
+sorted by key, so their concatenation is the whole, sorted, with nothing to merge; the budget
+keeps room for it (`SCORED_BYTES` a pair). All of a pair's contributions land in one range in
+the same (pivot) order, and the sum is taken per pair in that order, so every S, score and
+count is identical to the last bit: the output does not depend on the budget.
 """
 
 from __future__ import annotations
@@ -26,16 +29,20 @@ from opusparcus.counting import (
     PivotGroups,
     SharedPairs,
     count_links,
+    pairs_by_first_code,
     pivot_groups,
     sum_by_pair,
     weighted_pairs,
 )
 from opusparcus.scores import FIELDS, ScoredPairs, score_pairs
+from tapaco.core.memory import release_freed_memory
 
 BYTES_PER_PAIR = 128
+# a scored pair (key, summed PMI, expected count, pivots, a scheme's own score) and the
+# concatenation's copy of one field
+SCORED_BYTES = 42
 MIN_BUDGET = 64 << 20
 MAX_PARTITIONS = 1 << 16
-_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclass
@@ -49,6 +56,15 @@ class BitextPairs:
     @property
     def pair_count(self) -> int:
         return int(self.groups.pair_counts().sum())
+
+    def keep_only_target_counts(self) -> None:
+        """Let the (pivot, target) rows and the pivots go once the pairs are expanded: scoring
+        needs only c(t) and N."""
+        counts = self.counts
+        self.counts = LinkCounts(counts.pair_pivot[:0].copy(), counts.pair_target[:0].copy(),
+                                 counts.pair_count[:0].copy(), counts.target_count,
+                                 counts.pivot_count[:0].copy(), counts.links)
+        self.groups = self.groups.take(slice(0, 0))
 
 
 @dataclass
@@ -72,14 +88,38 @@ def bitext_pairs(target: np.ndarray, pivot: np.ndarray, vocabulary_size: int,
 
 
 def partitions_needed(expanded_pairs: int, budget: int) -> int:
-    """1 when the pairs fit in `budget` bytes, else how many hash partitions make each fit."""
-    needed = math.ceil(expanded_pairs * BYTES_PER_PAIR / max(budget, MIN_BUDGET))
+    """1 when the pairs fit in `budget` bytes, else how many partitions make each fit in what
+    the budget leaves beside the scored pairs of the partitions done."""
+    if expanded_pairs * BYTES_PER_PAIR <= budget:
+        return 1
+    needed = math.ceil(expanded_pairs * BYTES_PER_PAIR / working_budget(expanded_pairs, budget))
     return 1 if needed <= 1 else min(needed, MAX_PARTITIONS)
+
+
+def working_budget(expanded_pairs: int, budget: int) -> int:
+    """What `budget` leaves for expanding pairs once the scored pairs have their room."""
+    return max(budget - expanded_pairs * SCORED_BYTES, MIN_BUDGET)
+
+
+def range_bounds(first_counts: np.ndarray, partitions: int) -> np.ndarray:
+    """The first code of ranges 1 to `partitions` - 1, so that each range of codes is first in
+    about an equal share of the pairs (`first_counts`: pairs per code)."""
+    cumulative = np.cumsum(first_counts)
+    total = cumulative[-1] if len(cumulative) else 0
+    shares = total * np.arange(1, partitions) / partitions
+    return (np.searchsorted(cumulative, shares, side="left") + 1).astype(np.uint64)
+
+
+def range_of(keys: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The range of every pair key: how many bounds its first code reaches."""
+    return np.searchsorted(bounds, keys >> np.uint64(32), side="right").astype(np.uint16)
 
 
 def aggregate_split(bitexts: list[BitextPairs], scheme: str, budget: int,
                     spill_dir: Path | None = None) -> SplitPairs:
-    """Sum and score the pairs of every bitext of a split within about `budget` bytes."""
+    """Sum and score the pairs of every bitext of a split within about `budget` bytes. When
+    they are summed in partitions, each bitext keeps only its target counts once its pairs are
+    on disk."""
     skips = FanoutSkips(sum(b.skips.pivots for b in bitexts), sum(b.skips.links for b in bitexts),
                         sum(b.skips.pairs for b in bitexts))
     expanded = sum(b.pair_count for b in bitexts)
@@ -89,14 +129,22 @@ def aggregate_split(bitexts: list[BitextPairs], scheme: str, budget: int,
         per_bitext = [(sum_by_pair(*weighted_pairs(b.counts, b.groups)), b.counts)
                       for b in bitexts]
         return SplitPairs(score_pairs(per_bitext, scheme), skips, links, expanded)
+    size = max(len(b.counts.target_count) for b in bitexts)
+    first_counts = sum(pairs_by_first_code(b.counts, b.groups, size) for b in bitexts)
+    bounds = range_bounds(first_counts, partitions)
     with tempfile.TemporaryDirectory(prefix="opusparcus-pairs-", dir=spill_dir) as folder:
-        spill = _Spill(Path(folder), partitions)
-        chunk_pairs = max(budget, MIN_BUDGET) // BYTES_PER_PAIR
+        spill = _Spill(Path(folder), bounds)
+        chunk_pairs = working_budget(expanded, budget) // BYTES_PER_PAIR
         for number, bitext in enumerate(bitexts):
             for chunk in _chunks(bitext.groups, chunk_pairs):
                 spill.add(number, *weighted_pairs(bitext.counts, chunk))
-        scored = _concatenate([score_pairs(_partition_pairs(spill, part, bitexts), scheme)
-                               for part in range(partitions)])
+            bitext.keep_only_target_counts()
+        release_freed_memory()
+        parts = []
+        for part in range(partitions):
+            parts.append(score_pairs(_partition_pairs(spill, part, bitexts), scheme))
+            release_freed_memory()
+        scored = _concatenate(parts)
     return SplitPairs(scored, skips, links, expanded, partitions, spill.bytes_written)
 
 
@@ -118,27 +166,28 @@ def _partition_pairs(spill: _Spill, part: int,
 
 
 def _concatenate(parts: list[ScoredPairs]) -> ScoredPairs:
-    """The partitions' pairs in one key-sorted set, as the in-memory path gives them; each
-    field of the partitions is let go once its sorted whole exists."""
-    order = np.argsort(np.concatenate([part.keys for part in parts]))
+    """The ranges' pairs in one key-sorted set, as the in-memory path gives them; each field of
+    the ranges is let go once its whole exists."""
     same_score = all(part.score is part.summed_pmi for part in parts)
     columns = {}
     for name in FIELDS:
         if name == "score" and same_score:
             columns[name] = columns["summed_pmi"]
         else:
-            columns[name] = np.concatenate([getattr(part, name) for part in parts])[order]
+            columns[name] = np.concatenate([getattr(part, name) for part in parts])
         for part in parts:
             setattr(part, name, getattr(part, name)[:0].copy())
+        release_freed_memory()
     return ScoredPairs(**columns)
 
 
 class _Spill:
-    """Files of (key, weight) rows, one pair per bitext and hash partition, appended in order."""
+    """Files of (key, weight) rows, one pair per bitext and range of keys, appended in order."""
 
-    def __init__(self, folder: Path, partitions: int) -> None:
+    def __init__(self, folder: Path, bounds: np.ndarray) -> None:
         self.folder = folder
-        self.partitions = partitions
+        self.bounds = bounds
+        self.partitions = len(bounds) + 1
         self.bytes_written = 0
 
     def _paths(self, bitext: int, part: int) -> tuple[Path, Path]:
@@ -146,7 +195,7 @@ class _Spill:
         return stem.with_suffix(".keys"), stem.with_suffix(".weights")
 
     def add(self, bitext: int, keys: np.ndarray, weights: np.ndarray) -> None:
-        part_of = partition_of(keys, self.partitions)
+        part_of = range_of(keys, self.bounds)
         order = np.argsort(part_of, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(np.bincount(part_of,
                                                             minlength=self.partitions))])
@@ -165,9 +214,3 @@ class _Spill:
         if not keys_path.exists():
             return np.zeros(0, np.uint64), np.zeros(0, np.float64)
         return np.fromfile(keys_path, np.uint64), np.fromfile(weights_path, np.float64)
-
-
-def partition_of(keys: np.ndarray, partitions: int) -> np.ndarray:
-    """The hash partition of every pair key (a multiplicative hash: neighbouring codes spread)."""
-    mixed = (keys * _HASH_MULTIPLIER) >> np.uint64(40)
-    return (mixed % np.uint64(partitions)).astype(np.uint16)

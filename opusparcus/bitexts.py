@@ -1,4 +1,4 @@
-"""Read a bitext into integer arrays: its 1:1 links, and each side's sentences and years.
+"""Read a bitext into integer arrays: its 1:1 links, and each side's sentences and splits.
 
 Only links with exactly one sentence on each side count, and only when both sentences have a
 text: from the sentence documents where they exist (so a sentence has one identity whichever
@@ -6,9 +6,9 @@ alignment form linked it), else from the Moses line. Both sides are read alike, 
 the bitext's name, so that one reading serves both of its languages (en-fr gives en its pivot
 fr and fr its pivot en). A side's sentences are distinct keys (the text, marked as tokenised or
 raw), to be normalised once per language over every bitext read
-(:mod:`opusparcus.vocabulary`); each link has a code into them and the year in its document's
-path (`en/1994/123/456.xml.gz`), from which the target side's year decides the split: ending
-in 4 test, in 5 dev, else train; no year counts as train and is counted.
+(:mod:`opusparcus.vocabulary`); each link has a code into them and the split the year in its
+document's path gives (`en/1994/123/456.xml.gz`): ending in 4 test, in 5 dev, else train. The
+target side's split is the link's; no year counts as train and is counted.
 """
 
 from __future__ import annotations
@@ -62,12 +62,14 @@ class BitextCounts:
 @dataclass
 class Side:
     """One language's side of the links kept: distinct sentence keys (mark + text, in order of
-    first appearance), and for every link its key's code and its document's year."""
+    first appearance), for every link its key's code and the split its document's year gives
+    (:func:`splits_of_years`), and how many links had no year."""
 
     lang: str
     keys: pa.Array
     codes: np.ndarray
-    years: np.ndarray
+    splits: np.ndarray
+    without_year: int = 0
 
 
 @dataclass
@@ -191,10 +193,12 @@ class _Reader:
         sides = []
         for number, (lang, table) in enumerate(zip(self.langs, self.tables)):
             codes = [part[number] for part in self.parts]
-            years = [np.full(len(part[0]), part[2 + number], np.int16) for part in self.parts]
+            years = np.array([part[2 + number] for part in self.parts], np.int16)
+            sizes = np.array([len(part[0]) for part in self.parts], np.int64)
             sides.append(Side(lang, pa.array(list(table), pa.large_string()),
                               np.concatenate(codes or [np.zeros(0, np.int32)]),
-                              np.concatenate(years or [np.zeros(0, np.int16)])))
+                              np.repeat(splits_of_years(years), sizes),
+                              int(sizes[years == NO_YEAR].sum())))
         return Bitext(source, (sides[0], sides[1]), self.counts)
 
 
@@ -232,7 +236,7 @@ def splits_of_years(years: np.ndarray) -> np.ndarray:
 
 def _empty_side(lang: str) -> Side:
     return Side(lang, pa.array([], pa.large_string()), np.zeros(0, np.int32),
-                np.zeros(0, np.int16))
+                np.zeros(0, np.int8))
 
 
 def _marked(keys: pa.Array, mark: str) -> pa.Array:
@@ -248,8 +252,10 @@ def _read_moses_columns(source: AlignmentSource, log: BadInputLog) -> Bitext:
         log.report(error)
         return Bitext(str(source.path), (_empty_side(source.langs[0]),
                                          _empty_side(source.langs[1])))
-    sides = tuple(Side(lang, _marked(keys, RAW), codes, years) for lang, keys, codes, years
-                  in zip(source.langs, links.keys, links.codes, links.years))
+    sides = tuple(Side(lang, _marked(keys, RAW), codes, splits_of_years(years),
+                       int((years == NO_YEAR).sum()))
+                  for lang, keys, codes, years in zip(source.langs, links.keys, links.codes,
+                                                      links.years))
     counts = BitextCounts(links=links.links, one_to_one=links.one_to_one,
                           not_one_to_one=links.links - links.one_to_one,
                           links_with_empty_text=links.empty_text)

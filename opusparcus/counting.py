@@ -21,9 +21,10 @@ def pack_pairs(high: np.ndarray, low: np.ndarray) -> np.ndarray:
     return (high.astype(np.uint64) << np.uint64(32)) | low.astype(np.uint64)
 
 
-def unpack_pairs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two codes of packed pair keys (the inverse of :func:`pack_pairs`), as int64."""
-    return (keys >> np.uint64(32)).astype(np.int64), (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+def unpack_pairs(keys: np.ndarray, dtype: type = np.int64) -> tuple[np.ndarray, np.ndarray]:
+    """The two codes of packed pair keys (the inverse of :func:`pack_pairs`), as `dtype`."""
+    return ((keys >> np.uint64(32)).astype(dtype),
+            (keys & np.uint64(0xFFFFFFFF)).astype(dtype))
 
 
 @dataclass
@@ -67,7 +68,7 @@ def count_links(target: np.ndarray, pivot: np.ndarray, target_vocabulary: int) -
     keys.sort()
     starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if len(keys) else (
         np.zeros(0, np.int64))
-    pair_pivot, pair_target = unpack_pairs(keys[starts])
+    pair_pivot, pair_target = unpack_pairs(keys[starts], np.int32)
     counts = np.diff(np.append(starts, len(keys)))
     return LinkCounts(
         pair_pivot=pair_pivot,
@@ -87,6 +88,17 @@ def _within_group_pairs(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarr
     left = np.repeat(members, partners)
     right = left + 1 + _ranks_within(partners)
     return left, right
+
+
+def pairs_by_first_code(counts: LinkCounts, groups: PivotGroups, size: int) -> np.ndarray:
+    """How many of the pairs of `groups` have each target code (0 to `size` - 1) as their first,
+    smaller, sentence: a pivot's targets are in code order, so its k-th of d is first in d-1-k
+    of its pairs."""
+    ranks = _ranks_within(groups.sizes)
+    members = np.repeat(groups.starts, groups.sizes) + ranks
+    partners = np.repeat(groups.sizes, groups.sizes) - 1 - ranks
+    return np.bincount(counts.pair_target[members], weights=partners,
+                       minlength=size).astype(np.int64)
 
 
 def _ranks_within(sizes: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from opusparcus.bitexts import DEV, TEST, TRAIN
 from opusparcus.edit_distance import adjusted_edit_distances
@@ -53,21 +54,27 @@ def format_rows(lang: str, letter: str, first_number: int, first: Sequence[str],
 
 
 # The sentences of the language being written: set before worker processes fork, so chunks
-# travel as integer codes instead of millions of pickled strings.
-_vocabulary: list[str] = []
+# travel as integer codes instead of millions of pickled strings. An Arrow array, so the forked
+# workers share its pages (no reference counts to touch) and only a chunk's own sentences
+# become Python strings.
+_vocabulary: pa.Array = pa.array([], pa.large_string())
+
+
+def sentences_of(vocabulary: pa.Array, codes: np.ndarray) -> list[str]:
+    """The sentences with these codes, as Python strings."""
+    return vocabulary.take(pa.array(codes)).to_pylist()
 
 
 def _render(arguments: tuple) -> bytes:
     compress, lang, letter, first_number, first, second, summed_pmi, expected, pivots, extra = (
         arguments)
-    text = format_rows(lang, letter, first_number, [_vocabulary[i] for i in first.tolist()],
-                       [_vocabulary[i] for i in second.tolist()], summed_pmi, expected, pivots,
-                       extra)
+    text = format_rows(lang, letter, first_number, sentences_of(_vocabulary, first),
+                       sentences_of(_vocabulary, second), summed_pmi, expected, pivots, extra)
     data = text.encode("utf-8")
     return bz2.compress(data, 9) if compress else data
 
 
-def write_ranked(path: Path, lang: str, letter: str, vocabulary: list[str], first: np.ndarray,
+def write_ranked(path: Path, lang: str, letter: str, vocabulary: pa.Array, first: np.ndarray,
                  second: np.ndarray, summed_pmi: np.ndarray, expected: np.ndarray,
                  pivots: np.ndarray, workers: int, scheme_score: np.ndarray | None = None) -> None:
     """Write ranked rows (sentence codes into `vocabulary`); bz2 for `.bz2` paths, in
@@ -94,4 +101,4 @@ def write_ranked(path: Path, lang: str, letter: str, vocabulary: list[str], firs
             if compress and not tasks:
                 out.write(bz2.compress(b""))
     finally:
-        _vocabulary = []
+        _vocabulary = pa.array([], pa.large_string())

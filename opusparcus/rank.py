@@ -10,10 +10,12 @@ existing one must be this command's own earlier output. The pairs of each split 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -29,21 +31,24 @@ from opusparcus.bitexts import (
     TRAIN,
     Bitext,
     read_bitext,
-    splits_of_years,
 )
 from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough
-from opusparcus.export import release_files, write_ranked
+from opusparcus.export import release_files, sentences_of, write_ranked
 from opusparcus.scores import SCHEMES, ScoredPairs
 from opusparcus.spark_engine import SparkRanking, check_available
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
-from tapaco.core.memory import current_rss, default_memory_limit, format_size
+from tapaco.core.memory import (
+    current_rss,
+    default_memory_limit,
+    format_size,
+    release_freed_memory,
+)
 from tapaco.core.options import check_range, in_range
 from tapaco.core.opus import FOLDERS, AlignmentSource, find_alignment_sources
-from tapaco.core.opus.moses_columns import NO_YEAR
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.versions import library_versions, signature
@@ -159,10 +164,47 @@ def languages_with_bitexts(opus_dir: Path) -> tuple[str, ...]:
                          if not source.intra_lingual for lang in source.langs}))
 
 
-def _read_one(arguments: tuple) -> tuple[Bitext, dict]:
-    opus_dir, source, skip, documents = arguments
+def _only_codes(vocabulary: Vocabulary) -> Vocabulary:
+    """A pivot-only language's vocabulary: only its codes count, its sentences are let go."""
+    vocabulary.sentences = pa.array([], pa.large_string())
+    release_freed_memory()
+    return vocabulary
+
+
+def _read_one(arguments: tuple) -> tuple[Bitext, dict, dict[str, Vocabulary]]:
+    opus_dir, source, skip, documents, normalized_here = arguments
     log = BadInputLog(skip)
-    return read_bitext(opus_dir, source, log, documents), log.as_dict()
+    bitext = read_bitext(opus_dir, source, log, documents)
+    sides_of = {side.lang: {(source.path, number): side}
+                for number, side in enumerate(bitext.sides) if side.lang in normalized_here}
+    built = build_vocabularies(sides_of, map, _only_codes)
+    release_freed_memory()
+    return bitext, log.as_dict(), built
+
+
+class _SubmittedAhead(Iterator):
+    """`function` over `items` in a pool, results in order, with at most `ahead` tasks sent
+    and not yet taken: the first ones are sent at once, the others as results are taken, so
+    the tasks' arguments are made (and held) only a few at a time."""
+
+    def __init__(self, pool: ProcessPoolExecutor, function: Callable, items: Iterable,
+                 ahead: int) -> None:
+        self.pool, self.function, self.items = pool, function, iter(items)
+        self.pending: deque[Future] = deque()
+        for _ in range(ahead):
+            self._send()
+
+    def _send(self) -> None:
+        for item in self.items:
+            self.pending.append(self.pool.submit(self.function, item))
+            return
+
+    def __next__(self) -> object:
+        if not self.pending:
+            raise StopIteration
+        result = self.pending.popleft().result()
+        self._send()
+        return result
 
 
 @contextmanager
@@ -172,51 +214,60 @@ def _mapper(workers: int) -> Iterator[Mapper]:
         yield map
         return
     with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-        yield pool.map
+        yield lambda function, items: _SubmittedAhead(pool, function, items, 4 * workers)
 
 
 @dataclass
 class _Read:
-    """The bitexts read (each once, whichever languages it serves) and their bad-input logs."""
+    """The bitexts read (each once, whichever languages it serves), their bad-input logs and
+    the vocabularies their readers built (pivot-only languages of a single bitext)."""
 
     bitexts: dict[Path, Bitext]
     logs: dict[Path, dict]
+    vocabularies: dict[str, Vocabulary]
 
 
 def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], options: RankOptions,
-                 mapper: Mapper = map) -> _Read:
-    """Read the bitexts, each in a worker process when `mapper` is a pool's."""
-    tasks = [(opus_dir, source, options.skip_bad_input, options.documents) for source in sources]
-    results = list(mapper(_read_one, tasks))
-    return _Read({source.path: bitext for source, (bitext, _) in zip(sources, results)},
-                 {source.path: log for source, (_, log) in zip(sources, results)})
+                 mapper: Mapper = map, pivot_only: set[str] = frozenset()) -> _Read:
+    """Read the bitexts, each in a worker process when `mapper` is a pool's.
+
+    A language in `pivot_only` that only one of the bitexts has is normalised by that
+    bitext's reader: its vocabulary is that side's alone, and its keys then never travel."""
+    sides = Counter(lang for source in sources for lang in source.langs)
+    normalized_here = {lang for lang in pivot_only if sides[lang] == 1}
+    tasks = [(opus_dir, source, options.skip_bad_input, options.documents, normalized_here)
+             for source in sources]
+    read = _Read({}, {}, {})
+    for source, (bitext, log, built) in zip(sources, mapper(_read_one, tasks)):
+        read.bitexts[source.path], read.logs[source.path] = bitext, log
+        read.vocabularies.update(built)
+    return read
 
 
 def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map,
                  targets: set[str] | None = None) -> dict[str, Vocabulary]:
-    """The vocabulary of every language in `langs`, over every side of it that was read.
+    """The vocabulary of every language in `langs`, over every side of it that was read (the
+    readers' own vocabularies taken as they are).
 
     Languages other than `targets` (None: all of them) come first, and once a language's codes
-    exist what they made redundant is freed: its sides' sentence keys and, for a language that
-    is only a pivot, its sentences (only their codes count). Memory then shrinks as the
-    languages are done instead of holding every key to the end."""
+    exist what they made redundant is freed: its sides' sentence keys and key codes and, for a
+    language that is only a pivot, its sentences (only their codes count). Memory then shrinks
+    as the languages are done instead of holding every key to the end."""
     targets = set(langs) if targets is None else targets
-    order = sorted(langs, key=lambda lang: (lang in targets, lang))
+    order = sorted(set(langs) - set(read.vocabularies), key=lambda lang: (lang in targets, lang))
     sides_of = {lang: {(path, number): side for path, bitext in read.bitexts.items()
                        for number, side in enumerate(bitext.sides) if side.lang == lang}
                 for lang in order}
 
-    def free_keys(vocabulary: Vocabulary) -> Vocabulary:
-        for bitext in read.bitexts.values():
-            bitext.sides = tuple(replace(side, keys=pa.array([], side.keys.type))
-                                 if side.lang == vocabulary.lang else side
-                                 for side in bitext.sides)
+    def slim(vocabulary: Vocabulary) -> Vocabulary:
         if vocabulary.lang not in targets:
-            vocabulary.sentences = pa.array([], vocabulary.sentences.type)
-        pa.default_memory_pool().release_unused()
+            return _only_codes(vocabulary)
+        release_freed_memory()
         return vocabulary
 
-    return build_vocabularies(sides_of, mapper, free_keys)
+    built = build_vocabularies(sides_of, mapper, slim)
+    return {lang: read.vocabularies[lang] if lang in read.vocabularies else built[lang]
+            for lang in langs}
 
 
 @dataclass
@@ -230,15 +281,32 @@ class PivotLinks:
     split: np.ndarray
     without_year: int
 
+    def release(self) -> None:
+        """Let the per-link arrays go (once the pairs are counted); the rest stays."""
+        self.target = self.pivot_codes = np.zeros(0, np.int32)
+        self.split = np.zeros(0, np.int8)
+
+
+def _release_links(read: _Read, found: dict[str, Vocabulary], kept: set[Path]) -> None:
+    """Free the per-link codes and splits of every bitext not in `kept` (those the languages
+    still to rank read)."""
+    for vocabulary in found.values():
+        vocabulary.codes = {key: codes for key, codes in vocabulary.codes.items()
+                            if key[0] in kept}
+    for path, bitext in read.bitexts.items():
+        if path not in kept:
+            for side in bitext.sides:
+                side.splits = np.zeros(0, np.int8)
+
 
 def pivot_links(source: AlignmentSource, lang: str, read: _Read,
                 found: dict[str, Vocabulary]) -> PivotLinks:
     bitext, pivot = read.bitexts[source.path], _pivot_of(source, lang)
     number = 0 if bitext.sides[0].lang == lang else 1
-    years = bitext.sides[number].years
+    side = bitext.sides[number]
     return PivotLinks(pivot, source.path, found[lang].codes[source.path, number],
-                      found[pivot].codes[source.path, 1 - number], splits_of_years(years),
-                      int((years == NO_YEAR).sum()))
+                      found[pivot].codes[source.path, 1 - number], side.splits,
+                      side.without_year)
 
 
 def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
@@ -250,6 +318,7 @@ def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
         chosen = bitext.split == split
         bitexts.append(bitext_pairs(bitext.target[chosen], bitext.pivot_codes[chosen],
                                     vocabulary_size, options.max_pivot_fanout))
+    release_freed_memory()
     budget = options.memory_budget() - current_rss()
     pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir)
     return pairs, {"links_per_pivot": {bitext.pivot: count for bitext, count
@@ -265,7 +334,7 @@ def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.n
     ties as a lexsort on (score, first, second) would, in less memory. `pairs` is consumed:
     each of its arrays is let go as soon as its ordered copy exists."""
     ordered = pairs.take_releasing(np.argsort(-pairs.score, kind="stable"))
-    left, right = unpack_pairs(ordered.keys)
+    left, right = unpack_pairs(ordered.keys, np.int32)
     return ordered, left, right
 
 
@@ -277,14 +346,14 @@ def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return sorted_keys[position] == keys
 
 
-def _held_out(pairs: ScoredPairs, excluded: np.ndarray, vocabulary: list[str],
+def _held_out(pairs: ScoredPairs, excluded: np.ndarray, vocabulary: pa.Array,
               options: RankOptions) -> ScoredPairs:
     """Pairs not in `excluded` (sorted keys) whose sentences differ enough."""
     fresh = pairs.take(~_contains(excluded, pairs.keys))
-    left, right = (codes.tolist() for codes in unpack_pairs(fresh.keys))
-    keep = np.fromiter((differ_enough(vocabulary[a], vocabulary[b], options.min_edit_ratio,
-                                      options.min_edit_ratio_short, options.short_length)
-                        for a, b in zip(left, right)), bool, len(left))
+    left, right = (sentences_of(vocabulary, codes) for codes in unpack_pairs(fresh.keys))
+    keep = np.fromiter((differ_enough(a, b, options.min_edit_ratio, options.min_edit_ratio_short,
+                                      options.short_length) for a, b in zip(left, right)),
+                       bool, len(fresh))
     return fresh.take(keep)
 
 
@@ -318,13 +387,17 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     name = ",".join(langs)
     with garbage_collector_paused(), _mapper(options.workers) as run:
         with progress.stage(f"{name}: read bitexts"):
-            read = read_bitexts(opus_dir, sources, options, run)
+            read = read_bitexts(opus_dir, sources, options, run, needed - set(langs))
         with progress.stage(f"{name}: normalise sentences"):
             found = vocabularies(read, needed, run, set(langs))
         rank_one = _rank_language if options.engine == "local" else _spark_ranker(options)
-        return {lang: rank_one(lang, [pivot_links(s, lang, read, found) for s in plan[lang]],
-                               read, found[lang], outputs[lang], options, progress)
-                for lang in langs}
+        results = {}
+        for position, lang in enumerate(langs):
+            later = {s.path for other in langs[position + 1:] for s in plan[other]}
+            links = [pivot_links(s, lang, read, found) for s in plan[lang]]
+            results[lang] = rank_one(lang, links, read, found[lang], outputs[lang], options,
+                                     progress, partial(_release_links, read, found, later))
+        return results
 
 
 def _spark_ranker(options: RankOptions) -> Callable[..., dict]:
@@ -334,11 +407,13 @@ def _spark_ranker(options: RankOptions) -> Callable[..., dict]:
     session = spark_engine.spark_session(options.spark_master, options.memory_budget())
 
     def rank_one(lang: str, links: list[PivotLinks], read: _Read, vocabulary: Vocabulary,
-                 output: OutputFolder, options: RankOptions, progress: Progress) -> dict:
+                 output: OutputFolder, options: RankOptions, progress: Progress,
+                 counted: Callable[[], None]) -> dict:
         with spark_engine.spark_folder(options.temp_dir) as folder:
             with progress.stage(f"{lang}: rank on Spark"):
                 ranking = spark_engine.rank_on_spark(session, lang, links, vocabulary, options,
                                                      Path(folder))
+                _counted(links, counted)
                 stats = _statistics(lang, links, read, ranking.split_stats,
                                     ranking.pairs_written, options)
             with progress.stage(f"{lang}: render and write on Spark"):
@@ -348,8 +423,20 @@ def _spark_ranker(options: RankOptions) -> Callable[..., dict]:
     return rank_one
 
 
+def _counted(links: list[PivotLinks], counted: Callable[[], None]) -> None:
+    """Once a language's pairs are counted: its links' arrays, and (`counted`) whatever no
+    language still to rank needs, are let go."""
+    for bitext in links:
+        bitext.release()
+    counted()
+    release_freed_memory()
+
+
 def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: Vocabulary,
-                   output: OutputFolder, options: RankOptions, progress: Progress) -> dict:
+                   output: OutputFolder, options: RankOptions, progress: Progress,
+                   counted: Callable[[], None]) -> dict:
+    """Rank one language with the local engine: count and score, order and hold out, write.
+    `counted` is called once the pairs are counted (see :func:`_counted`)."""
     results, split_stats = {}, {}
     with progress.stage(f"{lang}: count and score"):
         for split in (TRAIN, DEV, TEST):
@@ -359,8 +446,9 @@ def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: 
             progress.note(f"{lang} {SPLITS[split]} pairs", {
                 "expanded": pairs.expanded_pairs, "partitions": pairs.partitions,
                 "spilled_bytes": pairs.spilled_bytes})
+        _counted(links, counted)
     with progress.stage(f"{lang}: order and hold out"):
-        sentences = vocabulary.sentences.to_pylist()
+        sentences = vocabulary.sentences
         train = results[TRAIN]
         dev = _held_out(results[DEV], train.keys, sentences, options)
         test = _held_out(results[TEST], np.sort(np.concatenate([train.keys, dev.keys])),
@@ -379,7 +467,7 @@ def _write_spark(folder: Path, lang: str, ranking: SparkRanking, stats: dict) ->
     write_json(folder / "stats.json", stats)
 
 
-def _write(folder: Path, lang: str, vocabulary: list[str], outputs: dict, stats: dict,
+def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: dict,
            options: RankOptions) -> None:
     for split, (name, letter) in release_files(lang).items():
         pairs, first, second = outputs[split]

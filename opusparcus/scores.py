@@ -20,6 +20,7 @@ from tapaco.core.arrays import ordered_group_sums
 
 SCHEMES = ("summed-pmi", "joint", "pmi", "joint-pmi", "conditional")
 FIELDS = ("keys", "summed_pmi", "expected", "pivots", "score")
+PIVOTS_TYPE = np.int16  # a pair's number of pivot bitexts: OPUS releases have under 100 languages
 
 
 @dataclass
@@ -98,4 +99,4 @@ def score_pairs(per_bitext: list[tuple[SharedPairs, LinkCounts]],
         target_count = np.sum([counts.target_count for _, counts in per_bitext], axis=0)
         links = sum(counts.links for _, counts in per_bitext)
         score = merged_score(scheme, shared, target_count[left], target_count[right], links)
-    return ScoredPairs(keys, summed_pmi, shared, pivots, score)
+    return ScoredPairs(keys, summed_pmi, shared, pivots.astype(PIVOTS_TYPE), score)

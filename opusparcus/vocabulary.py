@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from opusparcus.bitexts import RAW, TOKENIZED, Side
 from opusparcus.normalize import normalize_sentences
+from tapaco.core.memory import release_freed_memory
 
 CHUNK = 50_000
 Mapper = Callable[[Callable, Iterable], Iterator]
@@ -69,9 +70,12 @@ def build_vocabularies(sides_of: dict[str, dict[Hashable, Side]], mapper: Mapper
     """The vocabulary of every language over its sides, in the order of `sides_of`; `mapper`
     runs the normalisation of chunks of keys (`map`, or a process pool's). At most `window`
     languages are under way at once, so the workers normalise the next language while this
-    process finishes one, without every language's copies in memory at once. Each language's
-    sides are taken out of `sides_of` and let go when it is finished, and `finished` (if given)
-    may then slim its vocabulary and free what else held its keys."""
+    process finishes one, without every language's copies in memory at once.
+
+    The sides are consumed: each one's keys are emptied as soon as its language's distinct
+    keys exist, and its key codes once its sentence codes do (the objects are shared with the
+    bitexts they came from, which are slimmed with them). `finished` (if given) may then slim
+    the vocabulary itself."""
     done: dict[str, Vocabulary] = {}
     pending: deque[_Pending] = deque()
     for lang in list(sides_of):
@@ -86,8 +90,41 @@ def build_vocabularies(sides_of: dict[str, dict[Hashable, Side]], mapper: Mapper
 def _finish(job: _Pending, done: dict[str, Vocabulary],
             finished: Callable[[Vocabulary], Vocabulary] | None) -> None:
     vocabulary = job.finish()
-    job.sides.clear()
     done[job.lang] = finished(vocabulary) if finished else vocabulary
+
+
+def _dictionary_encoded(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
+    """The distinct strings of `chunks` in order of first appearance, and each string's index
+    among them, without concatenating the chunks first."""
+    encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.large_string()))
+    if not encoded.num_chunks:  # empty chunks are dropped
+        return pa.array([], pa.large_string()), np.zeros(0, np.int32)
+    return encoded.chunk(0).dictionary, np.concatenate(
+        [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
+
+
+def _sorted_distinct(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
+    """The distinct strings of `chunks` in code-point order, and each string's rank among
+    them. Sorting finds both at once, in the memory of about two copies of the strings (a hash
+    table takes twice that while it grows)."""
+    strings = pa.chunked_array(chunks or [[]], pa.large_string()).combine_chunks()
+    order = pc.array_sort_indices(strings)
+    in_order = strings.take(order)
+    del strings
+    first = np.ones(len(in_order), bool)
+    if len(in_order) > 1:
+        first[1:] = pc.not_equal(in_order.slice(1), in_order.slice(0, len(in_order) - 1)
+                                 ).to_numpy(zero_copy_only=False)
+    rank = np.empty(len(in_order), np.int32)
+    rank[order.to_numpy()] = np.cumsum(first, dtype=np.int64) - 1
+    return in_order.filter(pa.array(first)), rank
+
+
+def _compact_chunks(distinct: pa.Array, lang: str) -> Iterator[tuple[pa.Array, str]]:
+    # a slice would pickle its whole parent's buffers: each task gets a compact copy, made
+    # only when the task is sent
+    for start in range(0, len(distinct), CHUNK):
+        yield pa.concat_arrays([distinct.slice(start, CHUNK)]), lang
 
 
 class _Pending:
@@ -96,30 +133,27 @@ class _Pending:
     def __init__(self, lang: str, sides: dict[Hashable, Side], mapper: Mapper) -> None:
         self.lang, self.sides = lang, sides
         parts = list(sides.values())
+        self.lengths = [len(side.keys) for side in parts]
         if len(parts) == 1:  # a bitext's keys are distinct already
             self.distinct, self.key_codes = parts[0].keys, None
         else:
-            keys = pa.chunked_array([side.keys for side in parts],
-                                    pa.large_string()).combine_chunks().dictionary_encode()
-            self.distinct = keys.dictionary
-            self.key_codes = keys.indices.to_numpy(zero_copy_only=False)
-        # a slice would pickle its whole parent's buffers: each task gets a compact copy
-        tasks = [(pa.concat_arrays([self.distinct.slice(start, CHUNK)]), lang)
-                 for start in range(0, len(self.distinct), CHUNK)]
-        self.normalized = mapper(_normalize_chunk, tasks)
+            self.distinct, self.key_codes = _dictionary_encoded([side.keys for side in parts])
+        for side in parts:
+            side.keys = pa.array([], pa.large_string())
+        release_freed_memory()
+        self.normalized = mapper(_normalize_chunk, _compact_chunks(self.distinct, lang))
 
     def finish(self) -> Vocabulary:
-        chunks = list(self.normalized)
-        normalized = pa.chunked_array(chunks or [[]], pa.large_string()).combine_chunks()
-        sentences = normalized.dictionary_encode()
-        order = pc.array_sort_indices(sentences.dictionary).to_numpy()
-        rank = np.empty(len(order), np.int32)
-        rank[order] = np.arange(len(order), dtype=np.int32)
-        code_of_key = rank[sentences.indices.to_numpy(zero_copy_only=False)]
+        self.distinct = None
+        sentences, code_of_key = _sorted_distinct(list(self.normalized))
+        release_freed_memory()
         if self.key_codes is not None:
             code_of_key = code_of_key[self.key_codes]
+            self.key_codes = None
         codes, offset = {}, 0
-        for name, side in self.sides.items():
-            codes[name] = code_of_key[offset:offset + len(side.keys)][side.codes]
-            offset += len(side.keys)
-        return Vocabulary(self.lang, sentences.dictionary.take(pa.array(order)), codes)
+        for (name, side), length in zip(self.sides.items(), self.lengths):
+            codes[name] = code_of_key[offset:offset + length][side.codes]
+            side.codes = np.zeros(0, np.int32)
+            offset += length
+        self.sides.clear()
+        return Vocabulary(self.lang, sentences, codes)

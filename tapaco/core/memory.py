@@ -2,14 +2,20 @@
 
 The machine's memory is the smaller of the physical memory and the cgroup limit (a container
 or a batch job slot), so the default share is a share of what this process may really use.
+:func:`release_freed_memory` hands memory freed by numpy and Arrow back to the system, so that
+this process's resident size measures what it holds.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import resource
+from functools import cache
 from pathlib import Path
 
+import pyarrow as pa
 import regex
 
 DEFAULT_SHARE = 0.5
@@ -60,3 +66,21 @@ def current_rss() -> int:
         return resident_pages * os.sysconf("SC_PAGE_SIZE")
     except (OSError, IndexError, ValueError):
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+@cache
+def _glibc_trim() -> ctypes._CFuncPtr | None:
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+def release_freed_memory() -> None:
+    """Return freed memory to the system: Arrow's pool, and glibc's heap, where numpy arrays
+    of up to 32 MB are carved and, once freed, stay part of the process until trimmed."""
+    pa.default_memory_pool().release_unused()
+    trim = _glibc_trim()
+    if trim is not None:
+        trim(0)

@@ -1,9 +1,10 @@
-"""Pair aggregation under a memory budget: hash partitions on disk give the in-memory result to
+"""Pair aggregation under a memory budget: ranges of pairs on disk give the in-memory result to
 the last bit, and the whole ranking writes the same bytes."""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -14,13 +15,15 @@ import opusparcus.aggregate as aggregate
 import opusparcus.rank as rank_module
 from opusparcus.aggregate import (
     BYTES_PER_PAIR,
+    SCORED_BYTES,
     aggregate_split,
     bitext_pairs,
-    partition_of,
     partitions_needed,
+    range_bounds,
+    range_of,
 )
 from opusparcus.cli import main
-from opusparcus.counting import PivotGroups, sum_by_pair, weighted_pairs
+from opusparcus.counting import PivotGroups, pairs_by_first_code, sum_by_pair, weighted_pairs
 from opusparcus.rank import RankOptions, rank
 from opusparcus.scores import SCHEMES
 
@@ -49,8 +52,8 @@ def test_partitioned_sums_equal_in_memory_sums_bit_for_bit(scheme, tmp_path, mon
     assert in_memory.partitions == 1 and in_memory.spilled_bytes == 0
     monkeypatch.setattr(aggregate, "MIN_BUDGET", 1)
     expanded = in_memory.expanded_pairs
-    spilled = aggregate_split(bitexts, scheme, budget=expanded * BYTES_PER_PAIR // 7,
-                              spill_dir=tmp_path)
+    budget = expanded * SCORED_BYTES + math.ceil(expanded * BYTES_PER_PAIR / 7)
+    spilled = aggregate_split(bitexts, scheme, budget, spill_dir=tmp_path)
     assert spilled.partitions == 7
     assert spilled.spilled_bytes == 16 * expanded
     _assert_same(spilled.scored, in_memory.scored)
@@ -77,16 +80,34 @@ def test_chunks_cover_every_pivot_once_and_a_wide_pivot_stands_alone():
     assert all(c.pair_counts().sum() <= 16 or len(c.starts) == 1 for c in chunks)
 
 
-def test_partitions_needed_and_hash_spread(monkeypatch):
+def test_partitions_needed_leave_room_for_the_scored_pairs(monkeypatch):
     assert partitions_needed(1000, 1000 * BYTES_PER_PAIR) == 1
     assert partitions_needed(1000, 1) == 1, "below the floor the floor's budget is used"
     monkeypatch.setattr(aggregate, "MIN_BUDGET", 1)
-    assert partitions_needed(1000, 100 * BYTES_PER_PAIR) == 10
-    assert partitions_needed(1001, 100 * BYTES_PER_PAIR) == 11
-    assert partitions_needed(10**9, 1) == aggregate.MAX_PARTITIONS
-    keys = np.arange(100_000, dtype=np.uint64) << np.uint64(32) | np.uint64(7)
-    counts = np.bincount(partition_of(keys, 16), minlength=16)
-    assert counts.min() > 0.8 * len(keys) / 16
+    assert partitions_needed(1000, 1000 * SCORED_BYTES + 100 * BYTES_PER_PAIR) == 10
+    assert partitions_needed(1001, 1001 * SCORED_BYTES + 100 * BYTES_PER_PAIR) == 11
+    assert partitions_needed(10**9, 10**9 * SCORED_BYTES) == aggregate.MAX_PARTITIONS
+
+
+def test_pairs_by_first_code_counts_what_the_expansion_gives():
+    for bitext in _random_bitexts(2):
+        keys, _ = weighted_pairs(bitext.counts, bitext.groups)
+        expected = np.bincount((keys >> np.uint64(32)).astype(np.int64), minlength=400)
+        assert pairs_by_first_code(bitext.counts, bitext.groups, 400).tolist() == (
+            expected.tolist())
+
+
+def test_ranges_share_the_pairs_evenly_and_in_key_order():
+    bitexts = _random_bitexts(3)
+    keys = np.concatenate([weighted_pairs(b.counts, b.groups)[0] for b in bitexts])
+    first_counts = np.bincount((keys >> np.uint64(32)).astype(np.int64), minlength=400)
+    bounds = range_bounds(first_counts, 8)
+    ranges = range_of(keys, bounds)
+    sizes = np.bincount(ranges, minlength=8)
+    assert len(sizes) == 8 and sizes.sum() == len(keys)
+    assert sizes.max() <= len(keys) / 8 + first_counts.max()
+    order = np.argsort(keys, kind="stable")
+    assert (np.diff(ranges[order].astype(np.int64)) >= 0).all(), "a later range has smaller keys"
 
 
 def test_ranking_under_a_small_memory_limit_writes_the_same_bytes(tmp_path, monkeypatch):
