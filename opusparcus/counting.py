@@ -151,7 +151,7 @@ def sum_by_pair(keys: np.ndarray, weights: np.ndarray) -> SharedPairs:
     """S per distinct pair, keys sorted. Each pair's contributions are summed in the order
     given, by a reduction over that pair's values alone (:func:`ordered_group_sums`), so any
     subset holding all of a pair's contributions in the same order gives the same S to the
-    last bit: hash partitions and Spark buckets sum as the whole does."""
+    last bit: partitions and Spark buckets sum as the whole does."""
     distinct, _, (summed,) = ordered_group_sums(keys, weights)
     return SharedPairs(distinct.astype(np.uint64), summed)
 

@@ -74,7 +74,7 @@ class RankOptions:
     folder of sentence documents searched first where a release has both, `xml` (tokenised, as
     the Opusparcus release) or `raw` (Moses-tokenised here). `memory_limit` (bytes; None: a
     share of the machine's memory): when a split's candidate pairs would not fit beside what the
-    process already holds, they are summed in hash partitions on disk under `temp_dir` (None:
+    process already holds, they are summed in partitions on disk under `temp_dir` (None:
     the system's), with the same output.
     """
 

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from opusparcus.bitexts import RAW, TOKENIZED, Side
 from opusparcus.normalize import normalize_sentences
+from tapaco.core.arrays import dictionary_encoded
 from tapaco.core.memory import release_freed_memory
 
 CHUNK = 50_000
@@ -93,16 +94,6 @@ def _finish(job: _Pending, done: dict[str, Vocabulary],
     done[job.lang] = finished(vocabulary) if finished else vocabulary
 
 
-def _dictionary_encoded(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
-    """The distinct strings of `chunks` in order of first appearance, and each string's index
-    among them, without concatenating the chunks first."""
-    encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.large_string()))
-    if not encoded.num_chunks:  # empty chunks are dropped
-        return pa.array([], pa.large_string()), np.zeros(0, np.int32)
-    return encoded.chunk(0).dictionary, np.concatenate(
-        [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
-
-
 def _sorted_distinct(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
     """The distinct strings of `chunks` in code-point order, and each string's rank among
     them. Sorting finds both at once, in the memory of about two copies of the strings (a hash
@@ -137,7 +128,7 @@ class _Pending:
         if len(parts) == 1:  # a bitext's keys are distinct already
             self.distinct, self.key_codes = parts[0].keys, None
         else:
-            self.distinct, self.key_codes = _dictionary_encoded([side.keys for side in parts])
+            self.distinct, self.key_codes = dictionary_encoded([side.keys for side in parts])
         for side in parts:
             side.keys = pa.array([], pa.large_string())
         release_freed_memory()

@@ -19,6 +19,8 @@ from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 
 def _bits(values: np.ndarray) -> int:
@@ -83,6 +85,16 @@ def ordered_group_sums(keys: np.ndarray,
     starts = np.flatnonzero(group_starts(codes[order]))
     sizes = np.diff(np.append(starts, len(keys)))
     return distinct, sizes, [np.add.reduceat(value[order], starts) for value in values]
+
+
+def dictionary_encoded(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
+    """The distinct strings of `chunks` in order of first appearance, and each string's index
+    among them (int32), without concatenating the chunks first."""
+    encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.large_string()))
+    if not encoded.num_chunks:  # empty chunks are dropped
+        return pa.array([], pa.large_string()), np.zeros(0, np.int32)
+    return encoded.chunk(0).dictionary, np.concatenate(
+        [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
 
 
 @contextmanager

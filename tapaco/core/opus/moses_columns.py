@@ -21,7 +21,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tapaco.core.arrays import dictionary_encoded
 from tapaco.core.errors import InputError
+from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus.moses import clean_line, moses_files
 from tapaco.core.opus.textstream import FileRef, LineChunks, Lines
 
@@ -177,16 +179,20 @@ class _SideCodes:
         self.dictionaries.append(encoded.dictionary)
 
     def cleaned(self) -> tuple[pa.Array, np.ndarray]:
-        """Distinct cleaned texts (first appearance) and each line's code into them."""
-        merged = pa.chunked_array(self.dictionaries, pa.large_string()).combine_chunks()
-        raw = merged.dictionary_encode()
-        clean = _cleaned(raw.dictionary).dictionary_encode()
+        """Distinct cleaned texts (first appearance) and each line's code into them. The
+        chunks' dictionaries are let go as they are merged."""
         offsets = np.cumsum([0] + [len(d) for d in self.dictionaries[:-1]], dtype=np.int64)
-        lines = np.concatenate([indices + offset for indices, offset
-                                in zip(self.indices, offsets)] or [np.zeros(0, np.int64)])
-        raw_code = raw.indices.to_numpy(zero_copy_only=False)
-        clean_code = clean.indices.to_numpy(zero_copy_only=False)
-        return clean.dictionary, clean_code[raw_code[lines]]
+        distinct, raw_code = dictionary_encoded(self.dictionaries)
+        self.dictionaries = []
+        lines = np.concatenate([raw_code[indices + offset] for indices, offset
+                                in zip(self.indices, offsets)] or [np.zeros(0, np.int32)])
+        self.indices = []
+        release_freed_memory()
+        clean = _cleaned(distinct)
+        if clean is distinct:  # nothing to clean: the texts are distinct already
+            return distinct, lines
+        encoded = clean.dictionary_encode()
+        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)[lines]
 
 
 def _first_appearance(codes: np.ndarray, keys: pa.Array) -> tuple[np.ndarray, pa.Array]:
