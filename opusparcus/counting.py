@@ -80,11 +80,17 @@ def count_links(target: np.ndarray, pivot: np.ndarray, target_vocabulary: int) -
     )
 
 
+def _members_and_partners(starts: np.ndarray,
+                          sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every element of each group [start, start+size), and how many elements follow it in its
+    group (the pairs it is the first of)."""
+    ranks = _ranks_within(sizes)
+    return np.repeat(starts, sizes) + ranks, np.repeat(sizes, sizes) - 1 - ranks
+
+
 def _within_group_pairs(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Indexes (i, j), i < j, of every pair of elements inside each group [start, start+size)."""
-    members = np.repeat(starts, sizes) + _ranks_within(sizes)
-    position = _ranks_within(sizes)
-    partners = np.repeat(sizes, sizes) - 1 - position
+    members, partners = _members_and_partners(starts, sizes)
     left = np.repeat(members, partners)
     right = left + 1 + _ranks_within(partners)
     return left, right
@@ -94,9 +100,7 @@ def pairs_by_first_code(counts: LinkCounts, groups: PivotGroups, size: int) -> n
     """How many of the pairs of `groups` have each target code (0 to `size` - 1) as their first,
     smaller, sentence: a pivot's targets are in code order, so its k-th of d is first in d-1-k
     of its pairs."""
-    ranks = _ranks_within(groups.sizes)
-    members = np.repeat(groups.starts, groups.sizes) + ranks
-    partners = np.repeat(groups.sizes, groups.sizes) - 1 - ranks
+    members, partners = _members_and_partners(groups.starts, groups.sizes)
     return np.bincount(counts.pair_target[members], weights=partners,
                        minlength=size).astype(np.int64)
 

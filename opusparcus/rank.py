@@ -182,6 +182,9 @@ def _read_one(arguments: tuple) -> tuple[Bitext, dict, dict[str, Vocabulary]]:
     return bitext, log.as_dict(), built
 
 
+_NO_MORE = object()
+
+
 class _SubmittedAhead(Iterator):
     """`function` over `items` in a pool, results in order, with at most `ahead` tasks sent
     and not yet taken: the first ones are sent at once, the others as results are taken, so
@@ -195,9 +198,9 @@ class _SubmittedAhead(Iterator):
             self._send()
 
     def _send(self) -> None:
-        for item in self.items:
+        item = next(self.items, _NO_MORE)
+        if item is not _NO_MORE:
             self.pending.append(self.pool.submit(self.function, item))
-            return
 
     def __next__(self) -> object:
         if not self.pending:

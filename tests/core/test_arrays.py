@@ -1,8 +1,10 @@
 import math
 
 import numpy as np
+import pyarrow as pa
 
 from tapaco.core.arrays import (
+    dictionary_encoded,
     group_starts,
     lexicographic_order,
     ordered_group_sums,
@@ -72,3 +74,15 @@ def test_ordered_group_sums_keep_each_keys_row_order():
             assert total == np.add.reduceat(padded, [0, offset, offset + size])[1]
         assert abs(total - math.fsum(own)) <= 1e-12 * abs(total)
     assert ordered_group_sums(keys[:0], values[:0])[0].tolist() == []
+
+
+def test_dictionary_encoded_across_chunks_as_first_appearance():
+    texts = [["b", "a", "é"], [], ["a", "c", "b"], [""], ["é"]]
+    chunks = [pa.array(chunk, pa.large_string()) for chunk in texts]
+    flat = [text for chunk in texts for text in chunk]
+    first = list(dict.fromkeys(flat))
+    distinct, codes = dictionary_encoded(chunks)
+    assert distinct.to_pylist() == first
+    assert codes.tolist() == [first.index(text) for text in flat]
+    empty, none = dictionary_encoded([pa.array([], pa.large_string())] * 2)
+    assert len(empty) == 0 and none.tolist() == []
