@@ -1,4 +1,5 @@
-"""Command line of `python -m opusparcus`: rank, and the annotation workflow around it.
+"""Command line of `python -m opusparcus`: download a release, rank, and the annotation workflow
+around it.
 
 A thin layer over the library: :func:`opusparcus.rank.rank`, :func:`opusparcus.sampling.
 sample_pairs`, :func:`opusparcus.annotate.annotate`, :func:`opusparcus.combine.combine_file`,
@@ -27,6 +28,7 @@ from opusparcus.rank import (
 )
 from opusparcus.sampling import sample_pairs
 from opusparcus.scores import SCHEMES
+from tapaco.core.download_command import add_download_parser, run_download
 from tapaco.core.errors import OptionError, exit_status
 from tapaco.core.files import json_text
 from tapaco.core.memory import default_memory_limit, format_size
@@ -65,6 +67,7 @@ def _levels(value: str) -> tuple[float, ...]:
 def parser() -> argparse.ArgumentParser:
     main = Parser(prog="opusparcus", description=DESCRIPTION)
     commands = subcommands(main)
+    add_download_parser(commands, corpus="OpenSubtitles", form="moses", pivots=True)
     for add in (_rank_parser, _sample_parser, _annotate_parser, _combine_parser,
                 _cutoff_parser, _plot_parser, _gem_parser):
         add(commands)
@@ -318,9 +321,9 @@ def _run_export_gem(arguments: argparse.Namespace) -> None:
     print(f"wrote {_plural(len(paths), 'file')} under {paths[0].parent}", file=sys.stderr)
 
 
-COMMANDS = {"rank": _run_rank, "sample": _run_sample, "annotate": _run_annotate,
-            "combine": _run_combine, "cutoff": _run_cutoff, "plot": _run_plot,
-            "export-gem": _run_export_gem}
+COMMANDS = {"download": run_download, "rank": _run_rank, "sample": _run_sample,
+            "annotate": _run_annotate, "combine": _run_combine, "cutoff": _run_cutoff,
+            "plot": _run_plot, "export-gem": _run_export_gem}
 
 
 def main(argv: list[str] | None = None) -> int:

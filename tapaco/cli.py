@@ -1,5 +1,6 @@
-"""Command line of `python -m tapaco`: `build` (TaPaCo from an OPUS Tatoeba release) and `enrich`
-(NMT back-translation paraphrase candidates).
+"""Command line of `python -m tapaco`: `build` (TaPaCo from an OPUS Tatoeba release), `download`
+(an OPUS release into the folder `build` reads) and `enrich` (NMT back-translation paraphrase
+candidates).
 
 A thin layer over :func:`tapaco.pipeline.build` and :mod:`tapaco.enrich.command`: parse options,
 run, print a one-screen summary. Bad input or options end with a one-line error naming file and
@@ -12,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tapaco.core.download_command import add_download_parser, run_download
 from tapaco.core.errors import exit_status
 from tapaco.core.files import json_text
 from tapaco.core.options import Parser, languages, subcommands
@@ -29,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
     main = Parser(prog="tapaco", description=DESCRIPTION)
     commands = subcommands(main)
     _build_parser(commands)
+    add_download_parser(commands, corpus="Tatoeba", form="raw", pivots=False)
     from tapaco.enrich.command import add_parser
 
     add_parser(commands)
@@ -139,6 +142,8 @@ def _run(arguments: argparse.Namespace) -> None:
         from tapaco.enrich.command import run, summary_line
 
         print(summary_line(run(arguments)), file=sys.stderr)
+    elif arguments.command == "download":
+        run_download(arguments)
     else:
         _run_build(arguments)
 

@@ -1,0 +1,238 @@
+"""Download an OPUS release into the folder layout `tapaco build` and `opusparcus rank` read.
+
+One downloader for both commands: the files come from the OPUS API (:mod:`.catalog`), each is
+fetched to `NAME.part` and resumed (:mod:`tapaco.core.transfer`), then checked before it is
+renamed into place: its size against the API's (KB, rounded either way), and its archive
+(every gzip member and zip CRC read through). `DIR/manifest.json` records the corpus, the
+release, and the URL, size and SHA-256 of every file, rewritten after each one, so an
+interrupted run resumes where it stopped and a rerun fetches nothing.
+
+Files the downloader did not write are never replaced: a file already at a release path is
+kept when its size agrees with OPUS's and it reads through (a hand-made download counts), and
+refused otherwise.
+"""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import hashlib
+import os
+import sys
+import zipfile
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tapaco.core.errors import InputError, OptionError
+from tapaco.core.files import json_text, write_file_atomically
+from tapaco.core.opus.catalog import FORMS, OpusApi, OpusFile, missing_pairs, select, select_pivots
+from tapaco.core.outputs import MANIFEST, read_manifest
+from tapaco.core.transfer import BLOCK, DownloadError, Rate, Transfer
+from tapaco.core.versions import package_version
+
+WRITTEN_BY = "download"
+
+
+@dataclass(frozen=True)
+class DownloadRequest:
+    """What to fetch: a corpus release in one form, for some languages.
+
+    `languages`: the alignments between these languages and their files (all when empty).
+    `lang` with `pivots`: the alignments of `lang` with each pivot (Opusparcus's bitexts).
+    """
+
+    corpus: str
+    release: str = "latest"
+    form: str = "raw"
+    languages: tuple[str, ...] = ()
+    lang: str = ""
+    pivots: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.form not in FORMS:
+            raise OptionError("--form", f"expected one of {', '.join(FORMS)}, got {self.form!r}")
+        if not self.corpus or not self.release:
+            raise OptionError("--corpus", "a corpus and a release are needed")
+        if bool(self.lang) != bool(self.pivots):
+            raise OptionError("--pivots", "--lang and --pivots go together")
+        if self.lang in self.pivots:
+            raise OptionError("--pivots", f"{self.lang} cannot be its own pivot")
+
+
+def plan(api: OpusApi, request: DownloadRequest) -> list[OpusFile]:
+    """The files `request` needs, from the API."""
+    files = api.files(request.corpus, request.release, request.form)
+    if request.lang:
+        missing = missing_pairs(files, request.lang, request.pivots)
+        if missing:
+            raise InputError(api.base_url, f"{request.corpus} {files[0].version} has no "
+                             f"{request.form} alignment {', '.join(missing)}", kind="download")
+        return select_pivots(files, request.lang, request.pivots)
+    chosen = select(files, request.languages)
+    if not any(file.target for file in chosen):
+        raise InputError(api.base_url, f"{request.corpus} {files[0].version} has no "
+                         f"{request.form} alignment between {', '.join(request.languages)}",
+                         kind="download")
+    return chosen
+
+
+def listing(files: list[OpusFile], out: Path) -> str:
+    """What a download would fetch: size and release path per file, the total, and what
+    is already in `out`."""
+    manifest = read_manifest(out) or {"files": {}}
+    lines = []
+    for file in files:
+        present = _recorded(out, manifest, file)
+        lines.append(f"{_size(file.size_kb * 1024):>10}  {file.path}"
+                     + ("  (already downloaded)" if present else ""))
+    total = sum(file.size_kb for file in files) * 1024
+    remaining = sum(file.size_kb for file in files if not _recorded(out, manifest, file)) * 1024
+    version = files[0].version if files else "?"
+    lines.append(f"{_size(total):>10}  total, {len(files)} files of release {version}; "
+                 f"{_size(remaining)} still to fetch into {out}")
+    return "\n".join(lines)
+
+
+def _size(count: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if count < 1000 or unit == "GB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1000
+    raise AssertionError("unreachable")
+
+
+def download(request: DownloadRequest, out: Path, api: OpusApi | None = None,
+             rate: Rate | None = None, log: Callable[[str], None] | None = None) -> dict:
+    """Fetch what `request` needs into `out`; the manifest written there."""
+    api = api or OpusApi()
+    log = log or (lambda line: print(line, file=sys.stderr))
+    files = plan(api, request)
+    version = files[0].version
+    manifest = _open_folder(out, request, version, api.base_url)
+    fetched = 0
+    for number, file in enumerate(files, 1):
+        if _recorded(out, manifest, file):
+            continue
+        log(f"[{number}/{len(files)}] {file.path} ({_size(file.size_kb * 1024)})")
+        manifest["files"][file.path] = _get(file, out, api.transfer, rate)
+        manifest["date"] = _today()
+        write_file_atomically(out / MANIFEST, json_text(_sorted(manifest)))
+        fetched += 1
+    log(f"{request.corpus} {version} ({request.form}): {fetched} fetched, "
+        f"{len(files) - fetched} already there, in {out}")
+    return manifest
+
+
+def _today() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _sorted(manifest: dict) -> dict:
+    return {**manifest, "files": dict(sorted(manifest["files"].items()))}
+
+
+def _open_folder(out: Path, request: DownloadRequest, version: str, api: str) -> dict:
+    """The folder's manifest, new or from an earlier download of the same release."""
+    if out.exists() and not out.is_dir():
+        raise InputError(out, "is a file, but --out names a folder", kind="usage")
+    manifest = read_manifest(out)
+    if (out / MANIFEST).exists():
+        if manifest is None or manifest.get("written_by") != WRITTEN_BY:
+            raise InputError(out, f"holds a {MANIFEST} that the downloader did not write; "
+                             "choose another folder", kind="usage")
+        if (manifest.get("corpus"), manifest.get("release")) != (request.corpus, version):
+            raise InputError(out, f"holds {manifest.get('corpus')} {manifest.get('release')}, "
+                             f"not {request.corpus} {version}; choose another folder",
+                             kind="usage")
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = manifest or {"written_by": WRITTEN_BY, "corpus": request.corpus,
+                            "release": version, "files": {}}
+    forms = sorted({*manifest.get("forms", []), request.form})
+    manifest.update(package_version=package_version(), requested=request.release,
+                    forms=forms, api=api)
+    return manifest
+
+
+def _recorded(out: Path, manifest: dict, file: OpusFile) -> bool:
+    """Whether the manifest lists `file` as downloaded and it is still there, whole."""
+    entry = manifest["files"].get(file.path)
+    target = out / file.path
+    return (entry is not None and entry.get("url") == file.url and target.is_file()
+            and target.stat().st_size == entry.get("bytes"))
+
+
+def size_agrees(size: int, size_kb: int) -> bool:
+    """Whether `size` bytes is what OPUS lists as `size_kb` KB: bytes / 1,000 or / 1,024,
+    rounded down or up. (Truncation is caught exactly by the transfer and the archive check;
+    this catches a URL that serves another file.)"""
+    return (size_kb - 1) * 1000 < size <= (size_kb + 1) * 1024
+
+
+def _get(file: OpusFile, out: Path, transfer: Transfer, rate: Rate | None) -> dict:
+    target = out / file.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        return _adopt(file, target)
+    part = target.with_name(target.name + ".part")
+    size = transfer.fetch(file.url, part, rate)
+    try:
+        if not size_agrees(size, file.size_kb):
+            raise DownloadError(file.url, f"received {size} bytes, but OPUS lists "
+                                f"{file.size_kb} KB; the partial file was removed")
+        sha256 = archive_sha256(part)
+    except InputError:
+        part.unlink(missing_ok=True)
+        raise
+    os.replace(part, target)
+    return _entry(file, size, sha256)
+
+
+def _adopt(file: OpusFile, target: Path) -> dict:
+    """Keep a file someone else put at `target` when it is the one OPUS lists; else refuse."""
+    size = target.stat().st_size
+    if not target.is_file() or not size_agrees(size, file.size_kb):
+        raise InputError(target, f"exists, was not downloaded here, and is not OPUS's file "
+                         f"({size} bytes, OPUS lists {file.size_kb} KB); move it away",
+                         kind="usage")
+    return _entry(file, size, archive_sha256(target))
+
+
+def _entry(file: OpusFile, size: int, sha256: str) -> dict:
+    return {"url": file.url, "bytes": size, "opus_size_kb": file.size_kb, "sha256": sha256}
+
+
+def archive_sha256(path: Path) -> str:
+    """The SHA-256 of a `.gz` or `.zip` file, once all of it decompressed with valid
+    checksums; an InputError names what is wrong otherwise."""
+    digest = hashlib.sha256()
+    try:
+        if path.name.endswith(".gz") or path.name.endswith(".gz.part"):
+            _read_gzip(path, digest)
+        else:
+            _read_zip(path, digest)
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile, gzip.BadGzipFile) as error:
+        raise DownloadError(str(path), f"is not a whole, valid archive ({error})") from None
+    return digest.hexdigest()
+
+
+def _read_gzip(path: Path, digest) -> None:
+    _hash_file(path, digest)
+    with gzip.open(path, "rb") as stream:  # every member, each with its CRC and length
+        while stream.read(BLOCK):
+            pass
+
+
+def _hash_file(path: Path, digest) -> None:
+    with open(path, "rb") as handle:
+        while block := handle.read(BLOCK):
+            digest.update(block)
+
+
+def _read_zip(path: Path, digest) -> None:
+    _hash_file(path, digest)
+    with zipfile.ZipFile(path) as archive:
+        bad = archive.testzip()
+    if bad is not None:
+        raise zipfile.BadZipFile(f"member {bad} fails its CRC check")

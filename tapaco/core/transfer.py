@@ -1,0 +1,189 @@
+"""HTTP downloads that survive interruptions: `.part` files resumed with `Range`, retries with
+backoff, and a size that must match what the server announced.
+
+A transfer writes `NAME.part` only. A cut connection or a server error is retried after 1, 2,
+4... seconds, asking for the bytes not yet received (`Range: bytes=N-`); a server that ignores
+ranges (status 200) sends the whole file again and the part is restarted. A body shorter than
+its announced length is never taken as complete. Moving the part into place is the caller's
+step, after its own checks.
+"""
+
+from __future__ import annotations
+
+import http.client
+import re
+import socket
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from tapaco.core.errors import InputError
+from tapaco.core.versions import package_version
+
+BLOCK = 1 << 20
+_CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+|\*)")
+_RETRIED = (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError,
+            socket.timeout)
+
+
+class DownloadError(InputError):
+    """A file could not be downloaded: which URL, and why."""
+
+    def __init__(self, url: str, message: str) -> None:
+        super().__init__(url, message, kind="download")
+
+    def __reduce__(self):
+        return (DownloadError, (self.path, self.message))
+
+
+class _Retry(Exception):
+    """This attempt failed in a way worth another one."""
+
+
+def open_url(url: str, timeout: float, offset: int = 0):
+    """The response to GET `url` (from byte `offset` on); HTTP errors other than server errors
+    and 416 become a DownloadError at once."""
+    headers = {"User-Agent": f"pivot-paraphrase-miner/{package_version()}"}
+    if offset:
+        headers["Range"] = f"bytes={offset}-"
+    try:
+        return urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                      timeout=timeout)
+    except urllib.error.HTTPError as error:
+        if error.code >= 500 or error.code in (408, 416, 429):
+            raise
+        raise DownloadError(url, f"the server answered {error.code} {error.reason}") from None
+    except ValueError as error:
+        raise DownloadError(url, f"not a URL that can be downloaded ({error})") from None
+
+
+@dataclass
+class Rate:
+    """Draws `name  12.3/45.6 MB  7.8 MB/s  ETA 0:04` on a terminal, at most 5 times a second."""
+
+    stream: TextIO = sys.stderr
+    enabled: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.enabled is None:
+            self.enabled = self.stream.isatty()
+        self._started = time.monotonic()
+        self._drawn = 0.0
+
+    def start(self) -> None:
+        self._started = time.monotonic()
+
+    def show(self, name: str, done: int, total: int | None, resumed_from: int = 0) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self._drawn < 0.2:
+            return
+        self._drawn = now
+        rate = (done - resumed_from) / max(now - self._started, 1e-6)
+        line = f"{name}  {done / 1e6:.1f}"
+        if total:
+            remaining = (total - done) / rate if rate > 0 else 0
+            line += f"/{total / 1e6:.1f} MB  {rate / 1e6:.1f} MB/s  ETA {_clock(remaining)}"
+        else:
+            line += f" MB  {rate / 1e6:.1f} MB/s"
+        self.stream.write(f"\r\x1b[K{line}"[:200])
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    minutes, seconds = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """How to download: attempts, the first backoff in seconds (doubled each time), timeout."""
+
+    attempts: int = 6
+    backoff: float = 1.0
+    timeout: float = 60.0
+    sleep: Callable[[float], None] = time.sleep
+
+    def fetch(self, url: str, part: Path, rate: Rate | None = None) -> int:
+        """Download `url` into `part`, resuming what it holds; the size received."""
+        rate = rate or Rate(enabled=False)
+        return self._retried(url, lambda: self._attempt(url, part, rate),
+                             lambda: f"; rerun to resume from "
+                                     f"{part.stat().st_size if part.exists() else 0} bytes")
+
+    def read(self, url: str) -> bytes:
+        """The whole body of a small answer (an API query), retried like a download."""
+        def attempt() -> bytes:
+            with open_url(url, self.timeout) as response:
+                return response.read()
+
+        return self._retried(url, attempt, lambda: "")
+
+    def _retried(self, url: str, attempt: Callable, advice: Callable[[], str]):
+        for number in range(self.attempts):
+            try:
+                return attempt()
+            except (_Retry, *_RETRIED) as error:
+                if number == self.attempts - 1:
+                    raise DownloadError(url, f"gave up after {self.attempts} attempts: "
+                                        f"{_reason(error)}{advice()}") from None
+                self.sleep(self.backoff * 2 ** number)
+        raise AssertionError("unreachable")
+
+    def _attempt(self, url: str, part: Path, rate: Rate) -> int:
+        offset = part.stat().st_size if part.exists() else 0
+        try:
+            response = open_url(url, self.timeout, offset)
+        except urllib.error.HTTPError as error:
+            if error.code == 416:  # the part is not a prefix the server can continue
+                part.unlink()
+            raise
+        with response:
+            start, total = _range_of(response, offset)
+            if start != offset:
+                part.unlink()
+                raise _Retry(f"the server sent bytes from {start}, not from {offset}")
+            rate.start()
+            with open(part, "ab" if offset else "wb") as handle:
+                received = offset
+                while block := response.read(BLOCK):
+                    handle.write(block)
+                    received += len(block)
+                    rate.show(part.name.removesuffix(".part"), received, total, offset)
+        rate.done()
+        if total is not None and received != total:
+            if received > total:
+                part.unlink()
+            raise _Retry(f"received {received} of {total} bytes")
+        return received
+
+
+def _range_of(response, offset: int) -> tuple[int, int | None]:
+    """Where the body starts and the whole file's size (None when the server does not say)."""
+    if response.status == 206 and offset:
+        match = _CONTENT_RANGE.fullmatch(response.headers.get("Content-Range", "").strip())
+        if match and match[3] != "*":
+            return int(match[1]), int(match[3])
+        raise _Retry("a partial answer without a usable Content-Range")
+    if response.status == 206:
+        raise _Retry("a partial answer to a request for the whole file")
+    length = response.headers.get("Content-Length")
+    return 0, int(length) if length and length.isdigit() else None
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, urllib.error.HTTPError):
+        return f"the server answered {error.code} {error.reason}"
+    if isinstance(error, urllib.error.URLError):
+        return str(error.reason)
+    return str(error) or type(error).__name__

@@ -1,0 +1,145 @@
+"""A local stand-in for the OPUS API and its file server, started by the tests.
+
+The API part answers as Helsinki-NLP/OPUS-API does (opustools `DbOperations.get_corpora`): for
+`preprocessing=xml|raw` the xml alignments (`target` not empty) and then the sentence files of
+each language in them in the asked form; for `moses` the bitexts; `version=latest` selects
+the rows marked latest. The file part serves bytes with or without `Range` support, can cut a
+transfer after some bytes, and logs every request.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Row:
+    """One catalogue row: a file of a release."""
+
+    path: str  # e.g. xml/de-en.xml.gz
+    data: bytes
+    version: str = "v2"
+    latest: bool = True
+    corpus: str = "Tatoeba"
+    listed_kb: int | None = None  # the API's size; default: the real size
+
+    @property
+    def preprocessing(self) -> str:
+        return self.path.split("/")[0]
+
+    @property
+    def languages(self) -> tuple[str, str]:
+        name = self.path.split("/")[1].split(".")[0]
+        source, _, target = name.partition("-")
+        return source, target
+
+
+@dataclass
+class OpusServer:
+    rows: list[Row]
+    ranges: bool = True
+    cut_after: dict[str, int] = field(default_factory=dict)  # path -> bytes, first request
+    missing: set[str] = field(default_factory=set)  # paths answered 404
+    failures: dict[str, int] = field(default_factory=dict)  # path -> 503s before success
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (path, Range header)
+
+    def __enter__(self) -> OpusServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                server._answer(self)
+
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.02,),
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._http.shutdown()
+        self._http.server_close()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self._http.server_address[1]}"
+
+    @property
+    def api(self) -> str:
+        return self.base + "/opusapi/"
+
+    def file_requests(self) -> list[tuple[str, str]]:
+        return [request for request in self.requests if request[0] != "api"]
+
+    def url(self, row: Row) -> str:
+        return f"{self.base}/OPUS-{row.corpus}/{row.version}/{row.path}"
+
+    def _entry(self, row: Row) -> dict:
+        source, target = row.languages
+        size = row.listed_kb if row.listed_kb is not None else round(len(row.data) / 1024)
+        return {"alignment_pairs": 3, "corpus": row.corpus, "documents": 1, "id": 1,
+                "latest": str(row.latest), "preprocessing": row.preprocessing, "size": size,
+                "source": source, "source_tokens": 9, "target": target, "target_tokens": 9,
+                "url": self.url(row), "version": row.version}
+
+    def catalogue(self, query: dict[str, str]) -> list[dict]:
+        def matches(row: Row, preprocessing: str) -> bool:
+            version_ok = (row.latest if query.get("version") == "latest"
+                          else row.version == query.get("version", row.version))
+            return (row.corpus == query.get("corpus", row.corpus) and version_ok
+                    and row.preprocessing == preprocessing)
+
+        form = query.get("preprocessing", "")
+        if form not in ("xml", "raw"):
+            return [self._entry(row) for row in self.rows if matches(row, form)]
+        alignments = [row for row in self.rows if matches(row, "xml") and row.languages[1]]
+        languages = sorted({lang for row in alignments for lang in row.languages})
+        own = [row for lang in languages for row in self.rows
+               if matches(row, form) and row.languages == (lang, "")]
+        return [self._entry(row) for row in alignments + own]
+
+    def _answer(self, handler: BaseHTTPRequestHandler) -> None:
+        parts = urllib.parse.urlsplit(handler.path)
+        if parts.path == "/opusapi/":
+            self.requests.append(("api", parts.query))
+            query = dict(urllib.parse.parse_qsl(parts.query))
+            body = json.dumps({"corpora": self.catalogue(query)}).encode()
+            return self._send(handler, 200, body, {"Content-Type": "application/json"})
+        row = next((row for row in self.rows
+                    if parts.path == urllib.parse.urlsplit(self.url(row)).path), None)
+        asked = handler.headers.get("Range", "")
+        self.requests.append((row.path if row else parts.path, asked))
+        if row is None or row.path in self.missing:
+            return self._send(handler, 404, b"not found", {})
+        if self.failures.get(row.path, 0) > 0:
+            self.failures[row.path] -= 1
+            return self._send(handler, 503, b"busy", {})
+        start = int(asked[len("bytes="):].split("-")[0]) if asked and self.ranges else 0
+        if start >= len(row.data) and start:
+            return self._send(handler, 416, b"", {"Content-Range": f"bytes */{len(row.data)}"})
+        body = row.data[start:]
+        headers = {"Content-Length": str(len(body))}
+        status = 200
+        if start:
+            status = 206
+            headers["Content-Range"] = f"bytes {start}-{len(row.data) - 1}/{len(row.data)}"
+        cut = self.cut_after.pop(row.path, None)
+        self._send(handler, status, body if cut is None else body[:cut], headers)
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict) -> None:
+        handler.send_response(status)
+        headers.setdefault("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(body)
+        handler.wfile.flush()
+        handler.close_connection = True
