@@ -16,7 +16,7 @@ from pathlib import Path
 from tapaco.core.download_command import add_download_parser, run_download
 from tapaco.core.errors import exit_status
 from tapaco.core.files import json_text
-from tapaco.core.options import Parser, languages, subcommands
+from tapaco.core.options import Parser, languages, output_formats, subcommands
 from tapaco.core.opus import FOLDERS
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
@@ -66,6 +66,10 @@ def _build_parser(commands) -> None:
     command.add_argument("--skip-bad-input", action="store_true",
                          help="skip and count bad files, documents and links instead of "
                               "stopping")
+    command.add_argument("--format", type=output_formats, default=("tsv",), metavar="tsv,parquet",
+                         help="tsv: the released <lang>.txt files; parquet: data/<lang>.parquet "
+                              "in the columns of the Hugging Face tapaco dataset, with a "
+                              "dataset card README.md that datasets.load_dataset(OUT) reads")
     command.add_argument("--timings", type=Path, metavar="FILE",
                          help="write per-stage seconds and peak memory as JSON to this file")
     command.add_argument("--quiet", action="store_true", help="no progress line, no summary")
@@ -129,7 +133,8 @@ def _run_build(arguments: argparse.Namespace) -> None:
                                   is_own=timings_file_is_own, option="--timings")
         timings_file.check()
     progress = Progress(enabled=False if arguments.quiet else None)
-    stats = build(arguments.opus_dir, arguments.out, options, progress, arguments.overwrite)
+    stats = build(arguments.opus_dir, arguments.out, options, progress, arguments.overwrite,
+                  arguments.format)
     timings = progress.timings(COMMAND)
     if timings_file:
         timings_file.write(json_text(timings))

@@ -1,15 +1,74 @@
-"""Write the corpus: `OUT/<lang>.txt` in TaPaCo's released format, `stats.json` and `stats.md`.
+"""Write the corpus: `OUT/<lang>.txt` in TaPaCo's released format, `stats.json` and `stats.md`;
+with Parquet, `OUT/data/<lang>.parquet` and the dataset card `OUT/README.md`.
 
 Each language file is UTF-8, tab-separated, no header, five fields per row: set id, sentence id,
-text, lists, tags. The folder itself is written atomically by :mod:`tapaco.core.outputs`.
+text, lists, tags. The Parquet files hold the same rows in the columns of the Hugging Face
+`tapaco` dataset (`paraphrase_set_id`, `sentence_id`, `paraphrase`, `lists`, `tags`,
+`language`; lists and tags split on `;` as its loader did, so an empty field is `[""]`). The
+folder itself is written atomically by :mod:`tapaco.core.outputs`.
 """
 
 from __future__ import annotations
 
+import pyarrow as pa
 
-def language_file_text(rows: list[tuple[int, str, str, str, str]]) -> str:
+from tapaco.core.dataset_card import Card, Config
+
+Row = tuple[int, str, str, str, str]
+SCHEMA = pa.schema([("paraphrase_set_id", pa.string()), ("sentence_id", pa.string()),
+                    ("paraphrase", pa.string()), ("lists", pa.list_(pa.string())),
+                    ("tags", pa.list_(pa.string())), ("language", pa.string())])
+CITATION = """@inproceedings{scherrer-2020-tapaco,
+  title = "{T}a{P}a{C}o: A Corpus of Sentential Paraphrases for 73 Languages",
+  author = "Scherrer, Yves",
+  booktitle = "Proceedings of the 12th Language Resources and Evaluation Conference",
+  year = "2020",
+  publisher = "European Language Resources Association",
+  pages = "6868--6873",
+  url = "https://aclanthology.org/2020.lrec-1.848"
+}"""
+
+
+def language_file_text(rows: list[Row]) -> str:
     """The released layout: one `set<TAB>id<TAB>text<TAB>lists<TAB>tags` line per row."""
     return "".join(f"{s}\t{i}\t{text}\t{lists}\t{tags}\n" for s, i, text, lists, tags in rows)
+
+
+def language_table(lang: str, rows: list[Row]) -> pa.Table:
+    """The rows of one language in the columns of the Hugging Face `tapaco` dataset."""
+    return pa.table([[str(row[0]) for row in rows], [row[1] for row in rows],
+                     [row[2] for row in rows], [row[3].split(";") for row in rows],
+                     [row[4].split(";") for row in rows], [lang] * len(rows)], schema=SCHEMA)
+
+
+def parquet_path(lang: str) -> str:
+    return f"data/{lang}.parquet"
+
+
+def dataset_card(stats: dict, command: str) -> Card:
+    """The card of a build's Parquet files: one config per language, `all_languages` first."""
+    languages = list(stats["languages"])
+    configs = [Config("all_languages", {"train": "data/*.parquet"}, default=True)]
+    configs += [Config(lang, {"train": parquet_path(lang)}) for lang in languages]
+    sizes = ", ".join(f"{lang} {v['sentences']:,}" for lang, v in stats["languages"].items())
+    summary = (f"Paraphrase sets rebuilt from an OPUS Tatoeba release the way TaPaCo (Scherrer "
+               f"2020) was built: {sum(v['sentences'] for v in stats['languages'].values()):,} "
+               f"sentences in {sum(v['sets'] for v in stats['languages'].values()):,} sets over "
+               f"{len(languages)} languages ({sizes}). Sentences linked by Tatoeba translations "
+               "form a graph; its connected components, split by language and filtered, are the "
+               "sets. Each language is also in the TaPaCo 1.0 text layout as `<lang>.txt`.")
+    fields = {"paraphrase_set_id": "the set (component) number; sentences of one set are "
+                                   "paraphrases of each other",
+              "sentence_id": "the Tatoeba sentence id",
+              "paraphrase": "the sentence",
+              "lists": "Tatoeba lists holding the sentence (`;`-split; `[\"\"]` when none)",
+              "tags": "Tatoeba tags of the sentence (`;`-split; `[\"\"]` when none)",
+              "language": "the language code"}
+    return Card("TaPaCo (rebuilt)", "cc-by-2.0", summary, configs, languages, command,
+                stats["versions"], fields, CITATION,
+                notes=f"Options: `{stats['signature']}`. Input: "
+                      + ", ".join(f"{key.replace('_', ' ')} {value:,}"
+                                  for key, value in stats["input"].items()) + ".")
 
 
 def _table(header: list[str], rows: list[list]) -> list[str]:

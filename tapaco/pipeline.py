@@ -13,13 +13,21 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicographic_order
+from tapaco.core.dataset_card import FORMATS, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.opus import FOLDERS, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.versions import library_versions, signature
-from tapaco.export import language_file_text, stats_markdown
+from tapaco.export import (
+    Row,
+    dataset_card,
+    language_file_text,
+    language_table,
+    parquet_path,
+    stats_markdown,
+)
 from tapaco.filters import FilterOptions, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.read import Corpus, read_corpus
@@ -89,8 +97,8 @@ def _display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) 
     return ids
 
 
-def language_files(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, str]:
-    """The text of every output language file (rows are sorted by language)."""
+def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, list[Row]]:
+    """The output rows of every language (rows are sorted by language)."""
     languages = sorted(corpus.languages)
     documents_per_rank = np.zeros(len(languages), np.int64)
     ranks = np.array([languages.index(lang) for lang in corpus.languages], np.int64)
@@ -101,9 +109,9 @@ def language_files(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str
         rank = rows.lang[start]
         vertices = rows.vertex[start:end]
         ids = _display_ids(corpus, vertices, documents_per_rank[rank] > 1)
-        files[languages[rank]] = language_file_text(
+        files[languages[rank]] = [
             (int(graph.set_id[v]), label, corpus.texts[v], corpus.lists[v], corpus.tags[v])
-            for v, label in zip(vertices, ids))
+            for v, label in zip(vertices, ids)]
     return files
 
 
@@ -129,23 +137,45 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
 
 
 def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
-          progress: Progress | None = None, overwrite: bool = False) -> dict:
+          progress: Progress | None = None, overwrite: bool = False,
+          formats: tuple[str, ...] = ("tsv",)) -> dict:
     """Build TaPaCo from the OPUS release in `opus_dir` into `out`; return the statistics.
 
-    `overwrite` lets files of an earlier build that were changed since be replaced; files the
-    build did not write are never replaced (see :mod:`tapaco.core.outputs`).
+    `formats`: `tsv` (the released `<lang>.txt` files) and/or `parquet` (`data/<lang>.parquet`
+    with the dataset card `README.md`). `overwrite` lets files of an earlier build that were
+    changed since be replaced; files the build did not write are never replaced (see
+    :mod:`tapaco.core.outputs`).
     """
+    _check_formats(formats)
     options = options or BuildOptions()
     progress = progress or Progress(enabled=False)
     output = OutputFolder(out, COMMAND, (opus_dir,), overwrite)
     output.check()
     _check_languages(opus_dir, options.languages)
     with garbage_collector_paused():
-        return _build(opus_dir, output, options, progress)
+        return _build(opus_dir, output, options, progress, formats)
+
+
+def _check_formats(formats: tuple[str, ...]) -> None:
+    if not formats or not set(formats) <= set(FORMATS):
+        raise OptionError("--format", f"expected some of {', '.join(FORMATS)}, got {formats!r}")
+
+
+def command_line(options: BuildOptions, formats: tuple[str, ...]) -> str:
+    """The `tapaco build` command that gives this output from an input folder."""
+    words = ["python -m tapaco build --opus-dir OPUS_DIR --out OUT",
+             f"--max-set-size {options.filters.max_set_size}",
+             f"--bleu-max {options.filters.bleu_max:g}", f"--min-sets {options.filters.min_sets}",
+             f"--documents {options.documents}", f"--format {','.join(formats)}"]
+    if options.languages:
+        words.append(f"--langs {','.join(options.languages)}")
+    if options.skip_bad_input:
+        words.append("--skip-bad-input")
+    return " ".join(words)
 
 
 def _build(opus_dir: Path, output: OutputFolder, options: BuildOptions,
-           progress: Progress) -> dict:
+           progress: Progress, formats: tuple[str, ...]) -> dict:
     log = BadInputLog(options.skip_bad_input)
     corpus = read_corpus(opus_dir, log, progress, options.documents)
     with progress.stage("graph and components"):
@@ -156,11 +186,18 @@ def _build(opus_dir: Path, output: OutputFolder, options: BuildOptions,
                                      options.filters)
     stats = _statistics(corpus, graph, funnel, log, options)
     with progress.stage("write output"):
-        files = language_files(corpus, graph, rows)
+        files = language_rows(corpus, graph, rows)
 
         def write(folder: Path) -> None:
-            for lang, text in files.items():
-                (folder / f"{lang}.txt").write_text(text, encoding="utf-8")
+            for lang, language in files.items():
+                if "tsv" in formats:
+                    (folder / f"{lang}.txt").write_text(language_file_text(language),
+                                                       encoding="utf-8")
+                if "parquet" in formats:
+                    write_parquet(folder / parquet_path(lang), language_table(lang, language))
+            if "parquet" in formats:
+                card = dataset_card(stats, command_line(options, formats))
+                (folder / "README.md").write_text(card.text(), encoding="utf-8")
             write_json(folder / "stats.json", stats)
             (folder / "stats.md").write_text(stats_markdown(stats), encoding="utf-8")
 

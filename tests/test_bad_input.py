@@ -115,6 +115,8 @@ CASES = [
     Case("--max-set-size 0", BUILD + " {w}/o --max-set-size 0", "--max-set-size"),
     Case("--min-sets -1", BUILD + " {w}/o --min-sets -1", "--min-sets"),
     Case("--langs empty", BUILD + " {w}/o --langs ,", "--langs"),
+    Case("--format unknown", BUILD + " {w}/o --format tsv,csv", "--format"),
+    Case("--format empty", BUILD + " {w}/o --format ,", "--format"),
     Case("--langs not in the release", BUILD + " {w}/o --langs xx", "not in the release: xx"),
     Case("rank --workers 0", RANK + " {w}/o --workers 0", "--workers"),
     Case("rank --workers -1", RANK + " {w}/o --workers -1", "--workers"),

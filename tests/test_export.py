@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tapaco.export import language_file_text, stats_markdown
 
 
@@ -26,3 +28,70 @@ def test_stats_markdown_has_the_three_tables():
     for heading in ("Graph (Table 1)", "Filter funnel (Table 2)", "Languages (Table 3)"):
         assert f"## {heading}" in text
     assert "| en | 1 | 2 |" in text and "| (a) x | 1 | 0 | 1 | 2 |" in text
+
+
+def _tsv_rows(path) -> list[list[str]]:
+    return [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _built_with_parquet(tmp_path, formats=("tsv", "parquet"), name="out"):
+    from tapaco.filters import FilterOptions
+    from tapaco.pipeline import BuildOptions, build
+    from tests.test_build import _mixed_forms_release
+
+    root = tmp_path / "opus"
+    if not root.exists():
+        _mixed_forms_release(root)
+    build(root, tmp_path / name, BuildOptions(FilterOptions(min_sets=1)), formats=formats)
+    return tmp_path / name
+
+
+def test_parquet_files_hold_the_tsv_rows_in_the_hugging_face_columns(tmp_path):
+    import pyarrow.parquet as pq
+
+    from tapaco.export import SCHEMA
+
+    out = _built_with_parquet(tmp_path)
+    languages = sorted(path.stem for path in out.glob("*.txt"))
+    assert languages == ["en", "fr"]
+    assert sorted(path.name for path in (out / "data").iterdir()) == ["en.parquet", "fr.parquet"]
+    for lang in languages:
+        table = pq.read_table(out / "data" / f"{lang}.parquet")
+        assert table.schema.equals(SCHEMA, check_metadata=False)
+        expected = [{"paraphrase_set_id": s, "sentence_id": i, "paraphrase": text,
+                     "lists": lists.split(";"), "tags": tags.split(";"), "language": lang}
+                    for s, i, text, lists, tags in _tsv_rows(out / f"{lang}.txt")]
+        assert table.to_pylist() == expected
+    fr = pq.read_table(out / "data/fr.parquet").to_pylist()
+    assert fr[1]["lists"] == ["7", "9"] and fr[0]["tags"] == ["question"] and fr[2]["lists"] == [""]
+
+
+def test_parquet_only_output_and_the_same_bytes_twice(tmp_path):
+    first = _built_with_parquet(tmp_path, ("parquet",), "one")
+    second = _built_with_parquet(tmp_path, ("parquet",), "two")
+    assert not list(first.glob("*.txt"))
+    for name in ("data/en.parquet", "data/fr.parquet", "README.md"):
+        assert (first / name).read_bytes() == (second / name).read_bytes()
+
+
+def test_the_dataset_card_loads_with_datasets_offline(tmp_path, monkeypatch):
+    datasets = pytest.importorskip("datasets", reason="the datasets library (test extra) is "
+                                   "not installed")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    out = _built_with_parquet(tmp_path)
+    cache = str(tmp_path / "cache")
+    assert datasets.get_dataset_config_names(str(out)) == ["all_languages", "en", "fr"]
+    counts = {lang: len(_tsv_rows(out / f"{lang}.txt")) for lang in ("en", "fr")}
+    for lang, count in counts.items():
+        loaded = datasets.load_dataset(str(out), lang, cache_dir=cache)
+        assert list(loaded) == ["train"] and loaded["train"].num_rows == count
+        assert loaded["train"][0]["language"] == lang
+    everything = datasets.load_dataset(str(out), cache_dir=cache)["train"]
+    assert everything.num_rows == sum(counts.values())
+    assert list(everything.features) == ["paraphrase_set_id", "sentence_id", "paraphrase",
+                                         "lists", "tags", "language"]
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "license: \"cc-by-2.0\"" in card and "--format tsv,parquet --" not in card
+    assert "python -m tapaco build --opus-dir OPUS_DIR --out OUT" in card
+    assert "--min-sets 1" in card and "sacrebleu" in card and "scherrer-2020-tapaco" in card

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import PROJECT, SAMPLE
 
 README = (PROJECT / "README.md").read_text(encoding="utf-8")
@@ -29,10 +30,14 @@ def test_python_blocks_run(tmp_path, monkeypatch):
     blocks = _blocks("python")
     assert blocks, "the README shows the library API"
     monkeypatch.chdir(tmp_path)
+    datasets = pytest.importorskip("datasets", reason="a README example loads Parquet output "
+                                   "with the datasets library (test extra)")
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf")
     shutil.copytree(SAMPLE, tmp_path / "tatoeba")
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
     assert (tmp_path / "out" / "stats.json").is_file()
+    assert (tmp_path / "out-parquet" / "data" / "fr.parquet").is_file()
 
 
 def _quick_start_commands() -> list[list[str]]:

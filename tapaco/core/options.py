@@ -65,6 +65,16 @@ def languages(value: str) -> tuple[str, ...]:
     return chosen
 
 
+def output_formats(value: str, allowed: tuple[str, ...] = ("tsv", "parquet")) -> tuple[str, ...]:
+    """`--format tsv,parquet`: known names, at least one."""
+    from tapaco.core.dataset_card import parse_formats
+
+    try:
+        return parse_formats(value, allowed)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def integer(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argument type: a whole number from `low` to `high` (inclusive; None: no bound)."""
     return _ranged(int, "a whole number", low, high)
