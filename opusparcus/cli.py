@@ -18,6 +18,7 @@ from pathlib import Path
 from opusparcus.annotate import HELP as ANNOTATE_KEYS
 from opusparcus.combine import agreement_report, combine_file
 from opusparcus.cutoffs import cut_ranked, cutoff_table, parse_levels
+from opusparcus.gem import FORMATS as GEM_FORMATS
 from opusparcus.rank import COMMAND as RANK
 from opusparcus.rank import (
     ENGINES,
@@ -32,7 +33,15 @@ from tapaco.core.download_command import add_download_parser, run_download
 from tapaco.core.errors import OptionError, exit_status
 from tapaco.core.files import json_text
 from tapaco.core.memory import default_memory_limit, format_size
-from tapaco.core.options import Parser, integer, languages, number, size, subcommands
+from tapaco.core.options import (
+    Parser,
+    integer,
+    languages,
+    number,
+    output_formats,
+    size,
+    subcommands,
+)
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
 
@@ -55,6 +64,10 @@ def _language(value: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(f"one language code, got {value!r}; --langs takes "
                                          "several")
     return chosen
+
+
+def _gem_formats(value: str) -> tuple[str, ...]:
+    return output_formats(value, GEM_FORMATS)
 
 
 def _levels(value: str) -> tuple[float, ...]:
@@ -129,6 +142,9 @@ def _rank_parser(commands) -> None:
                               "Moses-tokenised)")
     command.add_argument("--skip-bad-input", action="store_true",
                          help="skip and count bad documents and links instead of stopping")
+    command.add_argument("--format", type=output_formats, default=("tsv",), metavar="tsv,parquet",
+                         help="tsv: the release's text files; parquet: OUT/<lang>/data/*.parquet "
+                              "with the same rows and a dataset card README.md")
     command.add_argument("--timings", type=Path, metavar="FILE",
                          help="write per-stage seconds and peak memory as JSON to this file "
                               "(its folder must exist)")
@@ -227,6 +243,10 @@ def _gem_parser(commands) -> None:
     gem.add_argument("--test", type=Path, required=True, metavar="FILE",
                      help="annotated 4-field test file (combine's output)")
     gem.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
+    gem.add_argument("--format", type=_gem_formats, default=("jsonl",), metavar="jsonl,parquet",
+                     help="jsonl: the GEM files; parquet: data/<split>.parquet (training files "
+                          "with the ranked fields and quality levels) and a dataset card "
+                          "README.md with the configs <lang>.<level>")
     gem.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
 
 
@@ -259,7 +279,7 @@ def _run_rank(arguments: argparse.Namespace) -> None:
                           arguments.min_edit_ratio, arguments.min_edit_ratio_short,
                           arguments.short_length, arguments.workers, arguments.skip_bad_input,
                           arguments.documents, arguments.memory_limit, arguments.temp_dir,
-                          arguments.engine, arguments.spark_master)
+                          arguments.engine, arguments.spark_master, arguments.format)
     langs = arguments.langs or arguments.lang
     if langs == ("all",):
         langs = languages_with_bitexts(arguments.opus_dir)
@@ -317,7 +337,7 @@ def _run_export_gem(arguments: argparse.Namespace) -> None:
     from opusparcus.gem import export_gem
 
     paths = export_gem(arguments.ranked, arguments.annotations, arguments.dev, arguments.test,
-                       arguments.out, arguments.overwrite)
+                       arguments.out, arguments.overwrite, arguments.format)
     print(f"wrote {_plural(len(paths), 'file')} under {paths[0].parent}", file=sys.stderr)
 
 

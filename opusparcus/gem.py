@@ -24,6 +24,11 @@ and 100, in increments of 5"). Level 100 "matches no training data at all": trai
 written empty, so that config holds only the manually annotated pairs. Dev/test pairs are told
 apart by their id letter (README: "D for Development, T for Test").
 
+With Parquet (`--format jsonl,parquet`), the same records go to `data/<split>.parquet` (the
+training files also with the ranked fields and each pair's quality level) beside a dataset
+card `README.md` whose configs are the card's `<lang>.<level>` (see
+:mod:`opusparcus.parquet_release`).
+
 Output is deterministic (ranked order for train, id number for the annotated splits, UTF-8,
 no ASCII escaping). `<out_dir>/<lang>/` is written whole under a temporary name and renamed,
 with a manifest; an existing one is replaced only when `export-gem` wrote it.
@@ -38,12 +43,14 @@ from pathlib import Path
 
 from opusparcus.annotations import ACCEPTABLE, read_release_pairs
 from opusparcus.cutoffs import choose_cut, estimate_shares, read_combined
+from opusparcus.parquet_release import write_gem_parquet
 from opusparcus.ranked_file import ranked_language, read_ranked
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, OptionError
 from tapaco.core.files import write_file_atomically
 from tapaco.core.outputs import OutputFolder
 
 COMMAND = "opusparcus export-gem"
+FORMATS = ("jsonl", "parquet")
 
 LEVELS = tuple(range(60, 101, 5))
 FIELDS = ("lang", "sent1", "sent2", "annot_score", "gem_id")
@@ -124,23 +131,34 @@ def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
 def write_gem_folder(folder: Path, lang: str, ranked_rows: list[list[str]],
                      cut_rows_for_level: dict[int, int],
                      annotated: list[tuple[str, str, str, float]],
-                     levels: Iterable[int] = LEVELS) -> list[str]:
-    """Write the GEM subsets of one language into `folder`; the names written, train first."""
+                     levels: Iterable[int] = LEVELS,
+                     formats: tuple[str, ...] = ("jsonl",)) -> list[str]:
+    """Write the GEM subsets of one language into `folder` as JSONL and/or Parquet (with its
+    dataset card); the names written, train first."""
     cuts = level_cuts(cut_rows_for_level, levels, len(ranked_rows))
-    train = train_records(lang, ranked_rows[:max(cuts.values(), default=0)])
+    kept = ranked_rows[:max(cuts.values(), default=0)]
+    train = train_records(lang, kept)
     splits = annotated_records(lang, annotated)
-    names = [f"train.{level}.jsonl" for level in cuts]
-    for name, cut in zip(names, cuts.values()):
-        write_jsonl(folder / name, train[:cut])
-    for split in ("validation", "test", "validation.full", "test.full"):
-        names.append(write_jsonl(folder / f"{split}.jsonl", splits[split]).name)
+    splits = {split: splits[split] for split in ("validation", "test", "validation.full",
+                                                 "test.full")}
+    names = []
+    if "jsonl" in formats:
+        for level, cut in cuts.items():
+            names.append(write_jsonl(folder / f"train.{level}.jsonl", train[:cut]).name)
+        for split, records in splits.items():
+            names.append(write_jsonl(folder / f"{split}.jsonl", records).name)
+    if "parquet" in formats:
+        names += write_gem_parquet(folder, lang, cuts, train, kept, splits)
     return names
 
 
 def export_gem(ranked: Path, annotations: Path, dev: Path, test: Path, out_dir: Path,
-               overwrite: bool = False) -> list[Path]:
+               overwrite: bool = False, formats: tuple[str, ...] = ("jsonl",)) -> list[Path]:
     """`out_dir/<lang>/`: the quality levels cut from the ranked training file by its combined
-    annotations, and the annotated dev and test files; returns the paths written."""
+    annotations, and the annotated dev and test files, as JSONL and/or Parquet; returns the
+    paths written."""
+    if isinstance(formats, str) or not formats or not set(formats) <= set(FORMATS):
+        raise OptionError("--format", f"expected some of {', '.join(FORMATS)}, got {formats!r}")
     lang = ranked_language(ranked)
     output = OutputFolder(out_dir / lang, COMMAND, (ranked, annotations, dev, test), overwrite)
     output.check()
@@ -154,7 +172,7 @@ def export_gem(ranked: Path, annotations: Path, dev: Path, test: Path, out_dir: 
 
     def fill(folder: Path) -> None:
         try:
-            names.extend(write_gem_folder(folder, lang, rows, cuts, annotated))
+            names.extend(write_gem_folder(folder, lang, rows, cuts, annotated, formats=formats))
         except ValueError as error:
             raise InputError(ranked, str(error), kind="malformed ranked file") from error
 

@@ -35,10 +35,12 @@ from opusparcus.bitexts import (
 from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough
 from opusparcus.export import release_files, sentences_of, write_ranked
+from opusparcus.parquet_release import write_rank_parquet
 from opusparcus.scores import SCHEMES, ScoredPairs
 from opusparcus.spark_engine import SparkRanking, check_available
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
+from tapaco.core.dataset_card import FORMATS
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.memory import (
@@ -59,7 +61,7 @@ MAX_WORKERS = 64
 MIN_MEMORY_LIMIT = 256 << 20
 # How the ranking runs, not what it gives: left out of stats.json so the outputs do not depend
 # on them.
-RUN_SETTINGS = ("workers", "memory_limit", "temp_dir", "engine", "spark_master")
+RUN_SETTINGS = ("workers", "memory_limit", "temp_dir", "engine", "spark_master", "formats")
 ENGINES = ("local", "spark")
 SPARK_MASTER = regex.compile(r"local(\[[^\]]+\])?|local-cluster\[[^\]]+\]|yarn|"
                              r"(spark|k8s|mesos)://\S+")
@@ -91,6 +93,7 @@ class RankOptions:
     temp_dir: Path | None = None
     engine: str = "local"
     spark_master: str = "local[*]"
+    formats: tuple[str, ...] = ("tsv",)
 
     def __post_init__(self) -> None:
         if self.score not in SCHEMES:
@@ -124,6 +127,10 @@ class RankOptions:
         if self.documents not in FOLDERS:
             raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
                               f"{self.documents!r}")
+        if isinstance(self.formats, str) or not self.formats or not set(self.formats) <= set(
+                FORMATS):
+            raise OptionError("--format", f"expected some of {', '.join(FORMATS)}, got "
+                              f"{self.formats!r}")
 
     def decisive(self) -> dict:
         """The options that decide the output (everything but :data:`RUN_SETTINGS`)."""
@@ -420,7 +427,7 @@ def _spark_ranker(options: RankOptions) -> Callable[..., dict]:
                 stats = _statistics(lang, links, read, ranking.split_stats,
                                     ranking.pairs_written, options)
             with progress.stage(f"{lang}: render and write on Spark"):
-                output.write(lambda out: _write_spark(out, lang, ranking, stats))
+                output.write(lambda out: _write_spark(out, lang, ranking, stats, options))
         return stats
 
     return rank_one
@@ -465,9 +472,36 @@ def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: 
     return stats
 
 
-def _write_spark(folder: Path, lang: str, ranking: SparkRanking, stats: dict) -> None:
+def _write_spark(folder: Path, lang: str, ranking: SparkRanking, stats: dict,
+                 options: RankOptions) -> None:
     ranking.write({split: folder / name for split, (name, _) in release_files(lang).items()})
     write_json(folder / "stats.json", stats)
+    _other_formats(folder, lang, stats, options)
+
+
+def command_line(lang: str, options: RankOptions) -> str:
+    """The `rank` command that gives this language's output from an input folder."""
+    words = [f"python -m opusparcus rank --opus-dir OPUS_DIR --lang {lang} --out OUT"]
+    for key, value in options.decisive().items():
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            words += [flag] if value else []
+        elif isinstance(value, tuple):
+            words += [f"{flag} {','.join(value)}"] if value else []
+        else:
+            words.append(f"{flag} {'none' if value is None else value}")
+    return " ".join(words + [f"--format {','.join(options.formats)}"])
+
+
+def _other_formats(folder: Path, lang: str, stats: dict, options: RankOptions) -> None:
+    """Parquet copies of the release files, and the text files only when asked for."""
+    release = {SPLITS[split]: name for split, (name, _) in release_files(lang).items()}
+    if "parquet" in options.formats:
+        write_rank_parquet(folder, lang, release, stats, command_line(lang, options))
+    if "tsv" not in options.formats:
+        for name in release.values():
+            (folder / name).unlink()
+            (folder / name).parent.rmdir()
 
 
 def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: dict,
@@ -478,6 +512,7 @@ def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: 
         write_ranked(folder / name, lang, letter, vocabulary, first, second, pairs.summed_pmi,
                      pairs.expected, pairs.pivots, options.workers, scheme_score)
     write_json(folder / "stats.json", stats)
+    _other_formats(folder, lang, stats, options)
 
 
 def _statistics(lang: str, links: list[PivotLinks], read: _Read, split_stats: dict,

@@ -87,3 +87,47 @@ def test_inconsistent_inputs_are_rejected(tmp_path):
         export_gem("en", RANKED, CUTS, [("en-N3", "a", "b", 4.0)], tmp_path)
     with pytest.raises(ValueError):
         export_gem("fi", RANKED, CUTS, [], tmp_path)
+
+
+RANKED_INT = [row[:6] + [str(n % 4)] for n, row in enumerate(RANKED)]
+
+
+def test_parquet_holds_the_jsonl_records_with_ranked_fields_and_quality(tmp_path):
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "en"
+    folder.mkdir()
+    names = write_gem_folder(folder, "en", RANKED_INT, CUTS, ANNOTATED,
+                             formats=("jsonl", "parquet"))
+    assert "data/train.60.parquet" in names and "train.60.jsonl" in names
+    # the highest level whose cut (CUTS, and 0 rows at 100) holds each row, by hand
+    quality = [95, 90, 90, 85, 85, 80, 75, 70, 65, 60]
+    for level in LEVELS:
+        rows = pq.read_table(folder / f"data/train.{level}.parquet").to_pylist()
+        jsonl = read(folder / f"train.{level}.jsonl")
+        assert [{key: row[key] for key in FIELDS} for row in rows] == jsonl
+        assert [row["quality"] for row in rows] == quality[:len(rows)]
+        assert all(row["quality"] >= level for row in rows)
+        ranked = RANKED_INT[:len(rows)]
+        assert [(row["summed_pmi"], row["expected_count"], row["pivots"], row["edit_distance"])
+                for row in rows] == [(1.5, 2.0, 3, int(r[6])) for r in ranked]
+    for split in ("validation", "test", "validation.full", "test.full"):
+        assert pq.read_table(folder / f"data/{split}.parquet").to_pylist() == read(
+            folder / f"{split}.jsonl")
+
+
+def test_parquet_only_and_the_card_loads_with_datasets(tmp_path):
+    datasets = pytest.importorskip("datasets", reason="the datasets library (test extra) is "
+                                   "not installed")
+    folder = tmp_path / "en"
+    folder.mkdir()
+    write_gem_folder(folder, "en", RANKED_INT, CUTS, ANNOTATED, formats=("parquet",))
+    assert not list(folder.glob("*.jsonl"))
+    configs = datasets.get_dataset_config_names(str(folder))
+    assert configs == [f"en.{level}" for level in LEVELS]
+    cache = str(tmp_path / "cache")
+    loaded = datasets.load_dataset(str(folder), "en.90", cache_dir=cache)
+    assert {split: loaded[split].num_rows for split in loaded} == {
+        "train": 3, "validation": 1, "test": 1, "validation.full": 2, "test.full": 2}
+    only_annotated = datasets.load_dataset(str(folder), "en.100", cache_dir=cache)
+    assert "train" not in only_annotated and only_annotated["test.full"].num_rows == 2

@@ -110,3 +110,36 @@ def test_spark_without_pyspark_or_java_is_refused_before_reading(tmp_path, monke
         assert main(arguments) == 2
         assert "needs Java 17" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_rank_parquet_holds_the_release_rows(tmp_path):
+    import bz2
+
+    import pyarrow.parquet as pq
+
+    from tests.conftest import SAMPLE
+
+    runs = {}
+    for formats in ("tsv", "tsv,parquet", "parquet"):
+        out = tmp_path / formats.replace(",", "-")
+        assert main(["rank", "--opus-dir", str(SAMPLE), "--lang", "fr", "--out", str(out),
+                     "--format", formats, "--quiet"]) == 0
+        runs[formats] = out / "fr"
+    text = bz2.decompress((runs["tsv"] / "train/fr-train.txt.bz2").read_bytes()).decode()
+    expected = [{"id": f[0], "sent1": f[1], "sent2": f[2], "summed_pmi": float(f[3]),
+                 "expected_count": float(f[4]), "pivots": int(f[5]), "edit_distance": int(f[6])}
+                for f in (line.split("\t") for line in text.splitlines())]
+    assert len(expected) == 24
+    for formats in ("tsv,parquet", "parquet"):
+        assert pq.read_table(runs[formats] / "data/train.parquet").to_pylist() == expected
+        assert pq.read_table(runs[formats] / "data/dev_candidates.parquet").num_rows == 0
+        assert ((runs[formats] / "stats.json").read_bytes()
+                == (runs["tsv"] / "stats.json").read_bytes())
+    assert ((runs["tsv,parquet"] / "train/fr-train.txt.bz2").read_bytes()
+            == (runs["tsv"] / "train/fr-train.txt.bz2").read_bytes())
+    assert not (runs["parquet"] / "train").exists()
+    assert ((runs["parquet"] / "data/train.parquet").read_bytes()
+            == (runs["tsv,parquet"] / "data/train.parquet").read_bytes())
+    card = (runs["parquet"] / "README.md").read_text()
+    assert '- split: "train"' in card and "dev_candidates" not in card.split("---")[1]
+    assert "python -m opusparcus rank --opus-dir OPUS_DIR --lang fr --out OUT" in card

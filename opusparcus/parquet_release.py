@@ -1,0 +1,166 @@
+"""Parquet copies of what `rank` and `export-gem` write, each folder with its dataset card.
+
+`rank --format parquet`: the release's text files are converted as they were written (so the
+Parquet rows are the text rows, numbers as printed), streamed through Arrow's CSV reader with
+quoting off, into `OUT/<lang>/data/{train,dev_candidates,test_candidates}.parquet`, with the
+ranked fields `id`, `sent1`, `sent2`, `summed_pmi`, `expected_count`, `pivots`,
+`edit_distance` (and `score` under another `--score`). The card has one config, the language.
+
+`export-gem --format parquet`: the GEM records (`lang`, `sent1`, `sent2`, `annot_score`,
+`gem_id`) in `OUT/<lang>/data/<split>.parquet`; the training files of each quality level also
+carry the ranked fields and `quality`, the highest level whose cut holds the pair. Configs are
+the GEM card's `<lang>.<level>`, each with the splits train, validation, test, validation.full
+and test.full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from tapaco.core.dataset_card import Card, Config, write_parquet
+from tapaco.core.versions import library_versions
+
+RANKED = pa.schema([("id", pa.string()), ("sent1", pa.string()), ("sent2", pa.string()),
+                    ("summed_pmi", pa.float64()), ("expected_count", pa.float64()),
+                    ("pivots", pa.int32()), ("edit_distance", pa.int32())])
+SCHEME_SCORE = pa.field("score", pa.float64())
+GEM = pa.schema([("lang", pa.string()), ("sent1", pa.string()), ("sent2", pa.string()),
+                 ("annot_score", pa.float64()), ("gem_id", pa.string())])
+GEM_TRAIN = pa.schema([*GEM, *list(RANKED)[3:], pa.field("quality", pa.int32())])
+EMPTY_SPLITS = ("A split without rows has its (empty) Parquet file but is left out of the "
+                "configs, as `datasets` refuses empty splits.")
+RANK_SPLITS = {"train": "train", "dev": "dev_candidates", "test": "test_candidates"}
+LICENSE = "cc-by-nc-4.0"
+CITATION = """@inproceedings{creutz-2018-open,
+  title = "Open Subtitles Paraphrase Corpus for Six Languages",
+  author = "Creutz, Mathias",
+  booktitle = "Proceedings of the Eleventh International Conference on Language Resources and
+               Evaluation ({LREC} 2018)",
+  year = "2018",
+  publisher = "European Language Resources Association (ELRA)",
+  url = "https://aclanthology.org/L18-1218"
+}"""
+RANKED_FIELDS = {
+    "id": "`<lang>-N<n>` (train), `-D<n>` (dev), `-T<n>` (test), in rank order",
+    "sent1, sent2": "the two sentences, sent1 < sent2 by code point",
+    "summed_pmi": "PMI summed over the pivot languages (the ranking score)",
+    "expected_count": "expected co-alignment count",
+    "pivots": "number of pivot languages with a shared translation",
+    "edit_distance": "adjusted edit distance (tails of the longer sentence free)",
+}
+
+
+def schema_of_ranked(scheme_score: bool) -> pa.Schema:
+    return RANKED.append(SCHEME_SCORE) if scheme_score else RANKED
+
+
+def ranked_text_to_parquet(text: Path, target: Path, scheme_score: bool = False) -> int:
+    """Convert a ranked release file (bz2 or plain) to Parquet; the rows converted."""
+    schema = schema_of_ranked(scheme_score)
+    compression = "bz2" if text.suffix == ".bz2" else None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    rows = 0
+    with pq.ParquetWriter(target, schema, compression="zstd") as writer:
+        if _has_rows(text, compression):
+            with pa.input_stream(str(text), compression=compression) as stream:
+                for batch in pacsv.open_csv(stream, *_tsv_options(schema)):
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
+    return rows
+
+
+def _has_rows(text: Path, compression: str | None) -> bool:
+    with pa.input_stream(str(text), compression=compression) as stream:
+        return bool(stream.read(1))
+
+
+def _tsv_options(schema: pa.Schema) -> tuple:
+    read = pacsv.ReadOptions(column_names=schema.names, block_size=1 << 24)
+    parse = pacsv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False,
+                               escape_char=False, newlines_in_values=False)
+    convert = pacsv.ConvertOptions(column_types={field.name: field.type for field in schema},
+                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
+    return read, parse, convert
+
+
+def write_rank_parquet(folder: Path, lang: str, release: dict[str, str], stats: dict,
+                       command: str) -> None:
+    """`folder/data/*.parquet` from the release files `release` (split -> name) and the card."""
+    scheme = stats["options"]["score"] != "summed-pmi"
+    splits = {}
+    for split, name in release.items():
+        path = f"data/{RANK_SPLITS[split]}.parquet"
+        if ranked_text_to_parquet(folder / name, folder / path, scheme):
+            splits[RANK_SPLITS[split]] = path
+    written = stats["pairs_written"]
+    summary = (f"{lang} sentence pairs that share pivot translations in OpenSubtitles, ranked "
+               f"as Opusparcus (Creutz 2018) ranks them: {written['train']:,} training pairs, "
+               f"best first, and {written['dev']:,} dev and {written['test']:,} test "
+               "candidates, which become the dev and test sets once people annotate them "
+               "(`opusparcus sample`, `annotate`, `combine`, `export-gem`). The release's "
+               "text files are beside this card; these Parquet files hold the same rows.")
+    fields = dict(RANKED_FIELDS)
+    if scheme:
+        fields["score"] = f"the `{stats['options']['score']}` score the rows are ordered by"
+    card = Card(f"Opusparcus {lang} (rebuilt, ranked)", LICENSE, summary,
+                [Config(lang, splits, default=True)], [lang], command, stats["versions"],
+                fields, CITATION, notes=f"{EMPTY_SPLITS} Options: `{stats['signature']}`.")
+    (folder / "README.md").write_text(card.text(), encoding="utf-8")
+
+
+def gem_table(records: Sequence[dict]) -> pa.Table:
+    return pa.Table.from_pylist(list(records), schema=GEM)
+
+
+def gem_train_table(records: Sequence[dict], ranked_rows: Sequence[Sequence[str]],
+                    quality: Sequence[int]) -> pa.Table:
+    """GEM training records with the ranked fields of their rows and their quality level."""
+    columns = gem_table(records).columns
+    numbers = [[float(row[3]) for row in ranked_rows], [float(row[4]) for row in ranked_rows],
+               [int(row[5]) for row in ranked_rows], [int(row[6]) for row in ranked_rows],
+               list(quality)]
+    return pa.table([*columns, *numbers], schema=GEM_TRAIN)
+
+
+def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
+                      train: Sequence[dict], ranked_rows: Sequence[Sequence[str]],
+                      annotated: dict[str, list[dict]]) -> list[str]:
+    """`folder/data/` with one training file per level and the four annotated splits, and the
+    card; the names written."""
+    quality = [max((level for level, cut in cuts.items() if index < cut), default=0)
+               for index in range(len(train))]
+    names = []
+    for level, cut in cuts.items():
+        name = f"data/train.{level}.parquet"
+        write_parquet(folder / name, gem_train_table(train[:cut], ranked_rows[:cut],
+                                                     quality[:cut]))
+        names.append(name)
+    for split, records in annotated.items():
+        name = f"data/{split}.parquet"
+        write_parquet(folder / name, gem_table(records))
+        names.append(name)
+    shared = {split: f"data/{split}.parquet" for split, records in annotated.items() if records}
+    configs = [Config(f"{lang}.{level}", ({"train": f"data/train.{level}.parquet"} if cut else {})
+                      | shared, default=level == min(cuts)) for level, cut in cuts.items()]
+    summary = (f"The {lang} part of Opusparcus in the layout of the GEM/opusparcus dataset: "
+               "training pairs cut at quality levels estimated from annotated samples (a "
+               "config per level; higher levels are prefixes of lower ones), and the "
+               "annotated dev and test pairs (`validation`, `test`: scored 3.0 or more; "
+               f"`.full`: every annotated pair). {EMPTY_SPLITS}")
+    fields = {"lang": "language", "sent1, sent2": "the two sentences",
+              "annot_score": "mean annotation (1.0-4.0); 0.0 for training pairs",
+              "gem_id": "`gem-opusparcus-<split>-<n>`, n the Opusparcus pair number",
+              **{name: meaning for name, meaning in RANKED_FIELDS.items()
+                 if name not in ("id", "sent1, sent2")},
+              "quality": "(train) the highest quality level whose cut holds the pair"}
+    card = Card(f"Opusparcus {lang} (rebuilt, GEM layout)", LICENSE, summary, configs, [lang],
+                "python -m opusparcus export-gem --ranked RANKED --annotations COMBINED --dev "
+                "DEV --test TEST --out OUT --format jsonl,parquet", library_versions(), fields,
+                CITATION)
+    (folder / "README.md").write_text(card.text(), encoding="utf-8")
+    return names
