@@ -43,8 +43,13 @@ def _build_parser(commands) -> None:
         "build", help="read an OPUS release, join sentences linked by translations into sets, "
                       "filter them, write one TSV per language (the released TaPaCo layout)",
         description="Build TaPaCo paraphrase sets from an OPUS Tatoeba release.")
-    command.add_argument("--opus-dir", type=Path, required=True, metavar="DIR",
-                         help="OPUS release folder (xml/ with raw/ or xml/ documents, or moses/)")
+    source = command.add_mutually_exclusive_group(required=True)
+    source.add_argument("--opus-dir", type=Path, metavar="DIR",
+                        help="OPUS release folder (xml/ with raw/ or xml/ documents, or moses/)")
+    source.add_argument("--tatoeba-export", type=Path, metavar="DIR",
+                        help="instead: a folder of Tatoeba's own exports (sentences.csv, "
+                             "links.csv, optional tags.csv and sentences_in_lists.csv); "
+                             "sentence ids are Tatoeba's")
     command.add_argument("--out", type=Path, required=True, metavar="OUT",
                          help="output folder: <lang>.txt, stats.json, stats.md, manifest.json; "
                               "an existing one is replaced only if an earlier build wrote it")
@@ -127,14 +132,15 @@ def _run_build(arguments: argparse.Namespace) -> None:
     options = BuildOptions(
         FilterOptions(arguments.max_set_size, arguments.bleu_max, arguments.min_sets),
         arguments.langs, arguments.skip_bad_input, arguments.documents)
+    source = arguments.opus_dir or arguments.tatoeba_export
     timings_file = None
     if arguments.timings:
-        timings_file = OutputFile(arguments.timings, COMMAND, (arguments.opus_dir,),
+        timings_file = OutputFile(arguments.timings, COMMAND, (source,),
                                   is_own=timings_file_is_own, option="--timings")
         timings_file.check()
     progress = Progress(enabled=False if arguments.quiet else None)
-    stats = build(arguments.opus_dir, arguments.out, options, progress, arguments.overwrite,
-                  arguments.format)
+    stats = build(source, arguments.out, options, progress, arguments.overwrite,
+                  arguments.format, tatoeba_export=arguments.tatoeba_export is not None)
     timings = progress.timings(COMMAND)
     if timings_file:
         timings_file.write(json_text(timings))

@@ -7,6 +7,7 @@ be or hold the input, and an existing one must be this command's own earlier out
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from tapaco.filters import FilterOptions, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_id
+from tapaco.tatoeba_export import read_export
 
 COMMAND = "tapaco build"
 EXACTNESS_LIBRARIES = ("sacrebleu", "regex", "unidecode", "igraph")
@@ -138,9 +140,11 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
 
 def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
           progress: Progress | None = None, overwrite: bool = False,
-          formats: tuple[str, ...] = ("tsv",)) -> dict:
+          formats: tuple[str, ...] = ("tsv",), tatoeba_export: bool = False) -> dict:
     """Build TaPaCo from the OPUS release in `opus_dir` into `out`; return the statistics.
 
+    `tatoeba_export`: `opus_dir` is a folder of Tatoeba's own exports instead
+    (:mod:`tapaco.tatoeba_export`; `options.documents` does not apply).
     `formats`: `tsv` (the released `<lang>.txt` files) and/or `parquet` (`data/<lang>.parquet`
     with the dataset card `README.md`). `overwrite` lets files of an earlier build that were
     changed since be replaced; files the build did not write are never replaced (see
@@ -151,9 +155,17 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     progress = progress or Progress(enabled=False)
     output = OutputFolder(out, COMMAND, (opus_dir,), overwrite)
     output.check()
-    _check_languages(opus_dir, options.languages)
+    log = BadInputLog(options.skip_bad_input)
+    if tatoeba_export:
+        def read() -> Corpus:
+            return read_export(opus_dir, progress)
+    else:
+        _check_languages(opus_dir, options.languages)
+
+        def read() -> Corpus:
+            return read_corpus(opus_dir, log, progress, options.documents)
     with garbage_collector_paused():
-        return _build(opus_dir, output, options, progress, formats)
+        return _build(read, log, output, options, progress, formats, tatoeba_export)
 
 
 def _check_formats(formats: tuple[str, ...]) -> None:
@@ -161,9 +173,11 @@ def _check_formats(formats: tuple[str, ...]) -> None:
         raise OptionError("--format", f"expected some of {', '.join(FORMATS)}, got {formats!r}")
 
 
-def command_line(options: BuildOptions, formats: tuple[str, ...]) -> str:
+def command_line(options: BuildOptions, formats: tuple[str, ...],
+                 tatoeba_export: bool = False) -> str:
     """The `tapaco build` command that gives this output from an input folder."""
-    words = ["python -m tapaco build --opus-dir OPUS_DIR --out OUT",
+    source = "--tatoeba-export EXPORT_DIR" if tatoeba_export else "--opus-dir OPUS_DIR"
+    words = [f"python -m tapaco build {source} --out OUT",
              f"--max-set-size {options.filters.max_set_size}",
              f"--bleu-max {options.filters.bleu_max:g}", f"--min-sets {options.filters.min_sets}",
              f"--documents {options.documents}", f"--format {','.join(formats)}"]
@@ -174,10 +188,10 @@ def command_line(options: BuildOptions, formats: tuple[str, ...]) -> str:
     return " ".join(words)
 
 
-def _build(opus_dir: Path, output: OutputFolder, options: BuildOptions,
-           progress: Progress, formats: tuple[str, ...]) -> dict:
-    log = BadInputLog(options.skip_bad_input)
-    corpus = read_corpus(opus_dir, log, progress, options.documents)
+def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
+           options: BuildOptions, progress: Progress, formats: tuple[str, ...],
+           tatoeba_export: bool) -> dict:
+    corpus = read()
     with progress.stage("graph and components"):
         graph = build_graph(corpus)
     with progress.stage("filters"):
@@ -196,7 +210,7 @@ def _build(opus_dir: Path, output: OutputFolder, options: BuildOptions,
                 if "parquet" in formats:
                     write_parquet(folder / parquet_path(lang), language_table(lang, language))
             if "parquet" in formats:
-                card = dataset_card(stats, command_line(options, formats))
+                card = dataset_card(stats, command_line(options, formats, tatoeba_export))
                 (folder / "README.md").write_text(card.text(), encoding="utf-8")
             write_json(folder / "stats.json", stats)
             (folder / "stats.md").write_text(stats_markdown(stats), encoding="utf-8")

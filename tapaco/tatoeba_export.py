@@ -1,0 +1,157 @@
+"""Read Tatoeba's own weekly exports (https://tatoeba.org/downloads) as a TaPaCo corpus.
+
+The exports are fresher than any OPUS release. Files, tab-separated without quoting:
+
+    sentences.csv            sentence id, language (`\\N` when unknown), text
+    links.csv                sentence id, translation id (each link in both directions)
+    tags.csv                 sentence id, tag name                      (optional)
+    sentences_in_lists.csv   list id, sentence id                       (optional)
+
+They give the corpus the OPUS form gives (:func:`tapaco.read.read_corpus`): a vertex per
+linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one document per
+language, an edge per linked pair (in either direction, once; same-language links are
+intra-lingual), the text as written (untokenised, as OPUS's raw documents), lists joined by
+`;` in ascending list id and tags in file order. Links to sentences the export does not hold
+or whose language is unknown are counted and left out, as the OPUS form leaves out links to
+unknown sentences; a link of a sentence to itself is dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from tapaco.core.errors import InputError
+from tapaco.core.progress import Progress
+from tapaco.read import INTER, INTRA, Corpus, ReadCounts
+
+FILES = {"sentences": ("sentences.csv", [("id", pa.int64()), ("lang", pa.string()),
+                                         ("text", pa.string())]),
+         "links": ("links.csv", [("first", pa.int64()), ("second", pa.int64())]),
+         "tags": ("tags.csv", [("id", pa.int64()), ("tag", pa.string())]),
+         "lists": ("sentences_in_lists.csv", [("list", pa.int64()), ("id", pa.int64())])}
+UNKNOWN_LANGUAGE = "\\N"
+
+
+def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
+    name, columns = FILES[kind]
+    path = folder / name
+    if not path.is_file():
+        if required:
+            raise InputError(path, f"not found: a Tatoeba export holds {name}",
+                             kind="missing file")
+        return None
+    try:
+        return pacsv.read_csv(path, pacsv.ReadOptions(column_names=[c for c, _ in columns],
+                                                      block_size=1 << 24),
+                              pacsv.ParseOptions(delimiter="\t", quote_char=False,
+                                                 double_quote=False, escape_char=False),
+                              pacsv.ConvertOptions(column_types=dict(columns),
+                                                   strings_can_be_null=False))
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        raise InputError(path, f"not a Tatoeba {name} ({len(columns)} tab-separated fields: "
+                         f"{', '.join(c for c, _ in columns)}): {error}",
+                         kind="malformed export") from None
+
+
+def read_export(folder: Path, progress: Progress) -> Corpus:
+    """The corpus of the Tatoeba export in `folder`."""
+    if not folder.is_dir():
+        raise InputError(folder, "Tatoeba export folder not found", kind="missing file")
+    with progress.stage("read alignments"):
+        sentences = _read(folder, "sentences")
+        known = sentences.filter(pc.not_equal(sentences["lang"], UNKNOWN_LANGUAGE))
+        order = np.argsort(known["id"].to_numpy(), kind="stable")
+        ids = known["id"].to_numpy()[order]
+        repeated = np.flatnonzero(np.diff(ids) == 0)
+        if len(repeated):
+            raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
+                             "appears twice", kind="malformed export")
+        links = _read(folder, "links")
+        pairs, counts = _linked_pairs(ids, links)
+    with progress.stage("read documents"):
+        return _corpus(folder, known.take(pa.array(order)), ids, pairs, counts)
+
+
+def _linked_pairs(ids: np.ndarray, links: pa.Table) -> tuple[np.ndarray, ReadCounts]:
+    """Rows (into sorted `ids`) of each linked pair, once, the smaller row first."""
+    first, second = links["first"].to_numpy(), links["second"].to_numpy()
+    rows = []
+    for column in (first, second):
+        row = np.searchsorted(ids, column)
+        row[row == len(ids)] = 0
+        rows.append(np.where(ids[row] == column, row, -1) if len(ids) else
+                    np.full(len(column), -1))
+    known = (rows[0] >= 0) & (rows[1] >= 0)
+    counts = ReadCounts(alignment_sources=1, links=len(first),
+                        links_to_unknown_sentences=int((~known).sum()))
+    a, b = rows[0][known], rows[1][known]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    keys = np.unique((low.astype(np.uint64) << np.uint64(32)) | high.astype(np.uint64))
+    pairs = np.column_stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)]).astype(np.int64)
+    return pairs[pairs[:, 0] != pairs[:, 1]], counts
+
+
+def _joined_per_row(rows: np.ndarray, values: list[str], count: int) -> list[str]:
+    """For each of `count` rows, its `values` joined by `;` in the given order (once each)."""
+    joined = [""] * count
+    for row, value in zip(rows.tolist(), values):
+        if value and value not in joined[row].split(";"):
+            joined[row] = f"{joined[row]};{value}" if joined[row] else value
+    return joined
+
+
+def _attributes(folder: Path, ids: np.ndarray, vertices: np.ndarray) -> tuple[list, list]:
+    """Lists (ascending list id) and tags (file order) of the vertex sentences."""
+    vertex_ids = ids[vertices]
+    result = []
+    for kind, value_column, sort in (("lists", "list", True), ("tags", "tag", False)):
+        table = _read(folder, kind, required=False)
+        if table is None:
+            result.append([""] * len(vertices))
+            continue
+        sentence = table["id"].to_numpy()
+        by_id = np.argsort(vertex_ids, kind="stable")
+        position = np.searchsorted(vertex_ids[by_id], sentence)
+        position[position == len(vertex_ids)] = 0
+        hit = (vertex_ids[by_id][position] == sentence if len(vertex_ids)
+               else np.zeros(len(sentence), bool))
+        picked = np.flatnonzero(hit)
+        values = table[value_column].to_numpy(zero_copy_only=False)[picked]
+        rows = by_id[position[picked]]
+        if sort:
+            order = np.lexsort((values, rows))
+            rows, values = rows[order], values[order]
+        result.append(_joined_per_row(rows, [str(value) for value in values], len(vertices)))
+    return result[0], result[1]
+
+
+def _corpus(folder: Path, sentences: pa.Table, ids: np.ndarray, pairs: np.ndarray,
+            counts: ReadCounts) -> Corpus:
+    linked = np.unique(pairs.ravel())
+    langs = sentences["lang"].to_numpy(zero_copy_only=False)
+    languages = sorted(set(langs[linked].tolist()))
+    lang_code = {lang: code for code, lang in enumerate(languages)}
+    vertex_lang = np.array([lang_code[lang] for lang in langs[linked].tolist()], np.int32)
+    order = np.lexsort((ids[linked], vertex_lang))
+    vertices = linked[order]
+    vertex_lang = vertex_lang[order]
+    position = np.full(len(ids), -1, np.int64)
+    position[vertices] = np.arange(len(vertices))
+    edges = position[pairs].astype(np.int32).reshape(-1, 2)
+    edge_kind = np.where(vertex_lang[edges[:, 0]] == vertex_lang[edges[:, 1]], INTRA,
+                         INTER).astype(np.int8)
+    lists, tags = _attributes(folder, ids, vertices)
+    counts.intra_lingual_sources = int((edge_kind == INTRA).any())
+    counts.documents = len(languages)
+    counts.document_sentences = len(ids)
+    return Corpus(
+        languages=languages, documents=[f"{lang}/tatoeba" for lang in languages],
+        document_lang=np.arange(len(languages), dtype=np.int32), vertex_lang=vertex_lang,
+        vertex_doc=vertex_lang.copy(), sides=[f"s{i}" for i in ids[vertices].tolist()],
+        texts=sentences["text"].take(pa.array(vertices)).to_pylist(), lists=lists, tags=tags,
+        edges=edges, edge_kind=edge_kind, counts=counts)

@@ -1,0 +1,123 @@
+"""Tatoeba's own exports as build input: the same sets as the OPUS form of the same data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tapaco.cli import main
+from tapaco.core.errors import InputError
+from tapaco.core.progress import Progress
+from tapaco.filters import FilterOptions
+from tapaco.pipeline import BuildOptions, build
+from tapaco.tatoeba_export import read_export
+from tests.conftest import OpusFolder, Sentence
+
+# (id, lang, text, lists ascending, tags in file order)
+SENTENCES = [
+    (1, "en", "I ate the cheese.", "7;907", "past tense;food"),
+    (2, "en", "I have eaten the cheese.", "", ""),
+    (3, "en", "Cheese was eaten by me.", "907", ""),
+    (10, "fr", "J'ai mangé le fromage.", "", "food"),
+    (11, "fr", "Le fromage, je l'ai mangé.", "", ""),
+    (20, "de", "Ich aß den Käse.", "", ""),
+    (21, "de", "Ich habe den Käse gegessen.", "12", ""),
+    (30, "en", "Stop!", "", ""), (31, "en", "Halt!", "", ""), (32, "fr", "Arrête !", "", ""),
+    (40, "en", "Never linked.", "", ""),
+]
+# translation links, each once; 1-2 is a same-language link (an intra-lingual file in OPUS)
+LINKS = [(1, 10), (2, 10), (3, 11), (10, 20), (11, 21), (1, 20), (30, 32), (31, 32), (1, 2),
+         (3, 10)]
+
+
+def write_export(folder: Path, both_directions: bool = True) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sentences.csv").write_text(
+        "".join(f"{i}\t{lang}\t{text}\n" for i, lang, text, _, _ in SENTENCES)
+        + "50\t\\N\tUnknown language.\n", encoding="utf-8")
+    links = [*LINKS, *((b, a) for a, b in LINKS)] if both_directions else LINKS
+    (folder / "links.csv").write_text("".join(f"{a}\t{b}\n" for a, b in links))
+    tags = [(i, tag) for i, _, _, _, tagged in SENTENCES for tag in tagged.split(";") if tag]
+    (folder / "tags.csv").write_text("".join(f"{i}\t{tag}\n" for i, tag in tags))
+    memberships = [(int(list_id), i) for i, _, _, lists, _ in SENTENCES
+                   for list_id in lists.split(";") if list_id]
+    (folder / "sentences_in_lists.csv").write_text(
+        "".join(f"{list_id}\t{i}\n" for list_id, i in reversed(memberships)))
+    return folder
+
+
+def write_opus(root: Path) -> Path:
+    opus = OpusFolder(root)
+    by_id = {i: (lang, text, lists, tags) for i, lang, text, lists, tags in SENTENCES}
+    for lang in ("de", "en", "fr"):
+        opus.sentences(f"{lang}/tatoeba.xml.gz", *[
+            Sentence(f"s{i}", text, lists, tags) for i, (of, text, lists, tags) in by_id.items()
+            if of == lang])
+    grouped: dict[str, list[tuple[str, str]]] = {}
+    for a, b in LINKS:
+        (la, _, _, _), (lb, _, _, _) = by_id[a], by_id[b]
+        if (la, a) > (lb, b):
+            (la, a), (lb, b) = (lb, b), (la, a)
+        grouped.setdefault(f"{la}-{lb}", []).append((f"s{a}", f"s{b}"))
+    for name, links in grouped.items():
+        first, second = name.split("-")
+        opus.links(name, f"{first}/tatoeba.xml.gz", f"{second}/tatoeba.xml.gz", links)
+    return opus.write("raw")
+
+
+def test_the_export_builds_the_same_sets_as_the_opus_form(tmp_path):
+    options = BuildOptions(FilterOptions(min_sets=1))
+    from_opus = build(write_opus(tmp_path / "opus"), tmp_path / "a", options)
+    from_export = build(write_export(tmp_path / "export"), tmp_path / "b", options,
+                        tatoeba_export=True)
+    outputs = sorted(path.name for path in (tmp_path / "a").glob("*.txt"))
+    assert outputs == ["de.txt", "en.txt", "fr.txt"]
+    for name in outputs:
+        assert (tmp_path / "b" / name).read_text() == (tmp_path / "a" / name).read_text()
+    assert from_export["funnel"] == from_opus["funnel"]
+    assert from_export["graph"] == from_opus["graph"]
+    en = (tmp_path / "b/en.txt").read_text().splitlines()
+    assert "0\t1\tI ate the cheese.\t7;907\tpast tense;food" in en
+
+
+def test_links_are_read_once_whatever_their_direction(tmp_path):
+    one = read_export(write_export(tmp_path / "one", both_directions=False), Progress())
+    both = read_export(write_export(tmp_path / "both"), Progress())
+    assert one.edges.tolist() == both.edges.tolist()
+    assert len(both.edges) == len(LINKS) and both.counts.links == 2 * len(LINKS)
+    assert [both.sides[v] for v in range(len(both.sides))] == [
+        "s20", "s21", "s1", "s2", "s3", "s30", "s31", "s10", "s11", "s32"]
+    assert sorted(both.edge_kind.tolist()) == [0] + [1] * (len(LINKS) - 1)
+
+
+def test_unknown_sentences_and_languages_are_counted_and_left_out(tmp_path):
+    folder = write_export(tmp_path / "export")
+    with open(folder / "links.csv", "a") as handle:
+        handle.write("1\t999\n50\t2\n")
+    corpus = read_export(folder, Progress())
+    assert corpus.counts.links_to_unknown_sentences == 2
+    assert "s50" not in corpus.sides and "s40" not in corpus.sides
+
+
+def test_bad_exports_are_one_line_errors(tmp_path, capsys):
+    folder = tmp_path / "export"
+    folder.mkdir()
+    with pytest.raises(InputError, match="a Tatoeba export holds sentences.csv"):
+        read_export(folder, Progress())
+    (folder / "sentences.csv").write_text("1\ten\tHi.\n1\tfr\tSalut.\n")
+    (folder / "links.csv").write_text("1\t1\n")
+    with pytest.raises(InputError, match="sentence id 1 appears twice"):
+        read_export(folder, Progress())
+    (folder / "sentences.csv").write_text("1\ten\n")
+    assert main(["build", "--tatoeba-export", str(folder), "--out", str(tmp_path / "o")]) == 2
+    assert "not a Tatoeba sentences.csv" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_command_line_with_parquet(tmp_path):
+    folder = write_export(tmp_path / "export")
+    assert main(["build", "--tatoeba-export", str(folder), "--out", str(tmp_path / "o"),
+                 "--min-sets", "1", "--format", "tsv,parquet", "--quiet"]) == 0
+    card = (tmp_path / "o/README.md").read_text()
+    assert "python -m tapaco build --tatoeba-export EXPORT_DIR --out OUT" in card
