@@ -2,6 +2,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import PROJECT, SAMPLE, Sentence, write_moses
 
 from opusparcus.cli import main
@@ -117,7 +118,6 @@ def test_rank_parquet_holds_the_release_rows(tmp_path):
 
     import pyarrow.parquet as pq
 
-    from tests.conftest import SAMPLE
 
     runs = {}
     for formats in ("tsv", "tsv,parquet", "parquet"):
@@ -143,3 +143,15 @@ def test_rank_parquet_holds_the_release_rows(tmp_path):
     card = (runs["parquet"] / "README.md").read_text()
     assert '- split: "train"' in card and "dev_candidates" not in card.split("---")[1]
     assert "python -m opusparcus rank --opus-dir OPUS_DIR --lang fr --out OUT" in card
+
+
+def test_rank_parquet_card_loads_with_datasets(tmp_path):
+    datasets = pytest.importorskip("datasets", reason="the datasets library (test extra) is "
+                                   "not installed")
+
+    out = tmp_path / "out"
+    assert main(["rank", "--opus-dir", str(SAMPLE), "--lang", "fr", "--out", str(out),
+                 "--format", "parquet", "--quiet"]) == 0
+    loaded = datasets.load_dataset(str(out / "fr"), cache_dir=str(tmp_path / "cache"))
+    assert list(loaded) == ["train"] and loaded["train"].num_rows == 24
+    assert loaded["train"][0]["id"] == "fr-N1"
