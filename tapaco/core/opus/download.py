@@ -130,7 +130,9 @@ def _today() -> str:
 
 
 def _sorted(manifest: dict) -> dict:
-    return {**manifest, "files": dict(sorted(manifest["files"].items()))}
+    """The manifest with its files last, by path."""
+    rest = {key: value for key, value in manifest.items() if key != "files"}
+    return {**rest, "files": dict(sorted(manifest["files"].items()))}
 
 
 def _open_folder(out: Path, request: DownloadRequest, version: str, api: str) -> dict:
