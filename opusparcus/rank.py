@@ -356,10 +356,14 @@ def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return sorted_keys[position] == keys
 
 
-def _held_out(pairs: ScoredPairs, excluded: np.ndarray, vocabulary: pa.Array,
+def _held_out(pairs: ScoredPairs, excluded: list[np.ndarray], vocabulary: pa.Array,
               options: RankOptions) -> ScoredPairs:
-    """Pairs not in `excluded` (sorted keys) whose sentences differ enough."""
-    fresh = pairs.take(~_contains(excluded, pairs.keys))
+    """Pairs in none of the `excluded` key arrays (each sorted) whose sentences differ enough.
+    The arrays are searched one by one: merging the train and dev keys would copy them twice."""
+    seen = np.zeros(len(pairs), bool)
+    for keys in excluded:
+        seen |= _contains(keys, pairs.keys)
+    fresh = pairs.take(~seen)
     left, right = (sentences_of(vocabulary, codes) for codes in unpack_pairs(fresh.keys))
     keep = np.fromiter((differ_enough(a, b, options.min_edit_ratio, options.min_edit_ratio_short,
                                       options.short_length) for a, b in zip(left, right)),
@@ -460,9 +464,8 @@ def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: 
     with progress.stage(f"{lang}: order and hold out"):
         sentences = vocabulary.sentences
         train = results[TRAIN]
-        dev = _held_out(results[DEV], train.keys, sentences, options)
-        test = _held_out(results[TEST], np.sort(np.concatenate([train.keys, dev.keys])),
-                         sentences, options)
+        dev = _held_out(results[DEV], [train.keys], sentences, options)
+        test = _held_out(results[TEST], [train.keys, dev.keys], sentences, options)
         outputs = {split: ordered_sentences(pairs)
                    for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
     written = {SPLITS[split]: len(outputs[split][0]) for split in (TRAIN, DEV, TEST)}
