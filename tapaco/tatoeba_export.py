@@ -1,6 +1,7 @@
 """Read Tatoeba's own weekly exports (https://tatoeba.org/downloads) as a TaPaCo corpus.
 
-The exports are fresher than any OPUS release. Files, tab-separated without quoting:
+The exports are fresher than any OPUS release. Files, tab-separated without quoting, each
+as it is or as Tatoeba publishes it (`sentences.tar.bz2` holding `sentences.csv`, ...):
 
     sentences.csv            sentence id, language (`\\N` when unknown), text
     links.csv                sentence id, translation id (each link in both directions)
@@ -18,6 +19,7 @@ unknown sentences; a link of a sentence to itself is dropped.
 
 from __future__ import annotations
 
+import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -39,23 +41,36 @@ UNKNOWN_LANGUAGE = "\\N"
 
 def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
     name, columns = FILES[kind]
-    path = folder / name
-    if not path.is_file():
+    path, archive = folder / name, folder / name.replace(".csv", ".tar.bz2")
+    if not path.is_file() and not archive.is_file():
         if required:
-            raise InputError(path, f"not found: a Tatoeba export holds {name}",
-                             kind="missing file")
+            raise InputError(path, f"not found: a Tatoeba export holds {name} (or "
+                             f"{archive.name}, as Tatoeba publishes it)", kind="missing file")
         return None
+    where = path if path.is_file() else archive
     try:
-        return pacsv.read_csv(path, pacsv.ReadOptions(column_names=[c for c, _ in columns],
-                                                      block_size=1 << 24),
-                              pacsv.ParseOptions(delimiter="\t", quote_char=False,
-                                                 double_quote=False, escape_char=False),
-                              pacsv.ConvertOptions(column_types=dict(columns),
-                                                   strings_can_be_null=False))
+        if path.is_file():
+            return _parse(path, columns)
+        with tarfile.open(archive, "r:bz2") as tar:
+            member = next((m for m in tar if m.isfile() and Path(m.name).name == name), None)
+            if member is None:
+                raise InputError(archive, f"holds no {name}", kind="malformed export")
+            return _parse(tar.extractfile(member), columns)
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
-        raise InputError(path, f"not a Tatoeba {name} ({len(columns)} tab-separated fields: "
+        raise InputError(where, f"not a Tatoeba {name} ({len(columns)} tab-separated fields: "
                          f"{', '.join(c for c, _ in columns)}): {error}",
                          kind="malformed export") from None
+    except (tarfile.TarError, OSError, EOFError) as error:
+        raise InputError(where, f"cannot be read: {error}", kind="malformed export") from None
+
+
+def _parse(source, columns: list[tuple[str, pa.DataType]]) -> pa.Table:
+    return pacsv.read_csv(source, pacsv.ReadOptions(column_names=[c for c, _ in columns],
+                                                    block_size=1 << 24),
+                          pacsv.ParseOptions(delimiter="\t", quote_char=False,
+                                             double_quote=False, escape_char=False),
+                          pacsv.ConvertOptions(column_types=dict(columns),
+                                               strings_can_be_null=False))
 
 
 def read_export(folder: Path, progress: Progress) -> Corpus:

@@ -121,3 +121,21 @@ def test_command_line_with_parquet(tmp_path):
                  "--min-sets", "1", "--format", "tsv,parquet", "--quiet"]) == 0
     card = (tmp_path / "o/README.md").read_text()
     assert "python -m tapaco build --tatoeba-export EXPORT_DIR --out OUT" in card
+
+
+def test_the_published_tar_bz2_archives_read_as_the_files(tmp_path):
+    import tarfile
+
+    plain = write_export(tmp_path / "plain")
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    for path in plain.glob("*.csv"):
+        with tarfile.open(packed / path.name.replace(".csv", ".tar.bz2"), "w:bz2") as tar:
+            tar.add(path, arcname=path.name)
+    one, other = read_export(plain, Progress()), read_export(packed, Progress())
+    assert (one.sides, one.texts, one.lists, one.tags) == (
+        other.sides, other.texts, other.lists, other.tags)
+    assert one.edges.tolist() == other.edges.tolist()
+    (packed / "links.tar.bz2").write_bytes(b"BZh9 not really")
+    with pytest.raises(InputError, match="cannot be read"):
+        read_export(packed, Progress())
