@@ -150,9 +150,10 @@ class Transfer:
             raise
         with response:
             start, total = _range_of(response, offset)
-            if start != offset:
+            if start not in (0, offset):
                 part.unlink()
                 raise _Retry(f"the server sent bytes from {start}, not from {offset}")
+            offset = start  # 0: the server ignored the range and sends the whole file
             rate.start()
             with open(part, "ab" if offset else "wb") as handle:
                 received = offset

@@ -100,6 +100,8 @@ def test_a_server_without_ranges_sends_the_whole_file_again(tmp_path):
     data = (SAMPLE / "xml/en.zip").read_bytes()
     with OpusServer(sample_rows(), ranges=False, cut_after={"xml/en.zip": 1000}) as server:
         fetch(server, tmp_path / "opus")
+        asked = [header for path, header in server.file_requests() if path == "xml/en.zip"]
+    assert asked == ["", "bytes=1000-"]  # the whole file came back at once, and was taken
     assert (tmp_path / "opus/xml/en.zip").read_bytes() == data
 
 
