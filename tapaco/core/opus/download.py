@@ -115,11 +115,16 @@ def download(request: DownloadRequest, out: Path, api: OpusApi | None = None,
     for number, file in enumerate(files, 1):
         if _recorded(out, manifest, file):
             continue
-        log(f"[{number}/{len(files)}] {file.path} ({_size(file.size_kb * 1024)})")
-        manifest["files"][file.path] = _get(file, out, api.transfer, rate)
+        target = out / file.path
+        if target.exists():
+            log(f"[{number}/{len(files)}] {file.path}: already there, checking it")
+            manifest["files"][file.path] = _adopt(file, target)
+        else:
+            log(f"[{number}/{len(files)}] {file.path} ({_size(file.size_kb * 1024)})")
+            manifest["files"][file.path] = _get(file, target, api.transfer, rate)
+            fetched += 1
         manifest["date"] = _today()
         write_file_atomically(out / MANIFEST, json_text(_sorted(manifest)))
-        fetched += 1
     log(f"{request.corpus} {version} ({request.form}): {fetched} fetched, "
         f"{len(files) - fetched} already there, in {out}")
     return manifest
@@ -172,11 +177,9 @@ def size_agrees(size: int, size_kb: int) -> bool:
     return (size_kb - 1) * 1000 < size <= (size_kb + 1) * 1024
 
 
-def _get(file: OpusFile, out: Path, transfer: Transfer, rate: Rate | None) -> dict:
-    target = out / file.path
+def _get(file: OpusFile, target: Path, transfer: Transfer, rate: Rate | None) -> dict:
+    """Download `file` to `target` through `target.part`, checked before the rename."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        return _adopt(file, target)
     part = target.with_name(target.name + ".part")
     size = transfer.fetch(file.url, part, rate)
     try:
