@@ -343,9 +343,21 @@ def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.n
     The keys are sorted (first, then second code), so a stable sort on the score alone breaks
     ties as a lexsort on (score, first, second) would, in less memory. `pairs` is consumed:
     each of its arrays is let go as soon as its ordered copy exists."""
-    ordered = pairs.take_releasing(np.argsort(-pairs.score, kind="stable"))
+    ordered = pairs.take_releasing(_best_first(pairs.score))
     left, right = unpack_pairs(ordered.keys, np.int32)
     return ordered, left, right
+
+
+def _best_first(score: np.ndarray) -> np.ndarray:
+    """Positions by descending score, ties in their order (a stable sort), as int32 where they
+    fit. The score is negated in place and restored (a sign flip is exact) instead of sorting a
+    negated copy: at 100M pairs that copy and the int64 positions were the ranking's peak."""
+    np.negative(score, out=score)
+    try:
+        order = np.argsort(score, kind="stable")
+    finally:
+        np.negative(score, out=score)
+    return order.astype(np.int32) if len(order) < 2**31 else order
 
 
 def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
