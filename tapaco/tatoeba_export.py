@@ -24,10 +24,11 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from tapaco.core.arrays import sorted_distinct
 from tapaco.core.errors import InputError
+from tapaco.core.memory import release_freed_memory
 from tapaco.core.progress import Progress
 from tapaco.read import INTER, INTRA, Corpus, ReadCounts
 
@@ -79,34 +80,74 @@ def read_export(folder: Path, progress: Progress) -> Corpus:
         raise InputError(folder, "Tatoeba export folder not found", kind="missing file")
     with progress.stage("read alignments"):
         sentences = _read(folder, "sentences")
-        known = sentences.filter(pc.not_equal(sentences["lang"], UNKNOWN_LANGUAGE))
-        order = np.argsort(known["id"].to_numpy(), kind="stable")
-        ids = known["id"].to_numpy()[order]
+        languages, lang_of_row = _languages(sentences["lang"])
+        known_rows = np.flatnonzero(lang_of_row >= 0)
+        all_ids = sentences["id"].to_numpy()
+        rows = known_rows[np.argsort(all_ids[known_rows], kind="stable")]
+        ids = all_ids[rows]
+        del all_ids, known_rows
         repeated = np.flatnonzero(np.diff(ids) == 0)
         if len(repeated):
             raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
                              "appears twice", kind="malformed export")
-        links = _read(folder, "links")
-        pairs, counts = _linked_pairs(ids, links)
+        pairs, counts = _linked_pairs(ids, _read(folder, "links"))
     with progress.stage("read documents"):
-        return _corpus(folder, known.take(pa.array(order)), ids, pairs, counts)
+        corpus = _corpus(folder, sentences["text"], rows, lang_of_row[rows], languages, ids,
+                         pairs, counts)
+        del sentences  # the texts are Python strings now; hand the table's memory back
+        release_freed_memory()
+    return corpus
+
+
+def _languages(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
+    """The languages in code order, and each row's language number (-1: unknown), without a
+    Python string per row."""
+    encoded = column.combine_chunks().dictionary_encode()
+    names = encoded.dictionary.to_pylist()
+    languages = sorted(name for name in names if name != UNKNOWN_LANGUAGE)
+    number = np.array([languages.index(name) if name != UNKNOWN_LANGUAGE else -1
+                       for name in names], np.int32)
+    return languages, number[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+class _IdIndex:
+    """Where each sentence id is among `ids` (distinct): a table indexed by id where the ids
+    are dense enough (Tatoeba's are, below ~2 per sentence), else a binary search."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self.ids = ids
+        largest = int(ids.max()) if len(ids) else -1
+        self.table = None
+        if 0 <= int(ids.min(initial=0)) and largest < 4 * len(ids) + (1 << 20):
+            self.table = np.full(largest + 1, -1, np.int64)
+            self.table[ids] = np.arange(len(ids))
+        else:
+            self.by_id = np.argsort(ids, kind="stable")
+            self.sorted = ids[self.by_id]
+
+    def find(self, wanted: np.ndarray) -> np.ndarray:
+        """The position of each id in `ids`, -1 where it is not there."""
+        if not len(self.ids):
+            return np.full(len(wanted), -1, np.int64)
+        if self.table is not None:
+            inside = (wanted >= 0) & (wanted < len(self.table))
+            found = np.full(len(wanted), -1, np.int64)
+            found[inside] = self.table[wanted[inside]]
+            return found
+        position = np.minimum(np.searchsorted(self.sorted, wanted), len(self.sorted) - 1)
+        return np.where(self.sorted[position] == wanted, self.by_id[position], -1)
 
 
 def _linked_pairs(ids: np.ndarray, links: pa.Table) -> tuple[np.ndarray, ReadCounts]:
     """Rows (into sorted `ids`) of each linked pair, once, the smaller row first."""
-    first, second = links["first"].to_numpy(), links["second"].to_numpy()
-    rows = []
-    for column in (first, second):
-        row = np.searchsorted(ids, column)
-        row[row == len(ids)] = 0
-        rows.append(np.where(ids[row] == column, row, -1) if len(ids) else
-                    np.full(len(column), -1))
-    known = (rows[0] >= 0) & (rows[1] >= 0)
-    counts = ReadCounts(alignment_sources=1, links=len(first),
+    index = _IdIndex(ids)
+    a, b = (index.find(links[column].to_numpy()) for column in ("first", "second"))
+    known = (a >= 0) & (b >= 0)
+    counts = ReadCounts(alignment_sources=1, links=len(a),
                         links_to_unknown_sentences=int((~known).sum()))
-    a, b = rows[0][known], rows[1][known]
+    a, b = a[known], b[known]
     low, high = np.minimum(a, b), np.maximum(a, b)
-    keys = np.unique((low.astype(np.uint64) << np.uint64(32)) | high.astype(np.uint64))
+    keys = sorted_distinct((low.astype(np.uint64) << np.uint64(32)) | high.astype(np.uint64))
     pairs = np.column_stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)]).astype(np.int64)
     return pairs[pairs[:, 0] != pairs[:, 1]], counts
 
@@ -122,22 +163,17 @@ def _joined_per_row(rows: np.ndarray, values: list[str], count: int) -> list[str
 
 def _attributes(folder: Path, ids: np.ndarray, vertices: np.ndarray) -> tuple[list, list]:
     """Lists (ascending list id) and tags (file order) of the vertex sentences."""
-    vertex_ids = ids[vertices]
+    index = _IdIndex(ids[vertices])
     result = []
     for kind, value_column, sort in (("lists", "list", True), ("tags", "tag", False)):
         table = _read(folder, kind, required=False)
         if table is None:
             result.append([""] * len(vertices))
             continue
-        sentence = table["id"].to_numpy()
-        by_id = np.argsort(vertex_ids, kind="stable")
-        position = np.searchsorted(vertex_ids[by_id], sentence)
-        position[position == len(vertex_ids)] = 0
-        hit = (vertex_ids[by_id][position] == sentence if len(vertex_ids)
-               else np.zeros(len(sentence), bool))
-        picked = np.flatnonzero(hit)
+        found = index.find(table["id"].to_numpy())
+        picked = np.flatnonzero(found >= 0)
         values = table[value_column].to_numpy(zero_copy_only=False)[picked]
-        rows = by_id[position[picked]]
+        rows = found[picked]
         if sort:
             order = np.lexsort((values, rows))
             rows, values = rows[order], values[order]
@@ -145,13 +181,16 @@ def _attributes(folder: Path, ids: np.ndarray, vertices: np.ndarray) -> tuple[li
     return result[0], result[1]
 
 
-def _corpus(folder: Path, sentences: pa.Table, ids: np.ndarray, pairs: np.ndarray,
+def _corpus(folder: Path, texts: pa.ChunkedArray, rows: np.ndarray, lang_of_id: np.ndarray,
+            all_languages: list[str], ids: np.ndarray, pairs: np.ndarray,
             counts: ReadCounts) -> Corpus:
-    linked = np.unique(pairs.ravel())
-    langs = sentences["lang"].to_numpy(zero_copy_only=False)
-    languages = sorted(set(langs[linked].tolist()))
-    lang_code = {lang: code for code, lang in enumerate(languages)}
-    vertex_lang = np.array([lang_code[lang] for lang in langs[linked].tolist()], np.int32)
+    """`rows[k]` is the table row of the k-th smallest id, `lang_of_id[k]` its language."""
+    linked = sorted_distinct(pairs)
+    present = sorted_distinct(lang_of_id[linked])
+    languages = [all_languages[number] for number in present.tolist()]
+    renumber = np.full(len(all_languages), -1, np.int32)
+    renumber[present] = np.arange(len(present), dtype=np.int32)
+    vertex_lang = renumber[lang_of_id[linked]]
     order = np.lexsort((ids[linked], vertex_lang))
     vertices = linked[order]
     vertex_lang = vertex_lang[order]
@@ -168,5 +207,5 @@ def _corpus(folder: Path, sentences: pa.Table, ids: np.ndarray, pairs: np.ndarra
         languages=languages, documents=[f"{lang}/tatoeba" for lang in languages],
         document_lang=np.arange(len(languages), dtype=np.int32), vertex_lang=vertex_lang,
         vertex_doc=vertex_lang.copy(), sides=[f"s{i}" for i in ids[vertices].tolist()],
-        texts=sentences["text"].take(pa.array(vertices)).to_pylist(), lists=lists, tags=tags,
+        texts=texts.take(pa.array(rows[vertices])).to_pylist(), lists=lists, tags=tags,
         edges=edges, edge_kind=edge_kind, counts=counts)

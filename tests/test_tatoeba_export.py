@@ -139,3 +139,17 @@ def test_the_published_tar_bz2_archives_read_as_the_files(tmp_path):
     (packed / "links.tar.bz2").write_bytes(b"BZh9 not really")
     with pytest.raises(InputError, match="cannot be read"):
         read_export(packed, Progress())
+
+
+@pytest.mark.parametrize("offset", [0, 10**12])  # a table by id, or a binary search
+def test_id_index_finds_each_id_or_minus_one(offset):
+    import numpy as np
+
+    from tapaco.tatoeba_export import _IdIndex
+
+    ids = np.array([7, 3, 11, 5, 2], np.int64) + offset
+    wanted = np.array([3, 4, 11, -1, 2, 12, 7, 10**6], np.int64) + offset
+    where = {int(value): position for position, value in enumerate(ids)}
+    index = _IdIndex(ids)
+    assert (index.table is None) == bool(offset)
+    assert index.find(wanted).tolist() == [where.get(int(value), -1) for value in wanted]

@@ -86,3 +86,13 @@ def test_dictionary_encoded_across_chunks_as_first_appearance():
     assert codes.tolist() == [first.index(text) for text in flat]
     empty, none = dictionary_encoded([pa.array([], pa.large_string())] * 2)
     assert len(empty) == 0 and none.tolist() == []
+
+
+def test_sorted_distinct_is_the_sorted_set():
+    import numpy as np
+
+    from tapaco.core.arrays import sorted_distinct
+
+    values = np.random.default_rng(3).integers(0, 50, (40, 2)).astype(np.uint64)
+    assert sorted_distinct(values).tolist() == sorted(set(values.ravel().tolist()))
+    assert sorted_distinct(np.zeros(0, np.int64)).tolist() == []
