@@ -155,13 +155,15 @@ class Transfer:
                 raise _Retry(f"the server sent bytes from {start}, not from {offset}")
             offset = start  # 0: the server ignored the range and sends the whole file
             rate.start()
-            with open(part, "ab" if offset else "wb") as handle:
-                received = offset
-                while block := response.read(BLOCK):
-                    handle.write(block)
-                    received += len(block)
-                    rate.show(part.name.removesuffix(".part"), received, total, offset)
-        rate.done()
+            try:
+                with open(part, "ab" if offset else "wb") as handle:
+                    received = offset
+                    while block := response.read(BLOCK):
+                        handle.write(block)
+                        received += len(block)
+                        rate.show(part.name.removesuffix(".part"), received, total, offset)
+            finally:
+                rate.done()
         if total is not None and received != total:
             if received > total:
                 part.unlink()

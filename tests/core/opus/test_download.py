@@ -287,3 +287,14 @@ def test_listing_marks_what_is_already_there(tmp_path):
         text = listing(files, tmp_path / "opus")
     marked = sorted(line.split()[2] for line in text.splitlines() if "already" in line)
     assert marked == ["xml/de-en.xml.gz", "xml/de.zip", "xml/en.zip"]
+
+
+def test_a_part_longer_than_the_file_is_started_again(tmp_path):
+    data = (SAMPLE / "xml/fr.zip").read_bytes()
+    (tmp_path / "opus/xml").mkdir(parents=True)
+    (tmp_path / "opus/xml/fr.zip.part").write_bytes(data + b"stale bytes of another file")
+    with OpusServer(sample_rows()) as server:
+        fetch(server, tmp_path / "opus")
+        asked = [header for path, header in server.file_requests() if path == "xml/fr.zip"]
+    assert asked == [f"bytes={len(data) + 27}-", ""]  # 416, then the whole file
+    assert (tmp_path / "opus/xml/fr.zip").read_bytes() == data
