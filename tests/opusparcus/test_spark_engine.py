@@ -57,8 +57,10 @@ def _same_output(root: Path, tmp_path: Path, lang: str, **options) -> dict:
 
 
 def test_real_release_ranks_the_same_on_spark(shared_data, tmp_path):
-    stats = _same_output(shared_data / "opus-rf", tmp_path, "en")
+    """...with the same Parquet copies and dataset card too."""
+    stats = _same_output(shared_data / "opus-rf", tmp_path, "en", formats=("tsv", "parquet"))
     assert stats["pairs_written"]["train"] > 0
+    assert (tmp_path / "spark/en/data/train.parquet").is_file()
 
 
 @pytest.mark.parametrize("scheme", ["summed-pmi", "joint-pmi", "conditional"])
