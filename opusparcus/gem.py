@@ -45,7 +45,8 @@ from opusparcus.annotations import ACCEPTABLE, read_release_pairs
 from opusparcus.cutoffs import choose_cut, estimate_shares, read_combined
 from opusparcus.parquet_release import write_gem_parquet
 from opusparcus.ranked_file import ranked_language, read_ranked
-from tapaco.core.errors import InputError, OptionError
+from tapaco.core.dataset_card import check_formats
+from tapaco.core.errors import InputError
 from tapaco.core.files import write_file_atomically
 from tapaco.core.outputs import OutputFolder
 
@@ -157,8 +158,7 @@ def export_gem(ranked: Path, annotations: Path, dev: Path, test: Path, out_dir: 
     """`out_dir/<lang>/`: the quality levels cut from the ranked training file by its combined
     annotations, and the annotated dev and test files, as JSONL and/or Parquet; returns the
     paths written."""
-    if isinstance(formats, str) or not formats or not set(formats) <= set(FORMATS):
-        raise OptionError("--format", f"expected some of {', '.join(FORMATS)}, got {formats!r}")
+    check_formats(formats, FORMATS)
     lang = ranked_language(ranked)
     output = OutputFolder(out_dir / lang, COMMAND, (ranked, annotations, dev, test), overwrite)
     output.check()

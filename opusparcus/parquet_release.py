@@ -89,8 +89,9 @@ def _tsv_options(schema: pa.Schema) -> tuple:
 
 
 def write_rank_parquet(folder: Path, lang: str, release: dict[str, str], stats: dict,
-                       command: str) -> None:
-    """`folder/data/*.parquet` from the release files `release` (split -> name) and the card."""
+                       command: str, formats: Sequence[str]) -> None:
+    """`folder/data/*.parquet` from the release files `release` (split -> name) and the card
+    (which says whether the text files stay: `tsv` in `formats`)."""
     scheme = stats["options"]["score"] != "summed-pmi"
     splits = {}
     for split, name in release.items():
@@ -102,8 +103,9 @@ def write_rank_parquet(folder: Path, lang: str, release: dict[str, str], stats: 
                f"as Opusparcus (Creutz 2018) ranks them: {written['train']:,} training pairs, "
                f"best first, and {written['dev']:,} dev and {written['test']:,} test "
                "candidates, which become the dev and test sets once people annotate them "
-               "(`opusparcus sample`, `annotate`, `combine`, `export-gem`). The release's "
-               "text files are beside this card; these Parquet files hold the same rows.")
+               "(`opusparcus sample`, `annotate`, `combine`, `export-gem`). The Parquet files "
+               "hold the rows of the release's text files"
+               + (", which are beside this card." if "tsv" in formats else "."))
     fields = dict(RANKED_FIELDS)
     if scheme:
         fields["score"] = f"the `{stats['options']['score']}` score the rows are ordered by"

@@ -40,7 +40,7 @@ from opusparcus.scores import SCHEMES, ScoredPairs
 from opusparcus.spark_engine import SparkRanking, check_available
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
-from tapaco.core.dataset_card import FORMATS
+from tapaco.core.dataset_card import check_formats
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.memory import (
@@ -127,10 +127,7 @@ class RankOptions:
         if self.documents not in FOLDERS:
             raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
                               f"{self.documents!r}")
-        if isinstance(self.formats, str) or not self.formats or not set(self.formats) <= set(
-                FORMATS):
-            raise OptionError("--format", f"expected some of {', '.join(FORMATS)}, got "
-                              f"{self.formats!r}")
+        check_formats(self.formats)
 
     def decisive(self) -> dict:
         """The options that decide the output (everything but :data:`RUN_SETTINGS`)."""
@@ -512,7 +509,8 @@ def _other_formats(folder: Path, lang: str, stats: dict, options: RankOptions) -
     """Parquet copies of the release files, and the text files only when asked for."""
     release = {SPLITS[split]: name for split, (name, _) in release_files(lang).items()}
     if "parquet" in options.formats:
-        write_rank_parquet(folder, lang, release, stats, command_line(lang, options))
+        write_rank_parquet(folder, lang, release, stats, command_line(lang, options),
+                           options.formats)
     if "tsv" not in options.formats:
         for name in release.values():
             (folder / name).unlink()

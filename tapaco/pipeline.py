@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicographic_order
-from tapaco.core.dataset_card import FORMATS, write_parquet
+from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.opus import FOLDERS, find_alignment_sources
@@ -150,37 +151,30 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     changed since be replaced; files the build did not write are never replaced (see
     :mod:`tapaco.core.outputs`).
     """
-    _check_formats(formats)
+    check_formats(formats)
     options = options or BuildOptions()
     progress = progress or Progress(enabled=False)
     output = OutputFolder(out, COMMAND, (opus_dir,), overwrite)
     output.check()
     log = BadInputLog(options.skip_bad_input)
     if tatoeba_export:
-        def read() -> Corpus:
-            return read_export(opus_dir, progress)
+        read = partial(read_export, opus_dir, progress)
     else:
         _check_languages(opus_dir, options.languages)
-
-        def read() -> Corpus:
-            return read_corpus(opus_dir, log, progress, options.documents)
+        read = partial(read_corpus, opus_dir, log, progress, options.documents)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export)
-
-
-def _check_formats(formats: tuple[str, ...]) -> None:
-    if not formats or not set(formats) <= set(FORMATS):
-        raise OptionError("--format", f"expected some of {', '.join(FORMATS)}, got {formats!r}")
 
 
 def command_line(options: BuildOptions, formats: tuple[str, ...],
                  tatoeba_export: bool = False) -> str:
     """The `tapaco build` command that gives this output from an input folder."""
-    source = "--tatoeba-export EXPORT_DIR" if tatoeba_export else "--opus-dir OPUS_DIR"
+    source = ("--tatoeba-export EXPORT_DIR" if tatoeba_export
+              else f"--opus-dir OPUS_DIR --documents {options.documents}")
     words = [f"python -m tapaco build {source} --out OUT",
              f"--max-set-size {options.filters.max_set_size}",
              f"--bleu-max {options.filters.bleu_max:g}", f"--min-sets {options.filters.min_sets}",
-             f"--documents {options.documents}", f"--format {','.join(formats)}"]
+             f"--format {','.join(formats)}"]
     if options.languages:
         words.append(f"--langs {','.join(options.languages)}")
     if options.skip_bad_input:

@@ -93,5 +93,22 @@ def test_the_dataset_card_loads_with_datasets_offline(tmp_path, monkeypatch):
                                          "lists", "tags", "language"]
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "license: \"cc-by-2.0\"" in card and "--format tsv,parquet --" not in card
-    assert "python -m tapaco build --opus-dir OPUS_DIR --out OUT" in card
+    assert "python -m tapaco build --opus-dir OPUS_DIR --documents raw --out OUT" in card
     assert "--min-sets 1" in card and "sacrebleu" in card and "scherrer-2020-tapaco" in card
+
+
+def test_every_library_entry_refuses_an_unknown_format(tmp_path):
+    from opusparcus.gem import export_gem
+    from opusparcus.rank import RankOptions
+    from tapaco.core.errors import OptionError
+    from tapaco.pipeline import build
+    from tests.conftest import SAMPLE
+
+    with pytest.raises(OptionError, match="--format"):
+        build(SAMPLE, tmp_path / "out", formats=("csv",))
+    with pytest.raises(OptionError, match="--format"):
+        RankOptions(formats=("tsv", "jsonl"))
+    with pytest.raises(OptionError, match="--format"):
+        export_gem(tmp_path / "r", tmp_path / "a", tmp_path / "d", tmp_path / "t", tmp_path,
+                   formats="parquet")
+    assert not (tmp_path / "out").exists()

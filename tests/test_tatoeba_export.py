@@ -121,6 +121,7 @@ def test_command_line_with_parquet(tmp_path):
                  "--min-sets", "1", "--format", "tsv,parquet", "--quiet"]) == 0
     card = (tmp_path / "o/README.md").read_text()
     assert "python -m tapaco build --tatoeba-export EXPORT_DIR --out OUT" in card
+    assert "--documents" not in card  # it does not apply to exports
 
 
 def test_the_published_tar_bz2_archives_read_as_the_files(tmp_path):

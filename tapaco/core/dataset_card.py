@@ -19,6 +19,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tapaco.core.errors import OptionError
+
 FORMATS = ("tsv", "parquet")
 
 
@@ -97,6 +99,12 @@ class Card:
 def _quoted(value: str) -> str:
     """A YAML scalar: JSON's double-quoted strings are valid YAML."""
     return json.dumps(value, ensure_ascii=False)
+
+
+def check_formats(formats: Sequence[str], allowed: Sequence[str] = FORMATS) -> None:
+    """Raise an OptionError for `--format` unless `formats` names some of `allowed`."""
+    if isinstance(formats, str) or not formats or not set(formats) <= set(allowed):
+        raise OptionError("--format", f"expected some of {', '.join(allowed)}, got {formats!r}")
 
 
 def parse_formats(value: str, allowed: Sequence[str] = FORMATS) -> tuple[str, ...]:
