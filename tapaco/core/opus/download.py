@@ -108,9 +108,10 @@ def download(request: DownloadRequest, out: Path, api: OpusApi | None = None,
     """Fetch what `request` needs into `out`; the manifest written there."""
     api = api or OpusApi()
     log = log or (lambda line: print(line, file=sys.stderr))
+    earlier = _earlier_download(out)
     files = plan(api, request)
     version = files[0].version
-    manifest = _open_folder(out, request, version, api.base_url)
+    manifest = _open_folder(out, earlier, request, version, api.base_url)
     fetched = 0
     for number, file in enumerate(files, 1):
         if _recorded(out, manifest, file):
@@ -140,19 +141,27 @@ def _sorted(manifest: dict) -> dict:
     return {**rest, "files": dict(sorted(manifest["files"].items()))}
 
 
-def _open_folder(out: Path, request: DownloadRequest, version: str, api: str) -> dict:
-    """The folder's manifest, new or from an earlier download of the same release."""
+def _earlier_download(out: Path) -> dict | None:
+    """The manifest of an earlier download into `out` (None: none yet); a usage error, before
+    the API is asked, when `out` is a file or holds another tool's manifest."""
     if out.exists() and not out.is_dir():
         raise InputError(out, "is a file, but --out names a folder", kind="usage")
+    if not (out / MANIFEST).exists():
+        return None
     manifest = read_manifest(out)
-    if (out / MANIFEST).exists():
-        if manifest is None or manifest.get("written_by") != WRITTEN_BY:
-            raise InputError(out, f"holds a {MANIFEST} that the downloader did not write; "
-                             "choose another folder", kind="usage")
-        if (manifest.get("corpus"), manifest.get("release")) != (request.corpus, version):
-            raise InputError(out, f"holds {manifest.get('corpus')} {manifest.get('release')}, "
-                             f"not {request.corpus} {version}; choose another folder",
-                             kind="usage")
+    if manifest is None or manifest.get("written_by") != WRITTEN_BY:
+        raise InputError(out, f"holds a {MANIFEST} that the downloader did not write; "
+                         "choose another folder", kind="usage")
+    return manifest
+
+
+def _open_folder(out: Path, manifest: dict | None, request: DownloadRequest, version: str,
+                 api: str) -> dict:
+    """The folder's manifest, new or from an earlier download of the same release."""
+    if manifest and (manifest.get("corpus"), manifest.get("release")) != (request.corpus,
+                                                                          version):
+        raise InputError(out, f"holds {manifest.get('corpus')} {manifest.get('release')}, "
+                         f"not {request.corpus} {version}; choose another folder", kind="usage")
     out.mkdir(parents=True, exist_ok=True)
     manifest = manifest or {"written_by": WRITTEN_BY, "corpus": request.corpus,
                             "release": version, "files": {}}

@@ -192,6 +192,7 @@ def test_a_folder_of_another_release_or_tool_is_refused(tmp_path):
                                                       '"files": {}}')
         with pytest.raises(Exception, match="the downloader did not write"):
             fetch(server, tmp_path / "built")
+        assert [path for path, _ in server.requests] == []  # refused before asking the API
         fetch(server, tmp_path / "opus")
     newer = [Row(row.path, row.data, version="v3") for row in sample_rows()]
     with OpusServer(newer) as server, pytest.raises(Exception, match="holds Tatoeba v2"):
