@@ -1,8 +1,11 @@
 """A plain-text terminal annotator: one person labels the pairs of an annotation file.
 
 The loop shows one unlabelled pair at a time and reads an answer per line (1-4, a category
-name or colour, `t`/`trash`, `u` undo, `q` quit; end of input quits). The file is saved after
-every answer and every undo, so a later run resumes at the first pair still unlabelled.
+name or colour, `t`/`trash`, `u` undo, `q` quit; end of input quits). Every answer and every undo
+changes only this annotator's label of that pair in the file as it is at that moment
+(:func:`opusparcus.annotations.save_label`), so the other annotator, here or on the web page
+(`serve`), may answer the same file at once, and a later run resumes at the first pair still
+unlabelled.
 The command line (`python -m opusparcus annotate`) calls `annotate`; this module's own
 `__main__` entry is a small stand-alone equivalent.
 """
@@ -14,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from opusparcus.annotations import Annotation, parse_label, read_annotations, write_annotations
+from opusparcus.annotations import Annotation, parse_label, read_annotations, save_label
 from tapaco.core.errors import exit_status
 
 HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "
@@ -73,29 +76,27 @@ def annotate(path: Path, annotator: int, stdin: TextIO = sys.stdin,
         if answer == QUIT:
             break
         if answer == UNDO:
-            _undo(path, annotations, column, history, stdout)
+            annotations = _undo(path, annotations, annotator, history, stdout)
             continue
         label = _label(answer)
         if label is None:
             stdout.write(HINT.format(answer=answer) + "\n")
             continue
-        annotations[index].labels[column] = label
+        annotations = save_label(path, annotations[index].id, annotator, label)
         history.append(index)
-        write_annotations(path, annotations)
     remaining = _remaining(annotations, column)
     stdout.write(f"\n{len(history)} answered, {remaining} remaining; saved to {path}\n")
     stdout.flush()
     return {"answered": len(history), "remaining": remaining}
 
 
-def _undo(path: Path, annotations: list[Annotation], column: int, history: list[int],
-          stdout: TextIO) -> None:
+def _undo(path: Path, annotations: list[Annotation], annotator: int, history: list[int],
+          stdout: TextIO) -> list[Annotation]:
     """Clear this session's previous answer and save; that pair is then the first unlabelled."""
     if not history:
         stdout.write("? nothing to undo in this session\n")
-        return
-    annotations[history.pop()].labels[column] = None
-    write_annotations(path, annotations)
+        return annotations
+    return save_label(path, annotations[history.pop()].id, annotator, None)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.errors import InputError
-from tapaco.core.files import write_file_atomically
+from tapaco.core.files import update_file_atomically, write_file_atomically
 
 TRASH = 0
 CATEGORIES = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}
@@ -137,6 +137,22 @@ def annotations_text(annotations: list[Annotation]) -> str:
 def write_annotations(path: Path, annotations: list[Annotation]) -> None:
     """Write the file through a temporary name, so a crash never leaves half a file."""
     write_file_atomically(path, annotations_text(annotations))
+
+
+def save_label(path: Path, pair_id: str, annotator: int, label: int | None) -> list[Annotation]:
+    """Set (or, with None, clear) one annotator's label of one pair, keeping every other label
+    as the file holds it at that moment: the terminal annotator and the web page may answer the
+    same file at once. Returns the file's annotations after the change."""
+
+    def change(annotations: list[Annotation]) -> str:
+        pair = next((a for a in annotations if a.id == pair_id), None)
+        if pair is None:
+            raise InputError(path, f"no longer holds pair {pair_id}; was it replaced?",
+                             kind="usage")
+        pair.labels[annotator - 1] = label
+        return annotations_text(annotations)
+
+    return update_file_atomically(path, read_annotations, change)
 
 
 def read_release_pairs(path: Path) -> list[tuple[str, str, str, float]]:

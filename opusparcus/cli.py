@@ -2,7 +2,8 @@
 around it.
 
 A thin layer over the library: :func:`opusparcus.rank.rank`, :func:`opusparcus.sampling.
-sample_pairs`, :func:`opusparcus.annotate.annotate`, :func:`opusparcus.combine.combine_file`,
+sample_pairs`, :func:`opusparcus.annotate.annotate`, :func:`opusparcus.web.serve.serve`,
+:func:`opusparcus.combine.combine_file`,
 :func:`opusparcus.cutoffs.cut_ranked`, :func:`opusparcus.plot.plot_ranked` and
 :func:`opusparcus.gem.export_gem`. It parses options, checks every output before any work
 starts, runs, and prints a summary. Bad input or options end with a one-line error naming file
@@ -81,7 +82,7 @@ def parser() -> argparse.ArgumentParser:
     main = Parser(prog="opusparcus", description=DESCRIPTION)
     commands = subcommands(main)
     add_download_parser(commands, corpus="OpenSubtitles", form="moses", pivots=True)
-    for add in (_rank_parser, _sample_parser, _annotate_parser, _combine_parser,
+    for add in (_rank_parser, _sample_parser, _annotate_parser, _serve_parser, _combine_parser,
                 _cutoff_parser, _plot_parser, _gem_parser):
         add(commands)
     return main
@@ -179,6 +180,34 @@ def _annotate_parser(commands) -> None:
                           help="annotation file written by sample")
     annotate.add_argument("--annotator", type=int, choices=(1, 2), required=True,
                           help="which annotator's column to fill")
+
+
+def _serve_parser(commands) -> None:
+    serve = commands.add_parser(
+        "serve", help="annotate in a web browser: one private link per annotator",
+        description="Serve a web page on which annotators label the pairs of an annotation "
+                    "file (or check TaPaCo sets), each through a private link. Answers are "
+                    "saved at once in the file, as the terminal annotator saves them; once "
+                    "both annotators are done the page shows their agreement. Needs the 'web' "
+                    "extra.")
+    serve.add_argument("--file", type=Path, required=True, metavar="FILE",
+                       help="annotation file written by sample, or a TaPaCo language file "
+                            "(OUT/<lang>.txt) or set annotation file: check sets")
+    serve.add_argument("--annotators", type=int, choices=(1, 2), default=2,
+                       help="links to print: annotator 1, or annotators 1 and 2 (default 2)")
+    serve.add_argument("--host", default="127.0.0.1", metavar="HOST",
+                       help="address to listen on (default 127.0.0.1: this machine only; "
+                            "another address warns)")
+    serve.add_argument("--port", type=integer(0, 65535), default=8000, metavar="N",
+                       help="port (default 8000; 0: any free port)")
+    sets = serve.add_argument_group("TaPaCo sets (when --file is a language file)")
+    sets.add_argument("--sets", type=integer(1), default=100, metavar="N",
+                      help="sets to draw at random the first time (default 100)")
+    sets.add_argument("--seed", type=integer(0), default=0, metavar="N",
+                      help="random seed of that draw (default 0)")
+    sets.add_argument("--labels", type=Path, metavar="FILE",
+                      help="set annotation file to write, then resume (default "
+                           "<name>-sets.tsv beside the language file)")
 
 
 def _combine_parser(commands) -> None:
@@ -312,6 +341,16 @@ def _run_annotate(arguments: argparse.Namespace) -> None:
     annotate(arguments.file, arguments.annotator)
 
 
+def _run_serve(arguments: argparse.Namespace) -> None:
+    from opusparcus.web import require_web_extra
+
+    require_web_extra()
+    from opusparcus.web.serve import ServeOptions, serve
+
+    serve(ServeOptions(arguments.file, arguments.annotators, arguments.host, arguments.port,
+                       arguments.labels, arguments.sets, arguments.seed))
+
+
 def _run_combine(arguments: argparse.Namespace) -> None:
     combined = combine_file(arguments.annotations, arguments.out, arguments.overwrite)
     print(agreement_report(combined), file=sys.stderr)
@@ -342,8 +381,8 @@ def _run_export_gem(arguments: argparse.Namespace) -> None:
 
 
 COMMANDS = {"download": run_download, "rank": _run_rank, "sample": _run_sample,
-            "annotate": _run_annotate, "combine": _run_combine, "cutoff": _run_cutoff,
-            "plot": _run_plot, "export-gem": _run_export_gem}
+            "annotate": _run_annotate, "serve": _run_serve, "combine": _run_combine,
+            "cutoff": _run_cutoff, "plot": _run_plot, "export-gem": _run_export_gem}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,6 @@ over its input or over a file holding labels.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from opusparcus.annotations import (
     labels_held,
     read_annotations,
 )
+from tapaco.core.agreement import cohen_kappa
 from tapaco.core.errors import InputError
 from tapaco.core.outputs import OutputFile
 
@@ -40,16 +40,6 @@ class Combined:
     kappa: float
     unfinished: int
     missing: tuple[int, int] = (0, 0)  # pairs each annotator has not labelled
-
-
-def cohen_kappa(pairs: list[tuple[int, int]]) -> float:
-    """Cohen's kappa of two annotators' labels (1.0 when both always agree on one label)."""
-    if not pairs:
-        return float("nan")
-    observed = sum(a == b for a, b in pairs) / len(pairs)
-    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    expected = sum(first[label] * second[label] for label in first) / len(pairs) ** 2
-    return 1.0 if expected == 1 else (observed - expected) / (1 - expected)
 
 
 def _column(first: int, second: int) -> str:

@@ -7,12 +7,16 @@ folders it had to create. Deciding *whether* a path may be written is :mod:`tapa
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
+
+Content = TypeVar("Content")
 
 
 def temporary_name(path: Path, kind: str) -> Path:
@@ -54,6 +58,33 @@ def write_file_atomically(path: Path, content: str | bytes) -> None:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def folder_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on the folder of `path` for the body.
+
+    The folder, not the file, is locked: an atomic write replaces the file (a new inode), so a
+    lock on the old one would not exclude the next writer. No lock file is left behind.
+    """
+    descriptor = os.open(path.absolute().parent, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def update_file_atomically(path: Path, read: Callable[[Path], Content],
+                           change: Callable[[Content], str]) -> Content:
+    """Read `path`, apply `change` (which edits what was read and returns the new text) and
+    write it atomically, all under :func:`folder_lock`: writers that each change their own part
+    of one file (two annotators' columns) never lose each other's changes. Returns what was
+    read, as changed."""
+    with folder_lock(path):
+        content = read(path)
+        write_file_atomically(path, change(content))
+    return content
 
 
 def json_text(data: dict) -> str:

@@ -12,7 +12,8 @@ from opusparcus.annotations import (
     read_annotations,
     write_annotations,
 )
-from opusparcus.combine import cohen_kappa, combine_annotations, release_lines
+from opusparcus.combine import combine_annotations, release_lines
+from tapaco.core.agreement import cohen_kappa
 from tapaco.core.errors import InputError
 
 # (first, second) -> combined score, worked out by hand from the paper's rules

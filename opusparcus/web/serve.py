@@ -1,0 +1,149 @@
+"""`python -m opusparcus serve`: decide what the file holds, prepare it, print the links, serve.
+
+`--file` may be an annotation file (`sample`'s output: pairs), a set annotation file, or a
+TaPaCo language file: then `--sets` sets drawn from it (seeded) are written to a set annotation
+file (`--labels`, default `<name>-sets.tsv` beside it) the first time, and that file is resumed
+afterwards. The server binds 127.0.0.1 unless `--host` says otherwise.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from opusparcus.annotations import HEADER as PAIR_HEADER
+from opusparcus.annotations import read_annotations
+from opusparcus.web.tasks import PairTask, SetTask, Task
+from tapaco.core.errors import InputError
+from tapaco.core.outputs import OutputFile
+from tapaco.set_annotations import (
+    is_set_annotation_file,
+    read_language_file,
+    read_set_annotations,
+    sample_sets,
+    set_annotations_text,
+)
+
+COMMAND = "opusparcus serve"
+LOOPBACK_NAMES = ["127.0.0.1", "localhost"]
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    file: Path
+    annotators: int = 2
+    host: str = "127.0.0.1"
+    port: int = 8000
+    labels: Path | None = None
+    sets: int | None = 100
+    seed: int = 0
+
+
+def _first_line(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.readline().rstrip("\n").split("\t")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(path, f"cannot read: {error}", kind="missing file") from error
+
+
+def default_labels_path(language_file: Path) -> Path:
+    return language_file.with_name(f"{language_file.stem}-sets.tsv")
+
+
+def _set_task_from_language_file(options: ServeOptions, out: TextIO) -> SetTask:
+    labels = options.labels or default_labels_path(options.file)
+    language = options.file.stem
+    if labels.exists() and is_set_annotation_file(labels):
+        read_set_annotations(labels)
+        print(f"resuming the set annotations in {labels}", file=out)
+        return SetTask(labels, language)
+    output = OutputFile(labels, COMMAND, (options.file,), option="--labels")
+    output.check()
+    members = sample_sets(read_language_file(options.file), options.sets, options.seed)
+    if not members:
+        raise InputError(options.file, "holds no paraphrase set", kind="usage")
+    output.write(set_annotations_text(members))
+    count = len({m.set_id for m in members})
+    print(f"wrote {count} sets ({len(members)} sentences) to check to {labels}", file=out)
+    return SetTask(labels, language)
+
+
+def open_task(options: ServeOptions, out: TextIO = sys.stderr) -> Task:
+    """The task `--file` asks for, its file checked (and, for sets, written) before serving."""
+    header = _first_line(options.file)
+    if header == PAIR_HEADER:
+        if not read_annotations(options.file):
+            raise InputError(options.file, "holds no pair to annotate", kind="usage")
+        return PairTask(options.file)
+    if is_set_annotation_file(options.file):
+        if not read_set_annotations(options.file):
+            raise InputError(options.file, "holds no set to check", kind="usage")
+        return SetTask(options.file)
+    if len(header) == 5:
+        return _set_task_from_language_file(options, out)
+    raise InputError(options.file, "is neither an annotation file (sample's output), a set "
+                     "annotation file nor a TaPaCo language file", "line 1",
+                     kind="malformed annotations")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket, bound before any link is printed (port 0: any free port)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        server = socket.socket(family, socket.SOCK_STREAM)
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind((host, port))
+        server.listen(64)
+    except OSError as error:
+        raise InputError(f"{host}:{port}", f"cannot listen there: {error.strerror or error}",
+                         kind="usage") from None
+    return server
+
+
+def links(host: str, port: int, tokens: dict[int, str]) -> dict[int, str]:
+    shown = host
+    if host in ("0.0.0.0", "::"):
+        shown = socket.getfqdn()
+    elif ":" in host:
+        shown = f"[{host}]"
+    return {annotator: f"http://{shown}:{port}/a/{token}/" for annotator, token in
+            tokens.items()}
+
+
+def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+    """Prepare the file, print one private link per annotator and serve until interrupted."""
+    import uvicorn
+
+    from opusparcus.web.app import create_app
+    from opusparcus.web.desk import Desk, new_tokens
+
+    task = open_task(options, err)
+    server_socket = listen(options.host, options.port)
+    port = server_socket.getsockname()[1]
+    tokens = new_tokens(options.annotators)
+    loopback = is_loopback(options.host)
+    if not loopback:
+        print(f"warning: serving on {options.host}, not only this machine: anyone who can "
+              "reach this port and holds a link can annotate, over plain HTTP (across networks "
+              "use an SSH tunnel or a TLS proxy instead)", file=err)
+    app = create_app(Desk(task, tokens), LOOPBACK_NAMES if loopback else None)
+    print(f"serving {task.mode} of {task.path}; answers are saved there at once", file=err)
+    for annotator, link in links(options.host, port, tokens).items():
+        print(f"annotator {annotator}: {link}", file=out)
+    out.flush()
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    uvicorn.Server(config).run(sockets=[server_socket])
