@@ -1,0 +1,161 @@
+"""`opusparcus serve`: what --file holds, the set file it writes once, the command end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+from conftest import PROJECT
+
+pytest.importorskip("starlette", reason="the 'web' extra (starlette) is not installed")
+pytest.importorskip("uvicorn", reason="the 'web' extra (uvicorn) is not installed")
+
+from opusparcus.annotations import Annotation, read_annotations, write_annotations  # noqa: E402
+from opusparcus.cli import main  # noqa: E402
+from opusparcus.web.serve import ServeOptions, links, listen, open_task  # noqa: E402
+from opusparcus.web.tasks import PairTask, SetTask  # noqa: E402
+from tapaco.core.errors import InputError  # noqa: E402
+from tapaco.set_annotations import read_set_annotations  # noqa: E402
+
+LANGUAGE_FILE = ("1\t10\tIch bin müde.\t\t\n1\t11\tIch bin erschöpft.\t\t\n"
+                 "4\t20\tGeh!\t\t\n4\t21\tGehen Sie!\t\t\n4\t22\tGeht!\t\t\n"
+                 "9\t30\tEr ist hier.\t\t\n9\t31\tEr ist da.\t\t\n")
+
+
+@pytest.fixture
+def pairs(tmp_path):
+    path = tmp_path / "fr.tsv"
+    write_annotations(path, [Annotation(n, f"fr-N{n}", f"Phrase {n} .", f"Texte {n} .",
+                                        [None, None], 0) for n in (1, 2, 3)])
+    return path
+
+
+def test_an_annotation_file_is_served_as_pairs(pairs):
+    task = open_task(ServeOptions(pairs))
+    assert isinstance(task, PairTask) and [u.id for u in task.units()] == [
+        "fr-N1", "fr-N2", "fr-N3"]
+
+
+def test_a_language_file_gives_a_set_file_written_once(tmp_path):
+    language_file = tmp_path / "de.txt"
+    language_file.write_text(LANGUAGE_FILE, encoding="utf-8")
+    task = open_task(ServeOptions(language_file, sets=2, seed=0))
+    labels = tmp_path / "de-sets.tsv"
+    assert isinstance(task, SetTask) and task.path == labels and task.language() == "de"
+    members = read_set_annotations(labels)
+    assert len({m.set_id for m in members}) == 2
+    by_set = {}
+    for line in LANGUAGE_FILE.splitlines():
+        set_id, sentence_id, text = line.split("\t")[:3]
+        by_set.setdefault(int(set_id), []).append((sentence_id, text))
+    for set_id in {m.set_id for m in members}:
+        assert [(m.sentence_id, m.sentence) for m in members if m.set_id == set_id] == \
+            by_set[set_id]
+    task.save(task.units()[0], 1, set())  # labels made, then the server restarts
+    before = labels.read_bytes()
+    again = open_task(ServeOptions(language_file, sets=3, seed=9))
+    assert again.path == labels and labels.read_bytes() == before
+    assert language_file.read_text(encoding="utf-8") == LANGUAGE_FILE
+    assert isinstance(open_task(ServeOptions(labels)), SetTask)
+
+
+def test_a_foreign_labels_file_is_never_replaced(tmp_path):
+    language_file = tmp_path / "de.txt"
+    language_file.write_text(LANGUAGE_FILE, encoding="utf-8")
+    notes = tmp_path / "notes.tsv"
+    notes.write_text("my notes\n", encoding="utf-8")
+    with pytest.raises(InputError, match="was not written by opusparcus serve"):
+        open_task(ServeOptions(language_file, labels=notes))
+    assert notes.read_text(encoding="utf-8") == "my notes\n"
+    with pytest.raises(InputError, match="input"):
+        open_task(ServeOptions(language_file, labels=language_file))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "neither an annotation file"),
+    ("hello world\n", "neither an annotation file"),
+    ("rank\tid\tsentence1\tsentence2\tannotator1\tannotator2\n", "holds no pair"),
+    ("rank\tid\tsentence1\tsentence2\tannotator1\tannotator2\n1\tfr-N1\ta\tb\t9\t\n",
+     "unknown label"),
+])
+def test_files_that_cannot_be_served(tmp_path, text, message):
+    path = tmp_path / "input.tsv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        open_task(ServeOptions(path))
+
+
+def test_a_busy_port_is_a_clear_error():
+    taken = listen("127.0.0.1", 0)
+    try:
+        with pytest.raises(InputError, match="cannot listen there"):
+            listen("127.0.0.1", taken.getsockname()[1])
+    finally:
+        taken.close()
+
+
+def test_links_name_the_host_and_each_token():
+    assert links("127.0.0.1", 8000, {1: "abc", 2: "def"}) == {
+        1: "http://127.0.0.1:8000/a/abc/", 2: "http://127.0.0.1:8000/a/def/"}
+    assert links("::1", 9, {1: "t"}) == {1: "http://[::1]:9/a/t/"}
+    assert "0.0.0.0" not in links("0.0.0.0", 9, {1: "t"})[1]
+
+
+def test_command_errors_are_one_line(tmp_path, capsys, monkeypatch):
+    assert main(["serve", "--file", str(tmp_path / "missing.tsv"), "--port", "0"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "missing.tsv" in error
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    assert main(["serve", "--file", str(tmp_path / "missing.tsv")]) == 2
+    error = capsys.readouterr().err
+    assert "pip install 'pivot-paraphrase-miner[web]'" in error and error.count("\n") == 1
+
+
+def _start(arguments, cwd):
+    process = subprocess.Popen([sys.executable, "-m", "opusparcus", "serve", *arguments],
+                               cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    return process, [process.stdout.readline().strip() for _ in range(2)]
+
+
+def _post(link, path, body, origin):
+    request = urllib.request.Request(link + path, json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              "Origin": origin})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_the_command_serves_until_interrupted(pairs):
+    process, lines = _start(["--file", str(pairs), "--port", "0"], pairs.parent)
+    try:
+        assert [line.split(": ")[0] for line in lines] == ["annotator 1", "annotator 2"]
+        first, second = (line.split(": ", 1)[1] for line in lines)
+        assert first.startswith("http://127.0.0.1:") and first != second
+        origin = first.split("/a/")[0]
+        with urllib.request.urlopen(first + "api/info", timeout=10) as response:
+            assert json.loads(response.read())["progress"]["total"] == 3
+        _post(first, "api/answer", {"unit": "fr-N2", "answer": "3"}, origin)
+        _post(second, "api/answer", {"unit": "fr-N2", "answer": "trash"}, origin)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            _post(first, "api/answer", {"unit": "fr-N1", "answer": "3"}, "http://evil.example")
+        assert refused.value.code == 403
+        assert [a.labels for a in read_annotations(pairs)] == [
+            [None, None], [3, 0], [None, None]]
+    finally:
+        process.terminate()
+        _, error = process.communicate(timeout=20)
+    assert "serving pairs of" in error and "warning" not in error
+
+
+def test_another_host_than_loopback_warns(pairs):
+    process, _ = _start(["--file", str(pairs), "--port", "0", "--host", "0.0.0.0"],
+                        pairs.parent)
+    process.terminate()
+    _, error = process.communicate(timeout=20)
+    assert "warning: serving on 0.0.0.0" in error
