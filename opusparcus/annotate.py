@@ -82,7 +82,7 @@ def annotate(path: Path, annotator: int, stdin: TextIO = sys.stdin,
         if label is None:
             stdout.write(HINT.format(answer=answer) + "\n")
             continue
-        annotations = save_label(path, annotations[index].id, annotator, label)
+        annotations, _ = save_label(path, annotations[index].id, annotator, label)
         history.append(index)
     remaining = _remaining(annotations, column)
     stdout.write(f"\n{len(history)} answered, {remaining} remaining; saved to {path}\n")
@@ -96,7 +96,7 @@ def _undo(path: Path, annotations: list[Annotation], annotator: int, history: li
     if not history:
         stdout.write("? nothing to undo in this session\n")
         return annotations
-    return save_label(path, annotations[history.pop()].id, annotator, None)
+    return save_label(path, annotations[history.pop()].id, annotator, None)[0]
 
 
 def main(argv: list[str] | None = None) -> int:

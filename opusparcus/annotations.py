@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,10 +140,11 @@ def write_annotations(path: Path, annotations: list[Annotation]) -> None:
     write_file_atomically(path, annotations_text(annotations))
 
 
-def save_label(path: Path, pair_id: str, annotator: int, label: int | None) -> list[Annotation]:
+def save_label(path: Path, pair_id: str, annotator: int,
+               label: int | None) -> tuple[list[Annotation], os.stat_result]:
     """Set (or, with None, clear) one annotator's label of one pair, keeping every other label
     as the file holds it at that moment: the terminal annotator and the web page may answer the
-    same file at once. Returns the file's annotations after the change."""
+    same file at once. Returns the file's annotations after the change, and its status."""
 
     def change(annotations: list[Annotation]) -> str:
         pair = next((a for a in annotations if a.id == pair_id), None)

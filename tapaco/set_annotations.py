@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,9 +122,10 @@ def sample_sets(members: list[Member], count: int | None, seed: int) -> list[Mem
 
 
 def save_set_answer(path: Path, set_id: int, annotator: int,
-                    outliers: set[str] | None) -> list[Member]:
+                    outliers: set[str] | None) -> tuple[list[Member], os.stat_result]:
     """Label every member of one set for one annotator (`outlier` for the ids in `outliers`,
-    `ok` for the others), or clear them with None. Returns the file's members afterwards."""
+    `ok` for the others), or clear them with None. Returns the file's members afterwards, and
+    its status."""
 
     def change(members: list[Member]) -> str:
         chosen = [m for m in members if m.set_id == set_id]

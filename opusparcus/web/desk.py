@@ -4,7 +4,8 @@ An annotator sees only their own answers; the other annotator's exist for them o
 agreement summary, once every unit has both answers. Navigation is by position in the file: the
 next unit still to answer after a position (wrapping round, so skipped units come back), or the
 unit at a position (to look back and change an answer). Undo clears this annotator's latest
-answer given through the page since the server started. Nothing here knows about HTTP.
+answer given through the page since the server started, giving the unit back the answer it
+had before (none, or the one that answer changed). Nothing here knows about HTTP.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ class Desk:
     def __init__(self, task: Task, tokens: dict[int, str]) -> None:
         self.task = task
         self.tokens = dict(tokens)
-        self._history: dict[int, list[str]] = {annotator: [] for annotator in tokens}
+        # per annotator: (unit id, the answer it had before) of each answer given on the page
+        self._history: dict[int, list[tuple[str, Any]]] = {annotator: [] for annotator in tokens}
         self._lock = threading.Lock()
 
     def annotator(self, token: str) -> int | None:
@@ -89,18 +91,20 @@ class Desk:
         with self._lock:
             index, unit = self._unit(unit_id)
             self.task.save(unit, annotator, self.task.parse_answer(unit, answer))
-            self._history[annotator].append(unit.id)
+            self._history[annotator].append((unit.id, unit.answers[annotator - 1]))
         return self.next_after(annotator, index)
 
     def undo(self, annotator: int) -> dict[str, Any]:
-        """Clear this annotator's latest answer through the page; returns that unit."""
+        """Take back this annotator's latest answer through the page; returns that unit."""
         with self._lock:
             history = self._history[annotator]
             if not history:
                 raise BadAnswer("nothing to undo: no answer was given on this page since the "
                                 "server started")
-            index, unit = self._unit(history.pop())
-            self.task.save(unit, annotator, None)
+            unit_id, before = history.pop()
+            index, unit = self._unit(unit_id)
+            self.task.save(unit, annotator,
+                           None if before is None else self.task.parse_answer(unit, before))
         return self.unit_at(annotator, index)
 
     def agreement(self, annotator: int) -> dict[str, Any]:

@@ -103,9 +103,12 @@ def is_loopback(host: str) -> bool:
 def listen(host: str, port: int) -> socket.socket:
     """A listening socket, bound before any link is printed (port 0: any free port)."""
     try:
-        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        server = socket.socket(family, socket.SOCK_STREAM)
+        family, kind, protocol = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][:3]
+        # with protocol 0, asyncio would not set TCP_NODELAY on accepted connections, and
+        # every response would wait ~40 ms for the browser's delayed ACK
+        server = socket.socket(family, kind, protocol)
         server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         server.bind((host, port))
         server.listen(64)
     except OSError as error:

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from opusparcus.annotations import label_text, parse_label, read_annotations, save_label
+from opusparcus.annotations import (
+    Annotation,
+    label_text,
+    parse_label,
+    read_annotations,
+    save_label,
+)
 from opusparcus.combine import COLUMNS, combine_annotations
 from tapaco.set_annotations import (
     OUTLIER,
@@ -47,24 +54,45 @@ class Unit:
     answers: tuple[Any, Any]
 
 
+def _signature(status: os.stat_result) -> tuple[int, int, int]:
+    return status.st_ino, status.st_mtime_ns, status.st_size
+
+
 class _FileCache:
-    """The units of a file, read again only when the file on disk changed."""
+    """What a file holds (and the units made of it), read again only when the file on disk
+    changed; a save hands over what it wrote, so the next request needs no reading."""
 
-    def __init__(self, path: Path, read: Callable[[Path], list]) -> None:
-        self.path, self.read = path, read
-        self.signature: tuple | None = None
-        self.content: list = []
+    def __init__(self, path: Path, read: Callable[[Path], list],
+                 to_units: Callable[[list], list[Unit]]) -> None:
+        self.path, self.read, self.to_units = path, read, to_units
+        self._lock = threading.Lock()
+        self._signature: tuple | None = None
+        self._held: tuple[list, list[Unit]] = ([], [])
 
-    def get(self) -> list:
-        status = os.stat(self.path)
-        signature = (status.st_ino, status.st_mtime_ns, status.st_size)
-        if signature != self.signature:
-            self.content, self.signature = self.read(self.path), signature
-        return self.content
+    def get(self) -> tuple[list, list[Unit]]:
+        """The file's content and its units."""
+        with self._lock:
+            signature = _signature(os.stat(self.path))
+            if signature != self._signature:
+                self._keep(self.read(self.path), signature)
+            return self._held
+
+    def keep(self, content: list, status: os.stat_result) -> None:
+        with self._lock:
+            self._keep(content, _signature(status))
+
+    def _keep(self, content: list, signature: tuple) -> None:
+        self._held, self._signature = (content, self.to_units(content)), signature
+
+
+def _pair_units(annotations: list[Annotation]) -> list[Unit]:
+    return [Unit(a.id, {"sentences": [a.sentence1, a.sentence2]},
+                 (label_text(a.labels[0]) or None, label_text(a.labels[1]) or None))
+            for a in annotations]
 
 
 def _kappa(value: float) -> float | None:
-    return None if math.isnan(value) else round(value, 4)
+    return None if math.isnan(value) else value
 
 
 class PairTask:
@@ -74,16 +102,14 @@ class PairTask:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._annotations = _FileCache(path, read_annotations)
+        self._annotations = _FileCache(path, read_annotations, _pair_units)
 
     def language(self) -> str:
-        annotations = self._annotations.get()
+        annotations, _ = self._annotations.get()
         return annotations[0].id.rsplit("-", 1)[0] if annotations else ""
 
     def units(self) -> list[Unit]:
-        return [Unit(a.id, {"sentences": [a.sentence1, a.sentence2]},
-                     (label_text(a.labels[0]) or None, label_text(a.labels[1]) or None))
-                for a in self._annotations.get()]
+        return self._annotations.get()[1]
 
     def parse_answer(self, unit: Unit, answer: Any) -> int:
         if not isinstance(answer, str) or len(answer) > 20:
@@ -97,10 +123,10 @@ class PairTask:
         return label
 
     def save(self, unit: Unit, annotator: int, label: int | None) -> None:
-        save_label(self.path, unit.id, annotator, label)
+        self._annotations.keep(*save_label(self.path, unit.id, annotator, label))
 
     def agreement(self) -> dict[str, Any]:
-        combined = combine_annotations(self._annotations.get())
+        combined = combine_annotations(self._annotations.get()[0])
         return {"columns": [{"key": key, "title": PAIR_COLUMN_TITLES[key],
                              "group": PAIR_COLUMN_GROUPS[key],
                              "count": combined.agreement[key]} for key in COLUMNS],
@@ -116,6 +142,16 @@ def _member_answer(members: list[Member], column: int) -> list[str] | None:
     return [m.sentence_id for m in members if m.labels[column] == OUTLIER]
 
 
+def _set_units(all_members: list[Member]) -> list[Unit]:
+    sets: dict[int, list[Member]] = {}
+    for member in all_members:
+        sets.setdefault(member.set_id, []).append(member)
+    return [Unit(str(set_id), {"members": [{"id": m.sentence_id, "text": m.sentence}
+                                           for m in members]},
+                 (_member_answer(members, 0), _member_answer(members, 1)))
+            for set_id, members in sets.items()]
+
+
 class SetTask:
     """Check TaPaCo sets: mark the members that are not paraphrases of the rest."""
 
@@ -123,19 +159,13 @@ class SetTask:
 
     def __init__(self, path: Path, language: str = "") -> None:
         self.path, self._language = path, language
-        self._members = _FileCache(path, read_set_annotations)
+        self._members = _FileCache(path, read_set_annotations, _set_units)
 
     def language(self) -> str:
         return self._language
 
     def units(self) -> list[Unit]:
-        sets: dict[int, list[Member]] = {}
-        for member in self._members.get():
-            sets.setdefault(member.set_id, []).append(member)
-        return [Unit(str(set_id), {"members": [{"id": m.sentence_id, "text": m.sentence}
-                                               for m in members]},
-                     (_member_answer(members, 0), _member_answer(members, 1)))
-                for set_id, members in sets.items()]
+        return self._members.get()[1]
 
     def parse_answer(self, unit: Unit, answer: Any) -> set[str]:
         if not isinstance(answer, list) or not all(isinstance(x, str) for x in answer):
@@ -147,10 +177,10 @@ class SetTask:
         return set(answer)
 
     def save(self, unit: Unit, annotator: int, outliers: set[str] | None) -> None:
-        save_set_answer(self.path, int(unit.id), annotator, outliers)
+        self._members.keep(*save_set_answer(self.path, int(unit.id), annotator, outliers))
 
     def agreement(self) -> dict[str, Any]:
-        agreement = set_agreement(self._members.get())
+        agreement = set_agreement(self._members.get()[0])
         return {"columns": [{"key": key, "title": key, "group": "", "count": count}
                             for key, count in agreement.counts.items()],
                 "kappa": _kappa(agreement.kappa), "kept": agreement.sets_agreed,

@@ -76,15 +76,15 @@ def folder_lock(path: Path) -> Iterator[None]:
 
 
 def update_file_atomically(path: Path, read: Callable[[Path], Content],
-                           change: Callable[[Content], str]) -> Content:
+                           change: Callable[[Content], str]) -> tuple[Content, os.stat_result]:
     """Read `path`, apply `change` (which edits what was read and returns the new text) and
     write it atomically, all under :func:`folder_lock`: writers that each change their own part
     of one file (two annotators' columns) never lose each other's changes. Returns what was
-    read, as changed."""
+    read, as changed, and the status of the file written (to recognise it later)."""
     with folder_lock(path):
         content = read(path)
         write_file_atomically(path, change(content))
-    return content
+        return content, os.stat(path)
 
 
 def json_text(data: dict) -> str:

@@ -147,6 +147,16 @@ def test_undo_clears_the_annotators_latest_answer(pairs):
     assert column(pairs, 1)[:2] == [None, None]
 
 
+def test_undo_of_a_changed_answer_gives_back_the_one_before(pairs):
+    web = client(pairs)
+    answer(web, 1, "en-N3", "3")
+    answer(web, 1, "en-N3", "trash")  # looked back and changed it
+    undone = web.post(url(1, "api/undo"), json={}, headers=ORIGIN).json()["unit"]
+    assert undone["id"] == "en-N3" and undone["answer"] == "3" and column(pairs, 1)[2] == 3
+    web.post(url(1, "api/undo"), json={}, headers=ORIGIN)
+    assert column(pairs, 1)[2] is None
+
+
 @pytest.mark.parametrize("label", ["5", "0", "", "maybe", 4, None, ["4"], "x" * 100])
 def test_labels_outside_the_scale_are_refused(pairs, label):
     response = answer(client(pairs), 1, "en-N1", label)

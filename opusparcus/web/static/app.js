@@ -72,7 +72,7 @@ async function showFinished(progress) {
   if (!progress.everyone_done) {
     $("finished-text").textContent = "You have answered every one. The agreement between the "
       + "two annotators appears here once the other annotator is done too (this page checks "
-      + "every 20 seconds).";
+      + "every 5 seconds).";
     return;
   }
   $("finished-text").textContent = "Both annotators are done.";
@@ -106,7 +106,10 @@ async function show(result) {
 }
 
 async function act(work) {
-  if (state.busy) return;
+  if (state.busy) {
+    say("Still saving the previous answer: press again.");
+    return;
+  }
   state.busy = true;
   document.body.classList.add("busy");
   try {
@@ -152,15 +155,18 @@ function onKey(event) {
 }
 
 function wire() {
+  // A clicked button gives up the focus: Enter or Space must not answer the next unit unseen.
+  const onClick = (button, action) => button.addEventListener("click", () => {
+    button.blur();
+    action();
+  });
   for (const button of document.querySelectorAll("#pair-view .answer")) {
-    button.addEventListener("click", () => actions.answer(button.dataset.answer));
+    onClick(button, () => actions.answer(button.dataset.answer));
   }
   for (const name of ["undo", "skip", "back"]) {
-    for (const button of document.querySelectorAll("." + name)) {
-      button.addEventListener("click", () => actions[name]());
-    }
+    for (const button of document.querySelectorAll("." + name)) onClick(button, actions[name]);
   }
-  $("save-set").addEventListener("click", () => actions.saveSet());
+  onClick($("save-set"), actions.saveSet);
   $("guidelines-toggle").addEventListener("click", () => {
     const panel = $("guidelines");
     panel.hidden = !panel.hidden;
@@ -172,7 +178,7 @@ function wire() {
       call("info").then((info) => info.progress.everyone_done && showFinished(info.progress))
         .catch((error) => say(error.message));
     }
-  }, 20000);
+  }, 5000);
 }
 
 async function start() {
