@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tapaco.communities import OBJECTIVES, OVERSIZED, SplitOptions
 from tapaco.core.download_command import add_download_parser, run_download
 from tapaco.core.errors import exit_status
 from tapaco.core.files import json_text
@@ -60,6 +61,16 @@ def _build_parser(commands) -> None:
                          help="comma-separated output languages (all still pivot); default: all")
     command.add_argument("--max-set-size", type=int, default=100, metavar="N",
                          help="filter (b): drop sets with more sentences")
+    command.add_argument("--oversized", choices=OVERSIZED, default="drop",
+                         help="filter (b)'s sets: drop them (as the paper), or split each "
+                              "component holding one into Leiden communities that go through "
+                              "the remaining filters")
+    command.add_argument("--leiden-objective", choices=tuple(OBJECTIVES), default="modularity",
+                         help="with --oversized split: the quality Leiden optimises")
+    command.add_argument("--leiden-resolution", type=float, default=1.0, metavar="X",
+                         help="with --oversized split: higher gives more, smaller communities")
+    command.add_argument("--seed", type=int, default=0, metavar="N",
+                         help="with --oversized split: the seed of Leiden's random choices")
     command.add_argument("--bleu-max", type=float, default=50.0, metavar="X",
                          help="filter (d): drop a sentence whose BLEU against an earlier kept "
                               "one exceeds this (0-100)")
@@ -131,7 +142,9 @@ def _empty_hint(stats: dict) -> str:
 def _run_build(arguments: argparse.Namespace) -> None:
     options = BuildOptions(
         FilterOptions(arguments.max_set_size, arguments.bleu_max, arguments.min_sets),
-        arguments.langs, arguments.skip_bad_input, arguments.documents)
+        arguments.langs, arguments.skip_bad_input, arguments.documents,
+        SplitOptions(arguments.oversized, arguments.leiden_objective,
+                     arguments.leiden_resolution, arguments.seed))
     source = arguments.opus_dir or arguments.tatoeba_export
     timings_file = None
     if arguments.timings:

@@ -90,6 +90,14 @@ def stats_markdown(stats: dict) -> str:
     lines += ["", "## Languages (Table 3)", ""]
     lines += _table(["language", "sets", "sentences"],
                     [[lang, v["sets"], v["sentences"]] for lang, v in stats["languages"].items()])
+    if "oversized_split" in stats:
+        split = stats["oversized_split"]
+        lines += ["", "## Oversized sets split into Leiden communities", "",
+                  f"{split['sentences_rescued']} of the {split['sentences_in_oversized_sets']} "
+                  f"sentences of oversized sets are in {split['sets_rescued']} output sets.", ""]
+        lines += _table(["language", "sets rescued", "sentences rescued"],
+                        [[lang, v["sets"], v["sentences"]]
+                         for lang, v in split["per_language"].items()])
     lines += ["", "## Input", ""]
     lines += _table(["item", "count"], [[key.replace("_", " "), value]
                                         for key, value in stats["input"].items()])

@@ -107,10 +107,12 @@ def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarra
 
 
 def apply_filters(rows: Rows, texts: list[str], languages: list[str],
-                  options: FilterOptions) -> tuple[Rows, Funnel]:
-    """Run filters (a)-(e) over sorted rows; return the kept rows and the funnel."""
-    funnel = Funnel(languages)
-    funnel.record("components split by language", rows, 0, 0)
+                  options: FilterOptions, funnel: Funnel | None = None) -> tuple[Rows, Funnel]:
+    """Run filters (a)-(e) over sorted rows; return the kept rows and the funnel (`funnel`, when
+    given, already holds the steps before the filters)."""
+    if funnel is None:
+        funnel = Funnel(languages)
+        funnel.record("components split by language", rows, 0, 0)
     sizes = _group_sizes(rows)
     rows = _apply(funnel, "(a) single-sentence sets", rows, sizes >= 2)
     sizes = _group_sizes(rows)

@@ -23,13 +23,15 @@ from tapaco.sentence_ids import numeric_keys
 
 @dataclass
 class SentenceGraph:
-    """Component (set) id per vertex, and the sizes that stats report."""
+    """Component (set) id per vertex, and the sizes that stats report; the merged edges only
+    when asked for (splitting oversized sets needs them)."""
 
     set_id: np.ndarray
     number: np.ndarray
     fraction: np.ndarray
     edge_counts: dict[str, int]
     component_count: int
+    edges: np.ndarray | None = None
 
 
 def surface_edges(vertex_lang: np.ndarray, texts: list[str]) -> np.ndarray:
@@ -70,7 +72,7 @@ def _number_components(membership: np.ndarray, number: np.ndarray,
     return component_number[first_rank][membership]
 
 
-def build_graph(corpus: Corpus) -> SentenceGraph:
+def build_graph(corpus: Corpus, keep_edges: bool = False) -> SentenceGraph:
     """Merge the three edge kinds, find connected components and number them."""
     surface = surface_edges(corpus.vertex_lang, corpus.texts)
     edges = np.concatenate([corpus.edges, surface]).astype(np.int32)
@@ -86,4 +88,5 @@ def build_graph(corpus: Corpus) -> SentenceGraph:
         "merged_distinct_edges": _distinct_edges(edges),
     }
     return SentenceGraph(_number_components(membership, number, fraction), number, fraction,
-                         counts, int(membership.max(initial=-1) + 1))
+                         counts, int(membership.max(initial=-1) + 1),
+                         edges if keep_edges else None)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tapaco.communities import SplitOptions, split_oversized
 from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicographic_order
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
@@ -30,7 +31,7 @@ from tapaco.export import (
     parquet_path,
     stats_markdown,
 )
-from tapaco.filters import FilterOptions, Rows, apply_filters
+from tapaco.filters import FilterOptions, Funnel, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_id
@@ -49,6 +50,7 @@ class BuildOptions:
     languages: tuple[str, ...] = ()
     skip_bad_input: bool = False
     documents: str = "raw"
+    split: SplitOptions = field(default_factory=SplitOptions)
 
     def __post_init__(self) -> None:
         if isinstance(self.languages, str) or not all(
@@ -119,10 +121,12 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
 
 
 def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
-                options: BuildOptions) -> dict:
+                options: BuildOptions, rescued: dict | None = None) -> dict:
     final = funnel.steps[-1]["per_language"]
     settings = {**asdict(options.filters), "languages": list(options.languages),
                 "skip_bad_input": options.skip_bad_input, "documents": options.documents}
+    if options.split.splits:  # absent by default: the release-identical stats stay as they were
+        settings["oversized"] = asdict(options.split)
     versions = library_versions(*EXACTNESS_LIBRARIES)
     return {
         "signature": signature(COMMAND, versions, settings),
@@ -135,6 +139,7 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
                    for step in funnel.steps],
         "funnel_per_language": {step["step"]: step["per_language"] for step in funnel.steps},
         "languages": dict(sorted(final.items())),
+        **({"oversized_split": rescued} if rescued is not None else {}),
         "bad_input": log.as_dict(),
     }
 
@@ -177,9 +182,41 @@ def command_line(options: BuildOptions, formats: tuple[str, ...],
              f"--format {','.join(formats)}"]
     if options.languages:
         words.append(f"--langs {','.join(options.languages)}")
+    if options.split.splits:
+        split = options.split
+        words.append(f"--oversized split --leiden-objective {split.objective} "
+                     f"--leiden-resolution {split.resolution:g} --seed {split.seed}")
     if options.skip_bad_input:
         words.append("--skip-bad-input")
     return " ".join(words)
+
+
+def _split(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
+           options: BuildOptions) -> tuple[Rows, np.ndarray]:
+    """Replace oversized sets by their Leiden communities (graph.set_id changes); returns the
+    rows sorted again and the vertices that were in oversized sets."""
+    split = split_oversized(graph.set_id, graph.edges, graph.number, graph.fraction, rows.vertex,
+                            rows.lang, options.filters.max_set_size, options.split)
+    graph.set_id = split.set_id
+    rows = candidate_rows(corpus, graph, options.languages)
+    funnel.record(f"(b) sets over {options.filters.max_set_size} split into Leiden "
+                  "communities", rows, 0, 0)
+    funnel.steps[-1]["components_split"] = split.components
+    funnel.steps[-1]["communities"] = split.communities
+    return rows, split.rescued_vertices
+
+
+def _rescued(rows: Rows, rescued_vertices: np.ndarray, funnel: Funnel) -> dict:
+    """Sentences and sets of oversized sets that are in the output, per language."""
+    kept = np.isin(rows.vertex, rescued_vertices)
+    languages = funnel.languages
+    sentences = np.bincount(rows.lang[kept], minlength=len(languages))
+    firsts = kept & group_starts(rows.group)
+    sets = np.bincount(rows.lang[firsts], minlength=len(languages))
+    return {"sentences_in_oversized_sets": int(len(rescued_vertices)),
+            "sentences_rescued": int(sentences.sum()), "sets_rescued": int(sets.sum()),
+            "per_language": {lang: {"sets": int(s), "sentences": int(n)}
+                             for lang, s, n in zip(languages, sets, sentences) if n}}
 
 
 def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
@@ -187,12 +224,19 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
            tatoeba_export: bool) -> dict:
     corpus = read()
     with progress.stage("graph and components"):
-        graph = build_graph(corpus)
+        graph = build_graph(corpus, keep_edges=options.split.splits)
+    rows = candidate_rows(corpus, graph, options.languages)
+    funnel = Funnel(sorted(corpus.languages))
+    funnel.record("components split by language", rows, 0, 0)
+    rescued_vertices = None
+    if options.split.splits:
+        with progress.stage("split oversized sets (Leiden)"):
+            rows, rescued_vertices = _split(corpus, graph, rows, funnel, options)
     with progress.stage("filters"):
-        rows = candidate_rows(corpus, graph, options.languages)
         rows, funnel = apply_filters(rows, corpus.texts, sorted(corpus.languages),
-                                     options.filters)
-    stats = _statistics(corpus, graph, funnel, log, options)
+                                     options.filters, funnel)
+    rescued = None if rescued_vertices is None else _rescued(rows, rescued_vertices, funnel)
+    stats = _statistics(corpus, graph, funnel, log, options, rescued)
     with progress.stage("write output"):
         files = language_rows(corpus, graph, rows)
 

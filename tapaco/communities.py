@@ -1,0 +1,111 @@
+"""Rescue oversized sets (`--oversized split`): Leiden communities of their components.
+
+TaPaCo drops every set over `--max-set-size` sentences (filter b). Such a set is often two or
+more dense meaning clusters joined by a few misalignments. With `split`, each component holding
+an oversized set is partitioned by Leiden community detection (python-igraph) on its merged
+graph (alignment and surface edges, all languages, multiple edges merged); the oversized sets
+are then replaced by their communities, split by language as components are, and go through
+the filters like any set (a community still too large is dropped by filter b). Sets that were
+not oversized keep their component's id; the new sets get ids after the last component's,
+numbered by their smallest sentence id, so a rescued community has one id in every language.
+Leiden is seeded through Python's `random` (igraph's default generator) and runs on a graph
+built in a fixed vertex order: the same input and options give the same sets.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import igraph
+import numpy as np
+
+from tapaco.core.arrays import group_starts, lexicographic_order
+from tapaco.core.errors import OptionError
+from tapaco.core.options import check_range
+
+OBJECTIVES = {"modularity": "modularity", "cpm": "CPM"}
+OVERSIZED = ("drop", "split")
+
+
+@dataclass(frozen=True)
+class SplitOptions:
+    """What `--oversized` does; the Leiden settings matter only for `split`."""
+
+    oversized: str = "drop"
+    objective: str = "modularity"
+    resolution: float = 1.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.oversized not in OVERSIZED:
+            raise OptionError("--oversized", f"expected drop or split, got {self.oversized!r}")
+        if self.objective not in OBJECTIVES:
+            raise OptionError("--leiden-objective", f"expected one of {', '.join(OBJECTIVES)}, "
+                              f"got {self.objective!r}")
+        check_range("--leiden-resolution", self.resolution, 0, None)
+        check_range("--seed", self.seed, 0, whole=True)
+
+    @property
+    def splits(self) -> bool:
+        return self.oversized == "split"
+
+
+def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOptions) -> np.ndarray:
+    """Leiden communities of a graph given as an (m, 2) edge array, multiple edges merged."""
+    graph = igraph.Graph(vertex_count)
+    graph.add_edges(edges)
+    graph.simplify()
+    random.seed(options.seed)
+    partition = graph.community_leiden(objective_function=OBJECTIVES[options.objective],
+                                       resolution=options.resolution, n_iterations=-1)
+    return np.asarray(partition.membership, np.int64)
+
+
+@dataclass
+class Split:
+    """New set ids per vertex; which output rows were in oversized sets; how many components
+    were split into how many communities (of output rows)."""
+
+    set_id: np.ndarray
+    rescued_vertices: np.ndarray
+    components: int
+    communities: int
+
+
+def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
+                    fraction: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,
+                    max_set_size: int, options: SplitOptions) -> Split:
+    """Replace the oversized sets of `row_vertex` (output rows) by Leiden communities."""
+    oversized_rows = _oversized_rows(set_id, row_vertex, row_lang, max_set_size)
+    components = np.unique(set_id[row_vertex[oversized_rows]])
+    inside = np.isin(set_id, components)
+    vertices = np.flatnonzero(inside)
+    if not len(vertices):
+        return Split(set_id, vertices, 0, 0)
+    local = np.full(len(set_id), -1, np.int64)
+    local[vertices] = np.arange(len(vertices))
+    chosen = edges[inside[edges[:, 0]]]
+    community = leiden_membership(len(vertices), local[chosen], options)
+    # one new id per community, in the order of its smallest (number, fraction, vertex)
+    order = lexicographic_order(number[vertices], fraction[vertices], vertices)
+    first_seen = np.full(community.max() + 1, len(order), np.int64)
+    np.minimum.at(first_seen, community[order], np.arange(len(order)))
+    rank = np.empty_like(first_seen)
+    rank[np.argsort(first_seen, kind="stable")] = np.arange(len(first_seen))
+    new_id = set_id.copy()
+    moved = row_vertex[oversized_rows]
+    new_id[moved] = set_id.max() + 1 + rank[community[local[moved]]]
+    return Split(new_id, moved, len(components), len(np.unique(community[local[moved]])))
+
+
+def _oversized_rows(set_id: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,
+                    max_set_size: int) -> np.ndarray:
+    """Mask of the output rows whose (language, set) group is over `max_set_size`."""
+    order = lexicographic_order(row_lang, set_id[row_vertex])
+    starts = group_starts(row_lang[order], set_id[row_vertex][order])
+    run = np.cumsum(starts) - 1
+    sizes = np.bincount(run)
+    mask = np.zeros(len(row_vertex), bool)
+    mask[order] = sizes[run] > max_set_size
+    return mask
