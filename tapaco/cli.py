@@ -34,8 +34,10 @@ def parser() -> argparse.ArgumentParser:
     _build_parser(commands)
     add_download_parser(commands, corpus="Tatoeba", form="raw", pivots=False)
     from tapaco.enrich.command import add_parser
+    from tapaco.explain import add_explain_parser
 
     add_parser(commands)
+    add_explain_parser(commands)
     return main
 
 
@@ -168,6 +170,10 @@ def _run(arguments: argparse.Namespace) -> None:
         print(summary_line(run(arguments)), file=sys.stderr)
     elif arguments.command == "download":
         run_download(arguments)
+    elif arguments.command == "explain":
+        from tapaco.explain import run_explain
+
+        run_explain(arguments)
     else:
         _run_build(arguments)
 
