@@ -73,6 +73,10 @@ def _build_parser(commands) -> None:
                          help="with --oversized split: higher gives more, smaller communities")
     command.add_argument("--seed", type=int, default=0, metavar="N",
                          help="with --oversized split: the seed of Leiden's random choices")
+    command.add_argument("--marks", action="store_true",
+                         help="also write marks/<lang>.tsv: pairs inside kept sets that differ "
+                              "only trivially (case, punctuation, contractions, digits) or by "
+                              "morphological neutralisation (gender, politeness, number)")
     command.add_argument("--bleu-max", type=float, default=50.0, metavar="X",
                          help="filter (d): drop a sentence whose BLEU against an earlier kept "
                               "one exceeds this (0-100)")
@@ -146,7 +150,7 @@ def _run_build(arguments: argparse.Namespace) -> None:
         FilterOptions(arguments.max_set_size, arguments.bleu_max, arguments.min_sets),
         arguments.langs, arguments.skip_bad_input, arguments.documents,
         SplitOptions(arguments.oversized, arguments.leiden_objective,
-                     arguments.leiden_resolution, arguments.seed))
+                     arguments.leiden_resolution, arguments.seed), arguments.marks)
     source = arguments.opus_dir or arguments.tatoeba_export
     timings_file = None
     if arguments.timings:

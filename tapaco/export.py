@@ -98,6 +98,11 @@ def stats_markdown(stats: dict) -> str:
         lines += _table(["language", "sets rescued", "sentences rescued"],
                         [[lang, v["sets"], v["sentences"]]
                          for lang, v in split["per_language"].items()])
+    if "marks" in stats:
+        lines += ["", "## Marked pairs (--marks)", ""]
+        lines += _table(["language", "pairs in sets", "trivial", "neutralisation", "marked share"],
+                        [[lang, v["pairs"], v["trivial"], sum(v["neutralisation"].values()),
+                          f"{v['marked_share']:.1%}"] for lang, v in stats["marks"].items()])
     lines += ["", "## Input", ""]
     lines += _table(["item", "count"], [[key.replace("_", " "), value]
                                         for key, value in stats["input"].items()])

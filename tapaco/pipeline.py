@@ -33,6 +33,7 @@ from tapaco.export import (
 )
 from tapaco.filters import FilterOptions, Funnel, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
+from tapaco.marks import mark_language, marked_share, marks_text
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_id
 from tapaco.tatoeba_export import read_export
@@ -51,6 +52,7 @@ class BuildOptions:
     skip_bad_input: bool = False
     documents: str = "raw"
     split: SplitOptions = field(default_factory=SplitOptions)
+    marks: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.languages, str) or not all(
@@ -127,6 +129,8 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
                 "skip_bad_input": options.skip_bad_input, "documents": options.documents}
     if options.split.splits:  # absent by default: the release-identical stats stay as they were
         settings["oversized"] = asdict(options.split)
+    if options.marks:
+        settings["marks"] = True
     versions = library_versions(*EXACTNESS_LIBRARIES)
     return {
         "signature": signature(COMMAND, versions, settings),
@@ -186,6 +190,8 @@ def command_line(options: BuildOptions, formats: tuple[str, ...],
         split = options.split
         words.append(f"--oversized split --leiden-objective {split.objective} "
                      f"--leiden-resolution {split.resolution:g} --seed {split.seed}")
+    if options.marks:
+        words.append("--marks")
     if options.skip_bad_input:
         words.append("--skip-bad-input")
     return " ".join(words)
@@ -237,8 +243,13 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
                                      options.filters, funnel)
     rescued = None if rescued_vertices is None else _rescued(rows, rescued_vertices, funnel)
     stats = _statistics(corpus, graph, funnel, log, options, rescued)
+    files = language_rows(corpus, graph, rows)
+    marks = {}
+    if options.marks:
+        with progress.stage("marks"):
+            marks = {lang: mark_language(lang, language) for lang, language in files.items()}
+            stats["marks"] = {lang: marked_share(marks[lang], files[lang]) for lang in marks}
     with progress.stage("write output"):
-        files = language_rows(corpus, graph, rows)
 
         def write(folder: Path) -> None:
             for lang, language in files.items():
@@ -250,6 +261,11 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
             if "parquet" in formats:
                 card = dataset_card(stats, command_line(options, formats, tatoeba_export))
                 (folder / "README.md").write_text(card.text(), encoding="utf-8")
+            if marks:
+                (folder / "marks").mkdir()
+            for lang, found in marks.items():
+                (folder / "marks" / f"{lang}.tsv").write_text(marks_text(found),
+                                                             encoding="utf-8")
             write_json(folder / "stats.json", stats)
             (folder / "stats.md").write_text(stats_markdown(stats), encoding="utf-8")
 
