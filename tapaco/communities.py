@@ -64,11 +64,14 @@ def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOption
 
 @dataclass
 class Split:
-    """New set ids per vertex; which output rows were in oversized sets; how many components
-    were split into how many communities (of output rows)."""
+    """New set ids per vertex; the vertices of output rows that were in oversized sets; each
+    vertex's community id (-1 outside split components: pivots and filtered sentences of a
+    community have one too, which `tapaco explain` uses); how many components were split into
+    how many communities (of output rows)."""
 
     set_id: np.ndarray
     rescued_vertices: np.ndarray
+    community_id: np.ndarray
     components: int
     communities: int
 
@@ -82,7 +85,7 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     inside = np.isin(set_id, components)
     vertices = np.flatnonzero(inside)
     if not len(vertices):
-        return Split(set_id, vertices, 0, 0)
+        return Split(set_id, vertices, np.full(len(set_id), -1, np.int64), 0, 0)
     local = np.full(len(set_id), -1, np.int64)
     local[vertices] = np.arange(len(vertices))
     chosen = edges[inside[edges[:, 0]]]
@@ -93,10 +96,13 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     np.minimum.at(first_seen, community[order], np.arange(len(order)))
     rank = np.empty_like(first_seen)
     rank[np.argsort(first_seen, kind="stable")] = np.arange(len(first_seen))
+    community_id = np.full(len(set_id), -1, np.int64)
+    community_id[vertices] = set_id.max() + 1 + rank[community]
     new_id = set_id.copy()
     moved = row_vertex[oversized_rows]
-    new_id[moved] = set_id.max() + 1 + rank[community[local[moved]]]
-    return Split(new_id, moved, len(components), len(np.unique(community[local[moved]])))
+    new_id[moved] = community_id[moved]
+    return Split(new_id, moved, community_id, len(components),
+                 len(np.unique(community[local[moved]])))
 
 
 def _oversized_rows(set_id: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,

@@ -78,7 +78,7 @@ from tapaco.core.outputs import OutputFile, read_manifest
 from tapaco.core.progress import Progress
 from tapaco.graph import SentenceGraph, build_graph, surface_edges
 from tapaco.pipeline import COMMAND as BUILD_COMMAND
-from tapaco.pipeline import _display_ids
+from tapaco.pipeline import build_options, display_ids, split_sets
 from tapaco.read import INTER, INTRA, Corpus, read_corpus
 
 if TYPE_CHECKING:
@@ -340,8 +340,12 @@ class Explainer:
             else:
                 self.corpus = read_corpus(self.source, BadInputLog(self.output.skip_bad_input),
                                           progress, self.output.documents)
+            options = build_options(self.output.stats["options"])
             with progress.stage("graph and components"):
-                self.graph: SentenceGraph = build_graph(self.corpus)
+                self.graph: SentenceGraph = build_graph(self.corpus, options.split.splits)
+            # a build with --oversized split numbered Leiden communities after the components
+            self._community = (split_sets(self.corpus, self.graph, options).community_id
+                               if options.split.splits else None)
         self._check_same_release()
         documents = np.bincount(self.corpus.document_lang, minlength=len(self.corpus.languages))
         self._several_documents = documents > 1
@@ -370,7 +374,7 @@ class Explainer:
         if not len(vertices):
             return []
         several = bool(self._several_documents[self.corpus.vertex_lang[vertices[0]]])
-        return _display_ids(self.corpus, vertices, several)
+        return display_ids(self.corpus, vertices, several)
 
     def _vertex(self, lang: str, sentence_id: str) -> int:
         index = self._language_index(lang)
@@ -395,7 +399,10 @@ class Explainer:
         import networkx as nx  # imported here: `tapaco` starts without it
 
         corpus = self.corpus
-        vertices = np.flatnonzero(self.graph.set_id == set_id)
+        if self._community is not None and set_id >= self.graph.component_count:
+            vertices = np.flatnonzero(self._community == set_id)
+        else:
+            vertices = np.flatnonzero(self.graph.set_id == set_id)
         if not len(vertices):
             raise _usage("--set", f"{self.source} has no component {set_id} (it has "
                                   f"{self.graph.component_count}, numbered from 0)")

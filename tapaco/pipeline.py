@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tapaco.communities import SplitOptions, split_oversized
+from tapaco.communities import Split, SplitOptions, split_oversized
 from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicographic_order
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
@@ -96,7 +96,7 @@ def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]
     return Rows(order, lang_rank[order], np.cumsum(starts) - 1)
 
 
-def _display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -> list[str]:
+def display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -> list[str]:
     ids = [sentence_id(corpus.sides[vertex]) for vertex in vertices]
     if several_documents:
         labels = [document_label(name) for name in corpus.documents]
@@ -115,7 +115,7 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
     for start, end in zip(bounds[:-1], bounds[1:]):
         rank = rows.lang[start]
         vertices = rows.vertex[start:end]
-        ids = _display_ids(corpus, vertices, documents_per_rank[rank] > 1)
+        ids = display_ids(corpus, vertices, documents_per_rank[rank] > 1)
         files[languages[rank]] = [
             (int(graph.set_id[v]), label, corpus.texts[v], corpus.lists[v], corpus.tags[v])
             for v, label in zip(vertices, ids)]
@@ -197,12 +197,28 @@ def command_line(options: BuildOptions, formats: tuple[str, ...],
     return " ".join(words)
 
 
+def split_sets(corpus: Corpus, graph: SentenceGraph, options: BuildOptions,
+               rows: Rows | None = None) -> Split:
+    """The Leiden split of oversized sets as the build makes it (the graph must keep edges;
+    `rows`: the candidate rows, when already sorted)."""
+    rows = candidate_rows(corpus, graph, options.languages) if rows is None else rows
+    return split_oversized(graph.set_id, graph.edges, graph.number, graph.fraction, rows.vertex,
+                           rows.lang, options.filters.max_set_size, options.split)
+
+
+def build_options(settings: dict) -> BuildOptions:
+    """The options a build recorded in `stats.json` (`options`), as :class:`BuildOptions`."""
+    return BuildOptions(
+        FilterOptions(settings["max_set_size"], settings["bleu_max"], settings["min_sets"]),
+        tuple(settings["languages"]), settings["skip_bad_input"], settings["documents"],
+        SplitOptions(**settings.get("oversized", {})), bool(settings.get("marks", False)))
+
+
 def _split(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
            options: BuildOptions) -> tuple[Rows, np.ndarray]:
     """Replace oversized sets by their Leiden communities (graph.set_id changes); returns the
     rows sorted again and the vertices that were in oversized sets."""
-    split = split_oversized(graph.set_id, graph.edges, graph.number, graph.fraction, rows.vertex,
-                            rows.lang, options.filters.max_set_size, options.split)
+    split = split_sets(corpus, graph, options, rows)
     graph.set_id = split.set_id
     rows = candidate_rows(corpus, graph, options.languages)
     funnel.record(f"(b) sets over {options.filters.max_set_size} split into Leiden "

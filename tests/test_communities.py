@@ -139,3 +139,21 @@ def test_command_line_split(opus, tmp_path, capsys):
     assert main(["build", "--opus-dir", str(root), "--out", str(tmp_path / "bad"),
                  "--oversized", "split", "--leiden-resolution", "-2"]) == 2
     assert "--leiden-resolution" in capsys.readouterr().err
+
+
+def test_explain_shows_a_rescued_set_as_its_community(opus, tmp_path):
+    from tapaco.explain import explain_set
+
+    root = _two_clusters(opus)
+    build(root, tmp_path / "out", _options("split"))
+    rescued = {row[0] for row in read_output(tmp_path / "out")["en"]}
+    second = next(s for s in rescued if "11" in _sets(read_output(tmp_path / "out")["en"])[s])
+    result = explain_set(root, tmp_path / "out", int(second), "en", max_pairs=0)
+    # the community of en 11-16 with its pivots de 111-113: 9 sentences, no en 1-6
+    assert result.sentences == 9
+    assert {(s.lang, s.sentences) for s in result.languages} >= {("en", 6), ("de", 3)}
+    (english,) = result.explained
+    assert english.pairs == 15 and len(english.paths) == 15
+    for path in english.paths:
+        middle = [hop.sentence for hop in path.hops[1:-1]]
+        assert [(s.lang, s.id in {"111", "112", "113"}) for s in middle] == [("de", True)]
