@@ -73,8 +73,7 @@ import itertools
 import unicodedata
 from collections import Counter
 from functools import cache, lru_cache
-from importlib.resources import files
-from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import NamedTuple
 
 import regex
@@ -87,7 +86,9 @@ FEATURES = ("gender", "politeness", "number")
 HEADER = ["set_id", "sentence_id_1", "sentence_id_2", "mark", "evidence"]
 TABLE_HEADER = ["kind", "form", "variants"]
 _WORD_KINDS = ("contraction", "numeral", "numeral_joiner")
-_RULES = files("tapaco") / "mark_rules"
+# beside this module (not `files("tapaco")`: run from a folder holding another `tapaco/`, that
+# namespace would be searched first)
+_RULES = Path(__file__).with_name("mark_rules")
 RULE_LANGUAGES: tuple[str, ...] = tuple(sorted(
     entry.name.removesuffix(".tsv") for entry in _RULES.iterdir() if entry.name.endswith(".tsv")))
 
@@ -386,7 +387,7 @@ class _Rules:
         return results
 
 
-def _read_table(path: Traversable) -> list[tuple[str, str, list[str]]]:
+def _read_table(path: Path) -> list[tuple[str, str, list[str]]]:
     """The rows (kind, form, variants) of a rule table; ValueError names a malformed line."""
     rows = []
     header, *lines = path.read_text(encoding="utf-8").splitlines() or [""]
