@@ -1,11 +1,21 @@
 #!/usr/bin/env python3
 """Benchmark the TaPaCo build on a synthetic OPUS Tatoeba release.
 
-Generates a release with ``scripts/generate_tatoeba.py`` into ``<workdir>/tatoeba-<scale>/``
-(or reuses it with ``--reuse``), runs ``python -m tapaco build`` on it as a subprocess, and
-reports the generation time, the corpus size, the build's per-stage seconds and peak RSS (from
-its ``--timings`` file), its wall time and peak RSS (``wait4`` rusage of the child), and
-throughput. The report is printed and written to ``<workdir>/bench-<scale>.json``.
+Generates a release with one of two generators (``--generator``): ``tatoeba``,
+``scripts/generate_tatoeba.py``, into ``<workdir>/tatoeba-<scale>/``, or ``independent``,
+``scripts/generate_tatoeba_independent.py`` (a separately written shape: more languages and
+alignment files, a giant component), into ``<workdir>/tatoeba-independent-<scale>/`` (or reuses
+it with ``--reuse``). It runs ``python -m tapaco build`` on it as a subprocess, then, in the same
+run, measures the decompression floor: the single-core wall time of decompressing every input
+file the build reads (each alignment file ``xml/<l1>-<l2>.xml.gz`` read fully with isal's
+``igzip``, as the build reads it, and every member of the ``raw/<l>.zip`` document zips of the
+languages the alignments name, with ``zipfile``; read and discarded in 8 MiB blocks). It is
+measured after the build, so that the files are in the page cache for both. The report gives
+the generation time, the corpus size (and, for the independent generator, its components), the
+build's per-stage seconds and peak RSS (from its ``--timings`` file), its wall time and peak RSS
+(``wait4`` rusage of the child), the floor and the ratio wall / floor, and throughput. It is
+printed and written to ``<workdir>/bench-<scale>.json`` (``bench-independent-<scale>.json`` for
+the independent generator).
 
 Without ``--keep`` the build output, and the corpus unless it was reused, are deleted afterwards.
 """
@@ -13,6 +23,7 @@ Without ``--keep`` the build output, and the corpus unless it was reused, are de
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import shlex
@@ -23,19 +34,32 @@ import threading
 import time
 import zipfile
 from pathlib import Path
+from typing import BinaryIO
 
 from bench_common import cleanup, disk_bytes, fmt, pump
 from isal import igzip
 
+from tapaco.core.opus import find_alignment_sources
+
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
 BUILD_CMD_ENV = "TAPACO_BENCH_BUILD_CMD"
+READ_BLOCK = 8 << 20  # the build's read size (tapaco.core.opus.textstream.CHUNK_BYTES)
+# --generator: (module in scripts/, corpus folder prefix, suffix of the output and report names)
+GENERATORS = {"tatoeba": ("generate_tatoeba", "tatoeba", ""),
+              "independent": ("generate_tatoeba_independent", "tatoeba-independent",
+                              "-independent")}
+# The issue's target: the build within 4x its decompression floor, peak RSS at most 3 GiB.
+TARGET_RATIO, TARGET_RSS_MIB = 4.0, 3 * 1024
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.1, help="corpus scale (1.0: ~7.8M)")
+    parser.add_argument("--generator", choices=sorted(GENERATORS), default="tatoeba",
+                        help="tatoeba: scripts/generate_tatoeba.py; independent: "
+                             "scripts/generate_tatoeba_independent.py")
     parser.add_argument("--workdir", type=Path, default=REPO / "bench")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", action="store_true", help="keep the corpus and build output")
@@ -69,34 +93,101 @@ def count_corpus(corpus: Path) -> dict:
             "files": len(docs) + len(alignments)}
 
 
-def generate_corpus(corpus: Path, scale: float, seed: int) -> dict:
-    """Generate a fresh corpus with scripts/generate_tatoeba.py; its summary."""
+def generate_corpus(corpus: Path, scale: float, seed: int, generator: str = "tatoeba") -> dict:
+    """Generate a fresh corpus with the chosen generator; its summary."""
     sys.path.insert(0, str(SCRIPTS))
-    import generate_tatoeba
-
+    module = importlib.import_module(GENERATORS[generator][0])
     if corpus.exists():
         shutil.rmtree(corpus)
-    print(f"generating {corpus} (scale {scale:g}) ...", flush=True)
-    summary = generate_tatoeba.generate(corpus, scale, seed, jobs=min(2, os.cpu_count() or 1))
+    print(f"generating {corpus} (scale {scale:g}, {generator} generator) ...", flush=True)
+    summary = module.generate(corpus, scale, seed, jobs=min(2, os.cpu_count() or 1))
+    if hasattr(module, "summary_lines"):
+        print("\n".join(module.summary_lines(summary)), flush=True)
     summary["generation_seconds"] = summary["seconds"]
     return summary
 
 
 def prepare_corpus(args: argparse.Namespace, corpus: Path, summary_path: Path) -> dict:
-    """Generate the corpus, or reuse it; its summary (counts, generation time)."""
+    """Generate the corpus, or reuse it; its summary (counts, generation time). A reused
+    corpus's summary is the one cached in the workdir, else the generator's
+    ``generated.json``, else counted from the files."""
     if args.reuse and (corpus / "raw").is_dir() and (corpus / "xml").is_dir():
-        if summary_path.is_file():
-            summary = json.loads(summary_path.read_text())
+        cached = next((p for p in (summary_path, corpus / "generated.json") if p.is_file()),
+                      None)
+        if cached:
+            summary = json.loads(cached.read_text())
+            summary.setdefault("generation_seconds", summary.get("seconds"))
         else:
             summary = count_corpus(corpus)
             summary["generation_seconds"] = None
         summary["reused"] = True
     else:
-        summary = generate_corpus(corpus, args.scale, args.seed)
+        summary = generate_corpus(corpus, args.scale, args.seed, args.generator)
         summary["reused"] = False
         summary_path.write_text(json.dumps(summary, indent=1) + "\n")
     summary["mb_on_disk"] = round(disk_bytes(corpus) / 1e6, 1)
     return summary
+
+
+# ---------------------------------------------------------------------------- decompression
+
+
+def floor_inputs(corpus: Path) -> tuple[list[Path], list[Path]]:
+    """The files the build reads: its alignment sources (one per language pair, as the build
+    finds them) and the document zips of the languages they name (``raw/`` first, as the
+    build's default ``--documents raw``, else ``xml/``)."""
+    sources = find_alignment_sources(corpus)
+    languages = sorted({lang for source in sources for lang in source.langs})
+    zips = [next((p for p in (corpus / "raw" / f"{lang}.zip", corpus / "xml" / f"{lang}.zip")
+                  if p.is_file()), None) for lang in languages]
+    return [source.path for source in sources], [p for p in zips if p is not None]
+
+
+def read_all(stream: BinaryIO) -> int:
+    """Read a stream to its end in READ_BLOCK blocks; the bytes read."""
+    total = 0
+    while block := stream.read(READ_BLOCK):
+        total += len(block)
+    return total
+
+
+def decompression_floor(corpus: Path) -> dict:
+    """Single-core wall time of decompressing every input file of the build: the alignment
+    files (``.gz`` with isal's igzip, as the build reads them) and every member of the
+    document zips (``zipfile``), read and discarded in 8 MiB blocks."""
+    alignments, zips = floor_inputs(corpus)
+    if any(path.is_dir() for path in alignments):
+        raise ValueError(f"{corpus}: alignment folders are not measured")
+    raw = packed = members = 0
+    started = time.perf_counter()
+    for path in alignments:
+        if path.name.endswith(".zip"):
+            raw_zip, packed_zip, _ = read_zip(path)
+            raw, packed = raw + raw_zip, packed + packed_zip
+            continue
+        packed += path.stat().st_size
+        with (igzip.open if path.name.endswith(".gz") else open)(path, "rb") as stream:
+            raw += read_all(stream)
+    for path in zips:
+        raw_zip, packed_zip, count = read_zip(path)
+        raw, packed, members = raw + raw_zip, packed + packed_zip, members + count
+    seconds = time.perf_counter() - started
+    return {"seconds": round(seconds, 2), "alignment_files": len(alignments),
+            "document_zips": len(zips), "document_members": members,
+            "compressed_bytes": packed, "bytes": raw,
+            "mb_per_second": round(raw / 1e6 / seconds, 1) if seconds else None}
+
+
+def read_zip(path: Path) -> tuple[int, int, int]:
+    """Decompress every member of a zip; (bytes, compressed bytes, members)."""
+    raw = packed = 0
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        for info in infos:
+            with archive.open(info) as member:
+                raw += read_all(member)
+            packed += info.compress_size
+    return raw, packed, len(infos)
 
 
 # ---------------------------------------------------------------------------- build
@@ -153,14 +244,17 @@ def throughput(corpus: dict, wall: float) -> dict:
 def report_lines(report: dict) -> list[str]:
     """The printed report table."""
     corpus, build, timings = report["corpus"], report["build"], report["timings"]
+    floor = report.get("decompression")
     gen = "reused" if corpus["reused"] else f"{fmt(corpus['generation_seconds'])} s"
     lines = [
-        f"TaPaCo build benchmark, scale {report['scale']:g}",
+        f"TaPaCo build benchmark, scale {report['scale']:g}, "
+        f"{report.get('generator', 'tatoeba')} generator",
         f"generation    {gen}",
         f"corpus        {corpus['languages']} languages, {corpus['sentences']:,} sentences, "
         f"{corpus['links']:,} links, {corpus['files']:,} files "
         f"({corpus['alignment_files']:,} alignment, {corpus['intra_files']} intra-language), "
         f"{corpus['mb_on_disk']:,.1f} MB",
+        *component_lines(corpus),
         "",
         f"{'stage':<28} {'seconds':>10} {'peak RSS MiB':>14}",
     ]
@@ -171,11 +265,41 @@ def report_lines(report: dict) -> list[str]:
         f"{'total (build timings)':<28} {fmt(timings.get('total_seconds'), '10.2f')} "
         f"{fmt(timings.get('peak_rss_mib'), '14.1f')}",
         f"{'wall (subprocess)':<28} {build['wall_seconds']:10.2f} {build['peak_rss_mib']:14.1f}",
+        *(floor_lines(report) if floor else []),
         "",
         f"throughput    {fmt(report['throughput']['sentences_per_second'], ',')} sentences/s, "
         f"{fmt(report['throughput']['links_per_second'], ',')} links/s",
     ]
     return lines
+
+
+def component_lines(corpus: dict) -> list[str]:
+    """The link graph's components, when the generator's summary has them."""
+    if "largest_components" not in corpus:
+        return []
+    largest = corpus["largest_components"]
+    sizes = ", ".join(f"{k}: {v:,}" for k, v in corpus.get("component_sizes", {}).items())
+    return [f"components    {corpus['components']:,} of 2+ sentences ({sizes}), "
+            f"{corpus['unlinked_sentences']:,} unlinked sentences; largest "
+            f"{', '.join(f'{s:,}' for s in largest)} (giant {corpus['giant_share']:.1%} of the "
+            f"sentences)"]
+
+
+def floor_lines(report: dict) -> list[str]:
+    """The decompression floor, the ratio wall / floor and the issue's target."""
+    floor, build = report["decompression"], report["build"]
+    ratio = report["ratio_to_floor"]
+    met = (ratio is not None and ratio <= TARGET_RATIO
+           and build["peak_rss_mib"] <= TARGET_RSS_MIB)
+    return [
+        f"{'decompression floor (1 core)':<28} {floor['seconds']:10.2f} {'':>14}  "
+        f"{floor['bytes'] / 1e6:,.0f} MB from {floor['alignment_files']:,} alignment files and "
+        f"{floor['document_members']:,} members of {floor['document_zips']} document zips, "
+        f"{fmt(floor['mb_per_second'])} MB/s",
+        f"{'ratio wall / floor':<28} {fmt(ratio, '10.2f')}",
+        f"{'target':<28} {'':>10} {'':>14}  wall <= {TARGET_RATIO:g}x floor and peak RSS <= "
+        f"{TARGET_RSS_MIB:,} MiB: {'met' if met else 'not met'}",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,9 +308,10 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     tag = f"{args.scale:g}"
-    corpus_dir, out = workdir / f"tatoeba-{tag}", workdir / f"out-{tag}"
-    timings_path = workdir / f"timings-{tag}.json"
-    corpus = prepare_corpus(args, corpus_dir, workdir / f"tatoeba-{tag}.json")
+    _, prefix, suffix = GENERATORS[args.generator]
+    corpus_dir, out = workdir / f"{prefix}-{tag}", workdir / f"out{suffix}-{tag}"
+    timings_path = workdir / f"timings{suffix}-{tag}.json"
+    corpus = prepare_corpus(args, corpus_dir, workdir / f"{prefix}-{tag}.json")
     cleanup([out])
     timings_path.unlink(missing_ok=True)
     build = run_build(build_command(args, corpus_dir, out, timings_path))
@@ -195,12 +320,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build failed with exit code {build['exit_code']}; the end of its stderr:",
               *tail, sep="\n", file=sys.stderr)
         return build["exit_code"] if build["exit_code"] > 0 else 1
-    report = {"scale": args.scale, "seed": args.seed, "corpus": corpus,
-              "build": {k: v for k, v in build.items() if k != "stderr"},
+    print("decompression floor: reading the build's input files ...", flush=True)
+    floor = decompression_floor(corpus_dir)
+    wall = build["wall_seconds"]
+    report = {"scale": args.scale, "seed": args.seed, "generator": args.generator,
+              "corpus": corpus, "build": {k: v for k, v in build.items() if k != "stderr"},
               "timings": read_timings(timings_path),
-              "throughput": throughput(corpus, build["wall_seconds"])}
+              "throughput": throughput(corpus, wall),
+              "decompression": floor, "floor_seconds": floor["seconds"],
+              "ratio_to_floor": round(wall / floor["seconds"], 2) if floor["seconds"] else None,
+              "peak_rss_mib": build["peak_rss_mib"],
+              "target": {"max_ratio_to_floor": TARGET_RATIO, "max_peak_rss_mib": TARGET_RSS_MIB}}
     print("\n".join(report_lines(report)))
-    report_path = workdir / f"bench-{tag}.json"
+    report_path = workdir / f"bench{suffix}-{tag}.json"
     report_path.write_text(json.dumps(report, indent=1) + "\n")
     print(f"report: {report_path}")
     if not args.keep:
