@@ -85,10 +85,27 @@ def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
     return kept
 
 
+_CHUNK_ROWS = 1 << 20
+
+
+def _group_chunks(group: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """(start, end) row ranges of about `size` rows that never cut a group (a contiguous run)."""
+    starts = np.flatnonzero(group_starts(group)) if len(group) else np.zeros(0, np.int64)
+    cuts = np.unique(starts[np.searchsorted(starts, np.arange(size, len(group), size))
+                            .clip(max=len(starts) - 1)]) if len(starts) else starts
+    bounds = [0, *[int(cut) for cut in cuts if cut > 0], len(group)]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
 def _near_identical_keep(rows: Rows, texts: list[str]) -> np.ndarray:
-    codes = string_codes([near_identical_key(texts[v]) for v in rows.vertex])
-    frame = pd.DataFrame({"group": rows.group, "key": codes})
-    return ~frame.duplicated().to_numpy()
+    """Keep the first sentence of each near-identical key in a set; keyed a chunk of whole sets
+    at a time (the keys of all sentences at once would cost ~0.4 GB at full scale)."""
+    keep = np.ones(len(rows.vertex), bool)
+    for start, end in _group_chunks(rows.group, _CHUNK_ROWS):
+        codes = string_codes([near_identical_key(texts[v]) for v in rows.vertex[start:end]])
+        frame = pd.DataFrame({"group": rows.group[start:end], "key": codes})
+        keep[start:end] = ~frame.duplicated().to_numpy()
+    return keep
 
 
 def _bleu_keep(rows: Rows, texts: list[str], languages: list[str], bleu_max: float) -> np.ndarray:

@@ -79,6 +79,7 @@ def build_graph(corpus: Corpus, keep_edges: bool = False) -> SentenceGraph:
     graph = igraph.Graph(corpus.vertex_count)
     graph.add_edges(edges)
     membership = np.asarray(graph.connected_components().membership, np.int64)
+    del graph  # its ~0.4 GB at full scale would add to what numbering the components needs
     number, fraction = numeric_keys(corpus.sides)
     counts = {
         "vertices": corpus.vertex_count,

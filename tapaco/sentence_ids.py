@@ -51,16 +51,26 @@ def numeric_keys(sides: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Two int64 keys per side: the number of its first id and the number after a dot.
 
     Sides without digits get NO_NUMBER, so they sort after numbered ones. Plain ids (`s123`,
-    `123`), nearly all of them, are converted by numpy in one go; the rest one by one.
+    `123`), nearly all of them, are converted by numpy a chunk at a time (the digit strings of
+    all sides at once would cost ~0.5 GB at full scale); the rest one by one.
     """
-    digits = [side[1:] if side.startswith("s") else side for side in sides]
-    plain = np.fromiter(map(_plain_number, digits), bool, len(digits))
     first = np.empty(len(sides), np.int64)
     second = np.zeros(len(sides), np.int64)
+    for start in range(0, len(sides), _CHUNK):
+        chunk = slice(start, start + _CHUNK)
+        _fill_numeric_keys(sides[chunk], first[chunk], second[chunk])
+    return first, second
+
+
+_CHUNK = 1 << 20
+
+
+def _fill_numeric_keys(sides: list[str], first: np.ndarray, second: np.ndarray) -> None:
+    digits = [side[1:] if side.startswith("s") else side for side in sides]
+    plain = np.fromiter(map(_plain_number, digits), bool, len(digits))
     if plain.any():
         first[plain] = np.array([d for d, p in zip(digits, plain.tolist()) if p]).astype(np.int64)
     for index in np.flatnonzero(~plain).tolist():
         whole, fraction = _LEADING_NUMBERS.match(sides[index]).groups()
         first[index] = int(whole) if whole else NO_NUMBER
         second[index] = int(fraction) if fraction else 0
-    return first, second

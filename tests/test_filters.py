@@ -51,3 +51,16 @@ def test_bleu_threshold_is_strictly_greater():
     kept, _ = apply_filters(rows, TEXTS, ["en"], FilterOptions(bleu_max=score - 1e-9,
                                                                 min_sets=1))
     assert kept.vertex.tolist() == []
+
+
+def test_near_identical_keys_chunked_by_whole_sets(monkeypatch):
+    import tapaco.filters
+
+    texts = ["Hello!", "hello", "Bye.", "bye", "HELLO", "Other", "other!", "x"]
+    group = np.array([0, 0, 0, 1, 1, 1, 2, 2])
+    rows = tapaco.filters.Rows(np.array([0, 1, 2, 4, 3, 5, 6, 7]), np.zeros(8, np.int64), group)
+    # set 0: Hello!, hello (dropped), Bye.; set 1: HELLO, bye, Other; set 2: other!, x
+    expected = [True, False, True, True, True, True, True, True]
+    for size in (1, 2, 3, 1 << 20):
+        monkeypatch.setattr(tapaco.filters, "_CHUNK_ROWS", size)
+        assert tapaco.filters._near_identical_keep(rows, texts).tolist() == expected

@@ -25,3 +25,12 @@ def test_numeric_keys_fast_and_general_paths_agree_on_plain_ids():
     assert first.tolist() == [12, 3, 400000000, 4, NO_NUMBER]
     assert second.tolist() == [0, 0, 0, 2, 0]
     assert numeric_keys([])[0].dtype == np.int64
+
+
+def test_numeric_keys_are_the_same_across_chunks(monkeypatch):
+    import tapaco.sentence_ids
+
+    monkeypatch.setattr(tapaco.sentence_ids, "_CHUNK", 2)
+    first, second = numeric_keys(["s12", "abc", "s4.2 s4.3", "3", "s400000000"])
+    assert first.tolist() == [12, NO_NUMBER, 4, 3, 400000000]
+    assert second.tolist() == [0, 0, 2, 0, 0]
