@@ -5,7 +5,9 @@ more dense meaning clusters joined by a few misalignments. With `split`, each co
 an oversized set is partitioned by Leiden community detection (python-igraph) on its merged
 graph (alignment and surface edges, all languages, multiple edges merged); the oversized sets
 are then replaced by their communities, split by language as components are, and go through
-the filters like any set (a community still too large is dropped by filter b). Sets that were
+the filters like any set. A community whose sentences of one language are still too many is
+split again, on its own subgraph (up to 8 rounds); one that Leiden keeps whole is dropped by
+filter b. Sets that were
 not oversized keep their component's id; the new sets get ids after the last component's,
 numbered by their smallest sentence id, so a rescued community has one id in every language.
 Leiden is seeded through Python's `random` (igraph's default generator) and runs on a graph
@@ -26,6 +28,7 @@ from tapaco.core.options import check_range
 
 OBJECTIVES = {"modularity": "modularity", "cpm": "CPM"}
 OVERSIZED = ("drop", "split")
+MAX_ROUNDS = 8  # rounds of splitting communities that are still oversized
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,11 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
         return Split(set_id, vertices, np.full(len(set_id), -1, np.int64), 0, 0)
     local = np.full(len(set_id), -1, np.int64)
     local[vertices] = np.arange(len(vertices))
-    chosen = edges[inside[edges[:, 0]]]
-    community = leiden_membership(len(vertices), local[chosen], options)
+    chosen = local[edges[inside[edges[:, 0]]]]
+    moved = row_vertex[oversized_rows]
+    community = leiden_membership(len(vertices), chosen, options)
+    community = _split_still_oversized(community, chosen, local[moved], row_lang[oversized_rows],
+                                       max_set_size, options)
     # one new id per community, in the order of its smallest (number, fraction, vertex)
     order = lexicographic_order(number[vertices], fraction[vertices], vertices)
     first_seen = np.full(community.max() + 1, len(order), np.int64)
@@ -99,10 +105,34 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     community_id = np.full(len(set_id), -1, np.int64)
     community_id[vertices] = set_id.max() + 1 + rank[community]
     new_id = set_id.copy()
-    moved = row_vertex[oversized_rows]
     new_id[moved] = community_id[moved]
     return Split(new_id, moved, community_id, len(components),
                  len(np.unique(community[local[moved]])))
+
+
+def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: np.ndarray,
+                           row_lang: np.ndarray, max_set_size: int,
+                           options: SplitOptions) -> np.ndarray:
+    """Split again, each on its own subgraph, the communities whose rows of one language are
+    still over `max_set_size`, until none is or Leiden keeps each of them whole."""
+    final: set[int] = set()
+    for _ in range(MAX_ROUNDS):
+        groups, sizes = np.unique(np.column_stack([community[row_node], row_lang]), axis=0,
+                                  return_counts=True)
+        big = sorted(set(groups[sizes > max_set_size, 0].tolist()) - final)
+        if not big:
+            break
+        for label in big:
+            nodes = np.flatnonzero(community == label)
+            inner = edges[(community[edges[:, 0]] == label) & (community[edges[:, 1]] == label)]
+            position = np.full(len(community), -1, np.int64)
+            position[nodes] = np.arange(len(nodes))
+            parts = leiden_membership(len(nodes), position[inner], options)
+            if parts.max() == 0:
+                final.add(label)
+                continue
+            community[nodes[parts > 0]] = community.max() + parts[parts > 0]
+    return community
 
 
 def _oversized_rows(set_id: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,

@@ -157,3 +157,19 @@ def test_explain_shows_a_rescued_set_as_its_community(opus, tmp_path):
     for path in english.paths:
         middle = [hop.sentence for hop in path.hops[1:-1]]
         assert [(s.lang, s.id in {"111", "112", "113"}) for s in middle] == [("de", True)]
+
+
+def test_a_community_still_oversized_is_split_again_on_its_own():
+    from tapaco.communities import _split_still_oversized
+
+    clique = [(a, b) for a in range(5) for b in range(a + 1, 5)]
+    bridged = clique + [(a + 5, b + 5) for a, b in clique] + [(0, 5)]
+    whole = [(a + 10, b + 10) for a in range(8) for b in range(a + 1, 8)]  # an 8-clique
+    edges = np.array(bridged + whole, np.int32)
+    community = np.array([0] * 10 + [1] * 8)  # as if a first pass had kept each together
+    nodes = np.arange(18)
+    split = _split_still_oversized(community.copy(), edges, nodes, np.zeros(18, np.int64), 6,
+                                   SplitOptions("split"))
+    assert len(set(split[:5])) == 1 and len(set(split[5:10])) == 1 and split[0] != split[5]
+    assert set(split[10:]) == {1}  # Leiden keeps a clique whole: it stays (filter b drops it)
+    assert len(set(split[:10]) & {1}) == 0
