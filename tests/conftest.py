@@ -184,3 +184,16 @@ def marian_dir(tiny_models: tuple[Path, Path]) -> Path:
 @pytest.fixture(scope="session")
 def ct2_dir(tiny_models: tuple[Path, Path]) -> Path:
     return tiny_models[1]
+
+
+def ranked_english(tmp_path: Path, links: int = 400, english: int = 40, french: int = 13) -> Path:
+    """A ranked en training file from an en-fr Moses bitext of `links` links: en phrase
+    n % `english` aligned to fr phrase n % `french`, so en phrases share French pivots."""
+    from opusparcus.cli import main
+
+    rows = [(f"en/2000/1/{n}.xml.gz", f"fr/2000/1/{n}.xml.gz", "1", "1",
+             f"Phrase {n % english} .", f"Phrase {n % french} .") for n in range(links)]
+    root = write_moses(tmp_path / "opus", "en-fr", rows)
+    assert main(["rank", "--opus-dir", str(root), "--lang", "en", "--out",
+                 str(tmp_path / "ranked"), "--workers", "1", "--quiet"]) == 0
+    return tmp_path / "ranked" / "en" / "train" / "en-train.txt.bz2"

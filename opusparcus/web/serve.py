@@ -20,6 +20,7 @@ from opusparcus.annotations import read_annotations
 from opusparcus.web.tasks import PairTask, SetTask, Task
 from tapaco.core.errors import InputError
 from tapaco.core.outputs import OutputFile
+from tapaco.set_annotations import HEADER as SET_HEADER
 from tapaco.set_annotations import (
     is_set_annotation_file,
     read_language_file,
@@ -80,7 +81,7 @@ def open_task(options: ServeOptions, out: TextIO = sys.stderr) -> Task:
         if not read_annotations(options.file):
             raise InputError(options.file, "holds no pair to annotate", kind="usage")
         return PairTask(options.file)
-    if is_set_annotation_file(options.file):
+    if header == SET_HEADER:
         if not read_set_annotations(options.file):
             raise InputError(options.file, "holds no set to check", kind="usage")
         return SetTask(options.file)

@@ -19,6 +19,7 @@ from typing import Any
 from opusparcus.annotations import (
     Annotation,
     label_text,
+    language_of_id,
     parse_label,
     read_annotations,
     save_label,
@@ -106,7 +107,7 @@ class PairTask:
 
     def language(self) -> str:
         annotations, _ = self._annotations.get()
-        return annotations[0].id.rsplit("-", 1)[0] if annotations else ""
+        return language_of_id(annotations[0].id) if annotations else ""
 
     def units(self) -> list[Unit]:
         return self._annotations.get()[1]
@@ -131,8 +132,7 @@ class PairTask:
                              "group": PAIR_COLUMN_GROUPS[key],
                              "count": combined.agreement[key]} for key in COLUMNS],
                 "kappa": _kappa(combined.kappa), "kept": len(combined.scores),
-                "total": len(combined.annotations) + sum(
-                    combined.agreement[key] for key in ("trash", "disagree"))}
+                "total": sum(combined.agreement.values())}
 
 
 def _member_answer(members: list[Member], column: int) -> list[str] | None:

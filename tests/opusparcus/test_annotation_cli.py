@@ -6,23 +6,14 @@ import bz2
 import json
 
 import numpy as np
-from conftest import write_moses
+from conftest import ranked_english
 
 from opusparcus.annotations import read_annotations, write_annotations
 from opusparcus.cli import main
 
 
-def _ranked(tmp_path):
-    rows = [(f"en/2000/1/{n}.xml.gz", f"fr/2000/1/{n}.xml.gz", "1", "1", f"Phrase {n % 40} .",
-             f"Phrase {n % 13} .") for n in range(400)]
-    root = write_moses(tmp_path / "opus", "en-fr", rows)
-    assert main(["rank", "--opus-dir", str(root), "--lang", "en", "--out",
-                 str(tmp_path / "ranked"), "--workers", "1", "--quiet"]) == 0
-    return tmp_path / "ranked" / "en" / "train" / "en-train.txt.bz2"
-
-
 def test_sample_combine_cutoff(tmp_path, capsys):
-    ranked = _ranked(tmp_path)
+    ranked = ranked_english(tmp_path)
     total = len(bz2.decompress(ranked.read_bytes()).splitlines())
     sample = tmp_path / "sample.tsv"
     assert main(["sample", "--ranked", str(ranked), "--n", "40", "--seed", "1",
@@ -60,7 +51,7 @@ def test_sample_combine_cutoff(tmp_path, capsys):
 
 
 def test_cutoff_rejects_pairs_not_in_the_ranked_file(tmp_path, capsys):
-    ranked = _ranked(tmp_path)
+    ranked = ranked_english(tmp_path)
     combined = tmp_path / "combined.tsv"
     combined.write_text("rank\tid\tsentence1\tsentence2\tscore\n1\ten-N1\tnot\tthere\t4.0\n")
     assert main(["cutoff", "--ranked", str(ranked), "--annotations", str(combined),
@@ -99,7 +90,7 @@ def test_plot_one_scheme_and_a_comparison(tmp_path, capsys):
     import pytest
 
     pytest.importorskip("matplotlib")
-    ranked = _ranked(tmp_path)
+    ranked = ranked_english(tmp_path)
     combined = _combined_sample(tmp_path, ranked)
     assert main(["rank", "--opus-dir", str(tmp_path / "opus"), "--lang", "en", "--out",
                  str(tmp_path / "joint"), "--score", "joint", "--workers", "1", "--quiet"]) == 0
@@ -122,7 +113,7 @@ def test_plot_names_curves_and_refuses_two_of_one_name(tmp_path, capsys):
     import pytest
 
     pytest.importorskip("matplotlib")
-    ranked = _ranked(tmp_path)
+    ranked = ranked_english(tmp_path)
     combined = _combined_sample(tmp_path, ranked)
     again = tmp_path / "again"
     assert main(["rank", "--opus-dir", str(tmp_path / "opus"), "--lang", "en", "--out",
@@ -145,7 +136,7 @@ def test_plot_names_curves_and_refuses_two_of_one_name(tmp_path, capsys):
 
 
 def test_export_gem_from_the_command_line(tmp_path):
-    ranked = _ranked(tmp_path)
+    ranked = ranked_english(tmp_path)
     combined = _combined_sample(tmp_path, ranked)
     (tmp_path / "dev.txt").write_text("en-D1\tGo away .\tLeave now .\t3.5\n")
     (tmp_path / "test.txt").write_text("en-T4\tHello .\tGood morning .\t4.0\n")
@@ -160,7 +151,7 @@ def test_export_gem_from_the_command_line(tmp_path):
 
 
 def test_combine_reports_what_is_left_out(tmp_path, capsys):
-    ranked = _ranked(tmp_path)
+    ranked = ranked_english(tmp_path)
     sample = tmp_path / "sample.tsv"
     assert main(["sample", "--ranked", str(ranked), "--n", "6", "--out", str(sample)]) == 0
     annotations = read_annotations(sample)
@@ -177,7 +168,7 @@ def test_combine_reports_what_is_left_out(tmp_path, capsys):
 
 
 def test_cutoffs_json_is_strict_json_when_a_level_is_not_reached(tmp_path, capsys):
-    ranked = _ranked(tmp_path)
+    ranked = ranked_english(tmp_path)
     combined = _combined_sample(tmp_path, ranked)
     assert main(["cutoff", "--ranked", str(ranked), "--annotations", str(combined),
                  "--levels", "100,50", "--out", str(tmp_path / "cuts")]) == 0
@@ -197,7 +188,7 @@ def test_cutoffs_json_is_strict_json_when_a_level_is_not_reached(tmp_path, capsy
 def test_plot_without_matplotlib_is_one_line(tmp_path, capsys, monkeypatch):
     import sys
 
-    ranked = _ranked(tmp_path)
+    ranked = ranked_english(tmp_path)
     combined = _combined_sample(tmp_path, ranked)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     capsys.readouterr()

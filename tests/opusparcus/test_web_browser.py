@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import write_moses
+from conftest import ranked_english
 
 for _module in ("starlette", "uvicorn"):
     pytest.importorskip(_module, reason=f"the annotation page needs {_module} (the 'web' extra)")
@@ -360,20 +360,10 @@ def test_two_annotators_at_once_see_only_their_own_labels_then_agreement(tmp_pat
 
 # -- the 1,000-pair run ---------------------------------------------------------------------
 
-def _big_ranked(tmp_path: Path) -> Path:
-    """Like test_annotation_cli's `_ranked`, with 60 English phrases over 7 French ones: every
-    two English phrases share a pivot, so C(60, 2) = 1770 pairs."""
-    rows = [(f"en/2000/1/{n}.xml.gz", f"fr/2000/1/{n}.xml.gz", "1", "1", f"Phrase {n % 60} .",
-             f"Phrase {n % 7} .") for n in range(1200)]
-    root = write_moses(tmp_path / "opus", "en-fr", rows)
-    assert main(["rank", "--opus-dir", str(root), "--lang", "en", "--out",
-                 str(tmp_path / "ranked"), "--workers", "1", "--quiet"]) == 0
-    return tmp_path / "ranked" / "en" / "train" / "en-train.txt.bz2"
-
-
 def test_a_thousand_pairs_on_the_page_equal_the_terminal_then_combine_and_cutoff(
         tmp_path, annotators, capsys):
-    ranked = _big_ranked(tmp_path)
+    # 60 English phrases over 7 French ones: every two share a pivot, C(60, 2) = 1770 pairs
+    ranked = ranked_english(tmp_path, links=1200, english=60, french=7)
     assert len(bz2.decompress(ranked.read_bytes()).splitlines()) == 1770
     web = tmp_path / "web.tsv"
     assert main(["sample", "--ranked", str(ranked), "--n", "1000", "--seed", "3",
