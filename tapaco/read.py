@@ -9,20 +9,23 @@ int32 arrays.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.opus import (
     AlignmentSource,
     Document,
     DocumentStore,
-    LinkBlock,
     find_alignment_sources,
     preference,
 )
+from tapaco.core.opus.links import KeyedLinks
+from tapaco.core.opus.sidekeys import EMPTY, SideColumn, SideTable
 from tapaco.core.progress import Progress
 
 INTRA, INTER = 0, 1
@@ -42,10 +45,16 @@ class ReadCounts:
 
 @dataclass
 class _Document:
+    """A document's link sides: while reading, each block's side keys (`parts`); after
+    :meth:`_LinkCollector.number_sides`, its distinct sides (`sides`, in order of first use)
+    and each part's codes into them."""
+
     name: str
     lang: int
-    sides: dict[str, int] = field(default_factory=dict)
-    moses_texts: dict[str, str] = field(default_factory=dict)
+    parts: list[np.ndarray] = field(default_factory=list)
+    moses_texts: dict[int, str] = field(default_factory=dict)
+    sides: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    part_codes: list[np.ndarray] = field(default_factory=list)
 
 
 @dataclass
@@ -53,6 +62,7 @@ class Corpus:
     """Vertices (link sides) with their texts, and the alignment edges between them.
 
     `edges` is an (m, 2) int32 array of vertex ids, `edge_kind` says INTRA or INTER for each.
+    `sides` reads as strings (a :class:`SideColumn` when read from OPUS).
     """
 
     languages: list[str]
@@ -60,7 +70,7 @@ class Corpus:
     document_lang: np.ndarray
     vertex_lang: np.ndarray
     vertex_doc: np.ndarray
-    sides: list[str]
+    sides: Sequence[str]
     texts: list[str]
     lists: list[str]
     tags: list[str]
@@ -74,57 +84,66 @@ class Corpus:
 
 
 class _LinkCollector:
-    """Interns link sides per document and keeps the links as arrays of local side codes."""
+    """Collects the links' side keys per document, then numbers each document's sides."""
 
     def __init__(self) -> None:
+        self.table = SideTable()
         self.languages: dict[str, int] = {}
         self.index: dict[str, int] = {}
         self.documents: list[_Document] = []
-        self.links: list[tuple[int, np.ndarray, int, np.ndarray, int]] = []
+        self.links: list[tuple[int, int, int, int, int]] = []
         self.counts = ReadCounts()
 
-    def add_source(self, source: AlignmentSource, blocks: list[LinkBlock]) -> None:
+    def add_source(self, source: AlignmentSource, blocks: list[KeyedLinks]) -> None:
         kind = INTRA if source.intra_lingual else INTER
         self.counts.alignment_sources += 1
         self.counts.intra_lingual_sources += kind == INTRA
         for block in blocks:
             self._add_block(block, kind)
 
-    def _add_block(self, block: LinkBlock, kind: int) -> None:
+    def _add_block(self, block: KeyedLinks, kind: int) -> None:
         self.counts.links += len(block)
-        if "" in block.from_sides or "" in block.to_sides:
-            linked = len(block)
-            block = _without_empty_sides(block)
-            self.counts.links_with_empty_side += linked - len(block)
-        from_doc, from_codes = self._intern(block.from_doc, block.from_lang, block.from_sides,
-                                            block.from_texts)
-        to_doc, to_codes = self._intern(block.to_doc, block.to_lang, block.to_sides,
-                                        block.to_texts)
-        self.links.append((from_doc, from_codes, to_doc, to_codes, kind))
+        empty = (block.from_keys == EMPTY) | (block.to_keys == EMPTY)
+        if empty.any():
+            block = _picked(block, ~empty)
+            self.counts.links_with_empty_side += int(empty.sum())
+        from_doc, from_part = self._intern(block.from_doc, block.from_lang, block.from_keys,
+                                           block.from_texts)
+        to_doc, to_part = self._intern(block.to_doc, block.to_lang, block.to_keys,
+                                       block.to_texts)
+        self.links.append((from_doc, from_part, to_doc, to_part, kind))
 
-    def _intern(self, name: str, lang: str, sides: list[str], texts: list[str] | None):
+    def _intern(self, name: str, lang: str, keys: np.ndarray,
+                texts: list[str] | None) -> tuple[int, int]:
         if name not in self.index:
             self.index[name] = len(self.documents)
             lang_id = self.languages.setdefault(lang, len(self.languages))
             self.documents.append(_Document(name, lang_id))
         document = self.documents[self.index[name]]
-        table = document.sides
-        codes = np.fromiter((table.setdefault(s, len(table)) for s in sides), np.int32, len(sides))
+        document.parts.append(keys)
         if texts is not None:
             known = document.moses_texts
-            known.update((s, t) for s, t in zip(sides, texts, strict=True) if s not in known)
-        return self.index[name], codes
+            known.update((k, t) for k, t in zip(keys.tolist(), texts, strict=True)
+                         if k not in known)
+        return self.index[name], len(document.parts) - 1
+
+    def number_sides(self) -> None:
+        """Each document's distinct sides in order of first use, and the links' codes."""
+        for document in self.documents:
+            keys = np.concatenate(document.parts) if document.parts else np.zeros(0, np.uint64)
+            codes, document.sides = pd.factorize(keys)
+            bounds = np.cumsum([len(part) for part in document.parts])[:-1]
+            document.part_codes = np.split(codes.astype(np.int32), bounds)
+            document.parts = []
 
 
-def _without_empty_sides(block: LinkBlock) -> LinkBlock:
-    keep = [i for i, (a, b) in enumerate(zip(block.from_sides, block.to_sides)) if a and b]
-
+def _picked(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
     def pick(values: list[str] | None) -> list[str] | None:
-        return None if values is None else [values[i] for i in keep]
+        return None if values is None else [v for v, k in zip(values, keep.tolist()) if k]
 
-    return LinkBlock(block.source, block.from_lang, block.from_doc, block.to_lang, block.to_doc,
-                     pick(block.from_sides), pick(block.to_sides), pick(block.from_texts),
-                     pick(block.to_texts))
+    return KeyedLinks(block.from_lang, block.from_doc, block.to_lang, block.to_doc,
+                      block.from_keys[keep], block.to_keys[keep], pick(block.from_texts),
+                      pick(block.to_texts))
 
 
 def _collect_links(sources: list[AlignmentSource], log: BadInputLog,
@@ -133,11 +152,12 @@ def _collect_links(sources: list[AlignmentSource], log: BadInputLog,
     for number, source in enumerate(sources, 1):
         progress.update(source.path.name, number, len(sources))
         try:
-            blocks = list(source.link_blocks())
+            blocks = list(source.keyed_blocks(collector.table))
         except InputError as error:
             log.report(error)
             continue
         collector.add_source(source, blocks)
+    collector.number_sides()
     return collector
 
 
@@ -157,36 +177,54 @@ def _joined(values: list[str], separator: str) -> str:
     return separator.join(dict.fromkeys(value for value in values if value))
 
 
-def _document_texts(document: _Document, store: DocumentStore, log: BadInputLog,
-                    counts: ReadCounts) -> _DocumentTexts:
+def positions(sentence_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Index of each key among a document's sentence keys (the last, if an id repeats), -1
+    where it is not one of them."""
+    if len(sentence_keys) < 2 or (sentence_keys[1:] > sentence_keys[:-1]).all():
+        order, ordered = None, sentence_keys
+    else:
+        order = np.argsort(sentence_keys, kind="stable")
+        ordered = sentence_keys[order]
+    at = np.searchsorted(ordered, keys, side="right") - 1
+    found = at >= 0
+    found[found] = ordered[at[found]] == keys[found]
+    at[~found] = -1
+    if order is not None:
+        at[found] = order[at[found]]
+    return at
+
+
+def _document_texts(document: _Document, store: DocumentStore, table: SideTable,
+                    log: BadInputLog, counts: ReadCounts) -> _DocumentTexts:
     """Texts of the document's sides: from the document where one exists, else (per side)
     from the Moses line that linked it."""
-    sides = list(document.sides)
+    sides = document.sides
     try:
         found = store.find(document.name)
     except InputError as error:
         log.report(error)
         return _DocumentTexts.empty(len(sides))
     if found is None:
-        return _moses_texts(document, sides, store, log)
+        return _moses_texts(document, store, log)
     counts.documents += 1
     counts.document_sentences += len(found.sentences)
     sentences = found.sentences
-    indexes = [found.position.get(side, -1) for side in sides]
+    sentence_keys = found.keys(table)
+    indexes = positions(sentence_keys, sides).tolist()
     texts, lists, tags = sentences.texts or [""], sentences.lists or [""], sentences.tags or [""]
     result = _DocumentTexts([texts[i] for i in indexes], [lists[i] for i in indexes],
                             [tags[i] for i in indexes], np.ones(len(sides), bool))
     for number in np.flatnonzero(np.array(indexes, np.int64) < 0).tolist():
-        _multi_id_side(result, number, sides[number], found, document.moses_texts, log, counts)
+        _multi_id_side(result, number, table.text(sides[number]), sentence_keys, found,
+                       document.moses_texts.get(int(sides[number])), table, log, counts)
     return result
 
 
-def _moses_texts(document: _Document, sides: list[str], store: DocumentStore,
-                 log: BadInputLog) -> _DocumentTexts:
+def _moses_texts(document: _Document, store: DocumentStore, log: BadInputLog) -> _DocumentTexts:
     """Texts of a document no file holds: the Moses lines; a missing document otherwise."""
-    result = _DocumentTexts.empty(len(sides))
+    result = _DocumentTexts.empty(len(document.sides))
     known = document.moses_texts
-    for number, side in enumerate(sides):
+    for number, side in enumerate(document.sides.tolist()):
         if side in known:
             result.texts[number] = known[side]
             result.valid[number] = True
@@ -195,19 +233,19 @@ def _moses_texts(document: _Document, sides: list[str], store: DocumentStore,
     return result
 
 
-def _multi_id_side(result: _DocumentTexts, number: int, side: str, found: Document,
-                   moses_texts: dict[str, str], log: BadInputLog, counts: ReadCounts) -> None:
+def _multi_id_side(result: _DocumentTexts, number: int, side: str, sentence_keys: np.ndarray,
+                   found: Document, moses_text: str | None, table: SideTable, log: BadInputLog,
+                   counts: ReadCounts) -> None:
     """Fill row `number` for a side of several ids; for an id not in the document, the side's
     Moses line, or mark it invalid."""
     ids = side.split()
-    indexes = [found.position.get(sentence_id) for sentence_id in ids]
+    indexes = positions(sentence_keys, table.keys(ids)).tolist()
     sentences = found.sentences
-    if None in indexes:
-        if side in moses_texts:
-            result.texts[number], result.lists[number], result.tags[number] = (
-                moses_texts[side], "", "")
+    if -1 in indexes:
+        if moses_text is not None:
+            result.texts[number], result.lists[number], result.tags[number] = moses_text, "", ""
             return
-        missing = ids[indexes.index(None)]
+        missing = ids[indexes.index(-1)]
         log.report(InputError(found.ref, f"sentence id {missing!r} is linked by an alignment "
                               "but is not in this document", kind="unknown sentence id"))
         result.valid[number] = False
@@ -222,9 +260,11 @@ def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, 
     parts = collector.links
     if not parts:
         return np.zeros((0, 2), np.int32), np.zeros(0, np.int8)
-    sources = np.concatenate([offsets[f] + codes for f, codes, _, _, _ in parts])
-    targets = np.concatenate([offsets[t] + codes for _, _, t, codes, _ in parts])
-    kinds = np.concatenate([np.full(len(codes), k, np.int8) for _, codes, _, _, k in parts])
+    documents = collector.documents
+    sources = np.concatenate([offsets[f] + documents[f].part_codes[p] for f, p, _, _, _ in parts])
+    targets = np.concatenate([offsets[t] + documents[t].part_codes[p] for _, _, t, p, _ in parts])
+    kinds = np.concatenate([np.full(len(documents[f].part_codes[p]), k, np.int8)
+                            for f, p, _, _, k in parts])
     return np.column_stack([sources, targets]).astype(np.int32), kinds
 
 
@@ -241,12 +281,14 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
         parts = []
         for number, document in enumerate(collector.documents, 1):
             progress.update(document.name, number, len(collector.documents))
-            parts.append(_document_texts(document, store, log, collector.counts))
+            parts.append(_document_texts(document, store, collector.table, log,
+                                         collector.counts))
     return _assemble(collector, parts)
 
 
 def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts]) -> Corpus:
-    sizes = np.array([len(document.sides) for document in collector.documents], np.int64)
+    documents = collector.documents
+    sizes = np.array([len(document.sides) for document in documents], np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     edges, kinds = _edges(collector, offsets)
     vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
@@ -262,11 +304,12 @@ def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts]) -> Corpus:
         values = [value for part in parts for value in getattr(part, name)]
         return values if len(pick) == len(values) else [values[i] for i in pick]
 
-    sides = [side for document in collector.documents for side in document.sides]
+    keys = (np.concatenate([document.sides for document in documents]) if documents
+            else np.zeros(0, np.uint64))
     return Corpus(
         languages=list(collector.languages), documents=[d.name for d in collector.documents],
         document_lang=doc_lang, vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
-        sides=sides if len(pick) == len(sides) else [sides[i] for i in pick],
+        sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
         texts=gather("texts"), lists=gather("lists"), tags=gather("tags"),
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
     )

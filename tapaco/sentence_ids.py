@@ -8,8 +8,11 @@ documents the id is prefixed `<document>#` (the document path without language a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
+
+from tapaco.core.opus.sidekeys import NUMBER, STRING, SideColumn
 
 _LEADING_NUMBERS = re.compile(r"\D*(\d{0,18})\d*(?:\.(\d{1,18}))?")
 NO_NUMBER = np.iinfo(np.int64).max
@@ -47,13 +50,16 @@ def _plain_number(sentence_id: str) -> bool:
     return sentence_id.isascii() and sentence_id.isdigit() and len(sentence_id) <= 18
 
 
-def numeric_keys(sides: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def numeric_keys(sides: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Two int64 keys per side: the number of its first id and the number after a dot.
 
     Sides without digits get NO_NUMBER, so they sort after numbered ones. Plain ids (`s123`,
-    `123`), nearly all of them, are converted by numpy a chunk at a time (the digit strings of
-    all sides at once would cost ~0.5 GB at full scale); the rest one by one.
+    `123`), nearly all of them, are numbers already in a :class:`SideColumn`'s keys, else
+    converted by numpy a chunk at a time (the digit strings of all sides at once would cost
+    ~0.5 GB at full scale); the rest one by one.
     """
+    if isinstance(sides, SideColumn):
+        return _column_numeric_keys(sides)
     first = np.empty(len(sides), np.int64)
     second = np.zeros(len(sides), np.int64)
     for start in range(0, len(sides), _CHUNK):
@@ -63,6 +69,17 @@ def numeric_keys(sides: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 _CHUNK = 1 << 20
+
+
+def _column_numeric_keys(sides: SideColumn) -> tuple[np.ndarray, np.ndarray]:
+    keys = sides.keys
+    first = (keys & NUMBER).astype(np.int64)
+    second = np.zeros(len(keys), np.int64)
+    for index in np.flatnonzero(keys & STRING).tolist():
+        whole, fraction = _LEADING_NUMBERS.match(sides[index]).groups()
+        first[index] = int(whole) if whole else NO_NUMBER
+        second[index] = int(fraction) if fraction else 0
+    return first, second
 
 
 def _fill_numeric_keys(sides: list[str], first: np.ndarray, second: np.ndarray) -> None:

@@ -1,8 +1,11 @@
 """Stream cesAlign sentence alignments (`<linkGrp fromDoc toDoc>` of `<link xtargets="a b;c">`).
 
-A regular-expression scan over large decompressed chunks is several times faster than an XML
-parser; cheap structural checks catch what the scan cannot read, and the expat pass of
-:mod:`tapaco.core.opus.xmlcheck` then names the exact place.
+Each decompressed chunk is first read with numpy: the positions of `xtargets="`, `;` and `"`
+give every side's bytes, and plain ids become integer keys (:mod:`tapaco.core.opus.sidekeys`)
+without a Python object per link. A chunk that this reading does not fully account for (a
+`<link>` without xtargets, an attribute in an unusual place, a second `;`) is read again by a
+regular-expression scan, which cheap structural checks back; the expat pass of
+:mod:`tapaco.core.opus.xmlcheck` then names the exact place of an error.
 """
 
 from __future__ import annotations
@@ -10,24 +13,38 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import numpy as np
+
 from tapaco.core.errors import InputError
-from tapaco.core.opus.links import LinkBlock, language_of
-from tapaco.core.opus.textstream import FileRef, TextChunk, text_chunks
+from tapaco.core.opus.links import KeyedLinks, LinkBlock, language_of
+from tapaco.core.opus.sidekeys import SideTable, key_ranges
+from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chunks
 from tapaco.core.opus.xmlcheck import malformed
 
 _GROUP_START = re.compile(r"<linkGrp\b([^>]*)>")
 _LINK_TARGETS = re.compile(r'<link\b[^>]*?\bxtargets="([^";]*);([^"]*)"')
 _ATTRIBUTE = re.compile(r'([\w:.-]+)\s*=\s*"([^"]*)"')
+_XTARGETS = b'xtargets="'
+_SPACE = np.zeros(256, bool)
+_SPACE[list(b" \t\r\n")] = True
+_LT, _GT, _QUOTE, _SEMICOLON, _X = (ord(c) for c in '<>";x')
+
+
+def _documents_of(attributes: str) -> tuple[str, str] | None:
+    values = dict(_ATTRIBUTE.findall(attributes))
+    if "fromDoc" not in values or "toDoc" not in values:
+        return None
+    return values["fromDoc"], values["toDoc"]
 
 
 def _group_documents(attributes: str, ref: FileRef, chunk: TextChunk, offset: int) -> tuple:
-    values = dict(_ATTRIBUTE.findall(attributes))
-    if "fromDoc" not in values or "toDoc" not in values:
+    documents = _documents_of(attributes)
+    if documents is None:
         raise InputError(
             ref, "<linkGrp> without fromDoc and toDoc attributes",
             f"line {chunk.line_at(offset)}", kind="malformed XML",
         )
-    return values["fromDoc"], values["toDoc"]
+    return documents
 
 
 def _links_of_segment(segment: str, ref: FileRef, chunk: TextChunk, offset: int) -> list:
@@ -41,49 +58,153 @@ def _links_of_segment(segment: str, ref: FileRef, chunk: TextChunk, offset: int)
 
 
 class _GroupState:
-    def __init__(self, ref: FileRef, pair: tuple[str, str]) -> None:
+    def __init__(self, ref: FileRef, pair: tuple[str, str], table: SideTable) -> None:
         self.ref = ref
         self.pair = pair
+        self.table = table
         self.documents: tuple[str, str] | None = None
 
-    def block(self, links: list, chunk: TextChunk, offset: int) -> LinkBlock | None:
+    def keyed(self, from_keys: np.ndarray, to_keys: np.ndarray) -> KeyedLinks:
+        from_doc, to_doc = self.documents
+        return KeyedLinks(language_of(from_doc, self.pair[0]), from_doc,
+                          language_of(to_doc, self.pair[1]), to_doc, from_keys, to_keys)
+
+    def block(self, links: list, chunk: TextChunk, offset: int) -> KeyedLinks | None:
         if not links:
             return None
         if self.documents is None:
             first_link = chunk.text.find("<link", offset)
             raise InputError(self.ref, "<link> outside a <linkGrp>",
                              f"line {chunk.line_at(first_link)}", kind="malformed XML")
-        from_doc, to_doc = self.documents
         from_sides, to_sides = (list(column) for column in zip(*links, strict=True))
-        return LinkBlock(
-            str(self.ref), language_of(from_doc, self.pair[0]), from_doc,
-            language_of(to_doc, self.pair[1]), to_doc, from_sides, to_sides,
-        )
+        return self.keyed(self.table.keys(from_sides), self.table.keys(to_sides))
 
 
-def _check_end(ref: FileRef, last: TextChunk | None) -> None:
-    if last is None or not last.text.rstrip().endswith("</cesAlign>"):
-        line = last.line_at(len(last.text)) if last else 1
+def _slow_blocks(chunk: TextChunk, state: _GroupState) -> Iterator[KeyedLinks]:
+    """The regular-expression reading of a chunk; raises on what it cannot read."""
+    position = 0
+    for group in _GROUP_START.finditer(chunk.text):
+        links = _links_of_segment(chunk.text[position:group.start()], state.ref, chunk, position)
+        if (block := state.block(links, chunk, position)) is not None:
+            yield block
+        state.documents = _group_documents(group.group(1), state.ref, chunk, group.start())
+        position = group.end()
+    links = _links_of_segment(chunk.text[position:], state.ref, chunk, position)
+    if (block := state.block(links, chunk, position)) is not None:
+        yield block
+
+
+def _group_tags(raw: bytes) -> tuple[list[int], list[tuple[str, str]]] | None:
+    """Start offsets and documents of the `<linkGrp>` tags of a chunk; None if one lacks them."""
+    starts, documents = [], []
+    start = raw.find(b"<linkGrp")
+    while start >= 0:
+        end = raw.find(b">", start)
+        found = _documents_of(raw[start + 8:end].decode("utf-8")) if end > 0 else None
+        if found is None or raw[start + 8] not in b" \t\r\n>":
+            return None
+        starts.append(start)
+        documents.append(found)
+        start = raw.find(b"<linkGrp", end)
+    return starts, documents
+
+
+def _next_of(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """For each offset in `after`, the first of `positions` at or after it (-1 if none)."""
+    index = np.searchsorted(positions, after)
+    found = np.full(len(after), -1, np.int64)
+    inside = index < len(positions)
+    found[inside] = positions[index[inside]]
+    return found
+
+
+def _target_bounds(data: np.ndarray, link_count: int) -> tuple[np.ndarray, ...] | None:
+    """(value starts, semicolons, closing quotes) of every `xtargets="from;to"` of a chunk, or
+    None unless each is the one xtargets of its own `<link ...>` tag, split by one `;`."""
+    candidates = np.flatnonzero(data[:max(len(data) - len(_XTARGETS), 0)] == _X)
+    for offset, byte in enumerate(_XTARGETS[1:], 1):
+        candidates = candidates[data[candidates + offset] == byte]
+    if len(candidates) != link_count:
+        return None
+    if link_count == 0:
+        return candidates, candidates, candidates
+    opens = np.flatnonzero(data == _LT)
+    before = np.searchsorted(opens, candidates) - 1
+    if (before < 0).any():
+        return None
+    tag = opens[before]
+    closes = np.flatnonzero(data == _GT)
+    semicolons = np.flatnonzero(data == _SEMICOLON)
+    values = candidates + len(_XTARGETS)
+    semicolon = _next_of(semicolons, values)
+    quote = _next_of(np.flatnonzero(data == _QUOTE), values)
+    second = _next_of(semicolons, semicolon + 1)
+    fits = ((np.diff(tag) > 0).all() and _SPACE[data[candidates - 1]].all()
+            and _SPACE[data[np.minimum(tag + 5, len(data) - 1)]].all()
+            and (_next_of(closes, tag) > candidates).all()
+            and (semicolon >= 0).all() and (semicolon < quote).all()
+            and ((second < 0) | (second > quote)).all())
+    link_tags = np.frombuffer(b"<link", np.uint8)
+    fits = fits and all((data[tag + k] == byte).all() for k, byte in enumerate(link_tags))
+    return (values, semicolon, quote) if fits else None
+
+
+def _fast_blocks(chunk: ByteChunk, state: _GroupState) -> list[KeyedLinks] | None:
+    """The chunk's links read with numpy, or None where it must be read by the slow scan."""
+    raw = chunk.data
+    if b"<" not in raw:
+        return []
+    groups = _group_tags(raw)
+    if groups is None:
+        return None
+    group_starts, group_documents = groups
+    data = np.frombuffer(raw, np.uint8)
+    bounds = _target_bounds(data, raw.count(b"<link") - len(group_starts))
+    if bounds is None:
+        return None
+    values, semicolons, quotes = bounds
+    count = len(values)
+    keys = key_ranges(data, raw, np.concatenate([values, semicolons + 1]),
+                      np.concatenate([semicolons, quotes]), state.table)
+    cuts = np.searchsorted(values, group_starts).tolist()
+    if cuts[:1] != [0] and (state.documents is None and len(values)):
+        return None  # links before any group: the slow scan reports them
+    blocks = []
+    for number, (start, end) in enumerate(zip([0, *cuts], [*cuts, len(values)])):
+        if number:
+            state.documents = group_documents[number - 1]
+        if end > start:
+            picked = slice(start, end)
+            blocks.append(state.keyed(keys[:count][picked], keys[count:][picked]))
+    return blocks
+
+
+def _check_end(ref: FileRef, last: ByteChunk | None) -> None:
+    if last is None or not last.data.rstrip().endswith(b"</cesAlign>"):
+        line = last.line_at(len(last.data)) if last else 1
         raise malformed(ref, f"line {line}", "unexpected end of file: no closing </cesAlign>")
 
 
-def read_cesalign(ref: FileRef, pair: tuple[str, str]) -> Iterator[LinkBlock]:
-    """Yield the links of one cesAlign file; `pair` names the languages if paths lack them."""
-    state = _GroupState(ref, pair)
+def read_cesalign_keys(ref: FileRef, pair: tuple[str, str],
+                       table: SideTable) -> Iterator[KeyedLinks]:
+    """Yield the links of one cesAlign file with sides keyed by `table`; `pair` names the
+    languages if document paths lack them."""
+    state = _GroupState(ref, pair, table)
     last = None
-    for chunk in text_chunks(ref, b">"):
-        if last is None and "<cesAlign" not in chunk.text:
+    for chunk in byte_chunks(ref, b">"):
+        chunk.check_utf8(ref)
+        if last is None and b"<cesAlign" not in chunk.data:
             raise malformed(ref, "line 1", "not a cesAlign file: no <cesAlign> element")
-        if last is None or not chunk.text.isspace():
+        if last is None or not chunk.data.isspace():
             last = chunk
-        position = 0
-        for group in _GROUP_START.finditer(chunk.text):
-            links = _links_of_segment(chunk.text[position:group.start()], ref, chunk, position)
-            if (block := state.block(links, chunk, position)) is not None:
-                yield block
-            state.documents = _group_documents(group.group(1), ref, chunk, group.start())
-            position = group.end()
-        links = _links_of_segment(chunk.text[position:], ref, chunk, position)
-        if (block := state.block(links, chunk, position)) is not None:
-            yield block
+        fast = _fast_blocks(chunk, state)
+        yield from fast if fast is not None else _slow_blocks(chunk.decoded(ref), state)
     _check_end(ref, last)
+
+
+def read_cesalign(ref: FileRef, pair: tuple[str, str]) -> Iterator[LinkBlock]:
+    """Yield the links of one cesAlign file with sides as strings."""
+    table = SideTable()
+    for block in read_cesalign_keys(ref, pair, table):
+        yield LinkBlock(str(ref), block.from_lang, block.from_doc, block.to_lang, block.to_doc,
+                        table.texts(block.from_keys), table.texts(block.to_keys))

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.cesalign import read_cesalign
-from tapaco.core.opus.links import LinkBlock
+from tapaco.core.opus.cesalign import read_cesalign, read_cesalign_keys
+from tapaco.core.opus.links import KeyedLinks, LinkBlock
 from tapaco.core.opus.moses import read_moses
+from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.opus.textstream import FileRef
 
 _FORMS = (  # (folder, suffix, is_directory, form); earlier forms win
@@ -41,14 +42,30 @@ class AlignmentSource:
     def intra_lingual(self) -> bool:
         return self.langs[0] == self.langs[1]
 
+    def _cesalign_files(self) -> list[FileRef]:
+        if self.form == "cesAlign folder":
+            return [FileRef(path) for path in sorted(
+                p for p in self.path.rglob("*") if p.name.endswith((".xml", ".gz")))]
+        return [FileRef(self.path)]
+
     def link_blocks(self) -> Iterator[LinkBlock]:
+        """The links, sides as strings."""
         if self.form.startswith("Moses"):
             yield from read_moses(self.path, self.langs)
-        elif self.form == "cesAlign folder":
-            for path in sorted(p for p in self.path.rglob("*") if p.name.endswith((".xml", ".gz"))):
-                yield from read_cesalign(FileRef(path), self.langs)
-        else:
-            yield from read_cesalign(FileRef(self.path), self.langs)
+            return
+        for ref in self._cesalign_files():
+            yield from read_cesalign(ref, self.langs)
+
+    def keyed_blocks(self, table: SideTable) -> Iterator[KeyedLinks]:
+        """The links, sides as keys of `table` (cesAlign sides are parsed by numpy)."""
+        if not self.form.startswith("Moses"):
+            for ref in self._cesalign_files():
+                yield from read_cesalign_keys(ref, self.langs, table)
+            return
+        for block in read_moses(self.path, self.langs):
+            yield KeyedLinks(block.from_lang, block.from_doc, block.to_lang, block.to_doc,
+                             table.keys(block.from_sides), table.keys(block.to_sides),
+                             block.from_texts, block.to_texts)
 
 
 def _pair_of(name: str) -> tuple[str, str] | None:

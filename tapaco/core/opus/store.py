@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import zipfile
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from tapaco.core.errors import InputError
 from tapaco.core.opus.documents import Sentences, read_sentences
+from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.opus.textstream import FileRef
 
 FOLDERS = ("raw", "xml")
@@ -38,10 +41,23 @@ class Document:
     name: str
     ref: FileRef
     sentences: Sentences
-    position: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.position = dict(zip(self.sentences.ids, range(len(self.sentences))))
+        self._position: dict[str, int] | None = None
+        self._keys: tuple[SideTable, np.ndarray] | None = None
+
+    @property
+    def position(self) -> dict[str, int]:
+        """Sentence index by id (the last sentence, if an id repeats)."""
+        if self._position is None:
+            self._position = dict(zip(self.sentences.ids, range(len(self.sentences))))
+        return self._position
+
+    def keys(self, table: SideTable) -> np.ndarray:
+        """The sentence ids as keys of `table` (kept for the last table asked)."""
+        if self._keys is None or self._keys[0] is not table:
+            self._keys = (table, table.keys(self.sentences.ids))
+        return self._keys[1]
 
     @property
     def kind(self) -> str:

@@ -99,9 +99,31 @@ def _decode(data: bytes, ref: FileRef, first_line: int) -> str:
         ) from error
 
 
-def text_chunks(ref: FileRef, boundary: bytes,
-                archive: zipfile.ZipFile | None = None) -> Iterator[TextChunk]:
-    """Yield the decoded text of `ref` in chunks, each ending just after a `boundary`.
+@dataclass(frozen=True)
+class ByteChunk:
+    """Undecoded bytes of a file, cut like a :class:`TextChunk` (for numpy parsing)."""
+
+    data: bytes
+    first_line: int
+
+    def line_at(self, offset: int) -> int:
+        """Line number (1-based) of a byte offset in this chunk."""
+        return self.first_line + self.data.count(b"\n", 0, offset)
+
+    def check_utf8(self, ref: FileRef) -> None:
+        """Raise :class:`InputError` (line and column) unless the bytes are valid UTF-8."""
+        if not self.data.isascii():
+            _decode(self.data, ref, self.first_line)
+
+    def decoded(self, ref: FileRef) -> TextChunk:
+        """The chunk as text."""
+        return TextChunk(_decode(self.data, ref, self.first_line), self.first_line)
+
+
+def byte_chunks(ref: FileRef, boundary: bytes,
+                archive: zipfile.ZipFile | None = None) -> Iterator[ByteChunk]:
+    """Yield the bytes of `ref` in chunks, each ending just after a `boundary` (not checked
+    as UTF-8: see :meth:`ByteChunk.check_utf8`).
 
     `archive`: the open zip holding `ref`, if the caller keeps one (see :func:`open_binary`).
     """
@@ -115,7 +137,7 @@ def text_chunks(ref: FileRef, boundary: bytes,
             data = carry + block
             if not block:
                 if data:
-                    yield TextChunk(_decode(data, ref, line), line)
+                    yield ByteChunk(data, line)
                 return
             cut = data.rfind(boundary)
             if cut < 0:
@@ -123,8 +145,18 @@ def text_chunks(ref: FileRef, boundary: bytes,
                 continue
             cut += len(boundary)
             carry = data[cut:]
-            yield TextChunk(_decode(data[:cut], ref, line), line)
+            yield ByteChunk(data[:cut], line)
             line += data.count(b"\n", 0, cut)
+
+
+def text_chunks(ref: FileRef, boundary: bytes,
+                archive: zipfile.ZipFile | None = None) -> Iterator[TextChunk]:
+    """Yield the decoded text of `ref` in chunks, each ending just after a `boundary`.
+
+    `archive`: the open zip holding `ref`, if the caller keeps one (see :func:`open_binary`).
+    """
+    for chunk in byte_chunks(ref, boundary, archive):
+        yield chunk.decoded(ref)
 
 
 @dataclass

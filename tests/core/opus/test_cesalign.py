@@ -78,3 +78,60 @@ def test_non_utf8_byte_is_reported_with_line(tmp_path):
                      b'<link xtargets="s1;s2" note="\xff"/>\n</linkGrp></cesAlign>\n')
     with pytest.raises(InputError, match=r"line 3, column \d+: invalid UTF-8 byte 0xff"):
         _links(path)
+
+
+def _etree_links(path: Path) -> list[tuple[str, str, str, str]]:
+    """A second reading of a cesAlign file, by the standard library's XML parser."""
+    import xml.etree.ElementTree as ElementTree
+
+    opened = gzip.open(path) if path.suffix == ".gz" else open(path, "rb")
+    with opened as stream:
+        root = ElementTree.parse(stream).getroot()
+    links = []
+    for group in root.iter("linkGrp"):
+        for link in group.iter("link"):
+            source, target = link.get("xtargets").split(";", 1)
+            links.append((group.get("fromDoc"), group.get("toDoc"), source, target))
+    return links
+
+
+def test_every_real_alignment_reads_as_an_xml_parser_reads_it(shared_data):
+    paths = sorted(path for path in (shared_data / "opus-rf/xml").rglob("*.xml*")
+                   if path.parent.name == "xml" or "-" in path.parent.name)
+    paths += sorted((shared_data / "tatoeba-v2-sample/xml").glob("*.xml.gz"))
+    assert len(paths) > 20
+    for path in paths:
+        assert _links(path) == _etree_links(path), path
+
+
+_HEADER = '<?xml version="1.0" encoding="utf-8"?>\n<cesAlign version="1.0">\n'
+
+
+@pytest.mark.parametrize("links", [
+    # attributes before xtargets, odd spacing, several groups, ids of every form
+    '<linkGrp targType="s" fromDoc="de/a.xml.gz" toDoc="en/a.xml.gz">\n'
+    '<link id="x1" certainty="0.5" xtargets="s1;s2" />\n'
+    '<link\txtargets="s10 s11;s007"/>\n<link xtargets=";s3"/>\n<link xtargets="4;5"/>\n'
+    '</linkGrp>\n<linkGrp fromDoc="de/b.xml.gz" toDoc="en/b.xml.gz" >\n'
+    '<link xtargets="s1.0 s1.1;abc" certainty="1"/>\n<link xtargets="s123456789012345678;s0"/>'
+    '\n</linkGrp>\n',
+    # a second semicolon belongs to the target side; a `>` inside an attribute value
+    '<linkGrp fromDoc="de/a.xml.gz" toDoc="en/a.xml.gz">\n'
+    '<link xtargets="s1;s2;s3"/>\n<link note="a&gt;b" xtargets="s4;s5"/>\n</linkGrp>\n',
+    # many links: the numpy reading of a whole chunk
+    '<linkGrp fromDoc="de/a.xml.gz" toDoc="en/a.xml.gz">\n'
+    + "".join(f'<link xtargets="s{n};s{n * 7}"/>\n' for n in range(1, 3000)) + "</linkGrp>\n",
+])
+def test_unusual_but_valid_links_read_as_an_xml_parser_reads_them(tmp_path, links):
+    path = tmp_path / "de-en.xml"
+    path.write_text(_HEADER + links + "</cesAlign>\n", encoding="utf-8")
+    assert _links(path) == _etree_links(path)
+
+
+def test_link_without_xtargets_among_many_is_an_error(tmp_path):
+    body = "".join(f'<link xtargets="s{n};s{n}"/>\n' for n in range(1, 500))
+    path = tmp_path / "de-en.xml"
+    path.write_text(_HEADER + '<linkGrp fromDoc="de/a" toDoc="en/a">\n' + body
+                    + '<link id="7"/>\n</linkGrp>\n</cesAlign>\n', encoding="utf-8")
+    with pytest.raises(InputError, match="expected <link xtargets"):
+        _links(path)

@@ -1,0 +1,130 @@
+"""Link sides and sentence ids as uint64 keys, so readers can parse them with numpy.
+
+`s<n>` (Tatoeba) is n itself and a bare `<n>` (OpenSubtitles) is ``BARE | n``, for n of 1 to 18
+digits without a leading zero (or `0`); any other string (several ids, an empty side, other
+names) is ``STRING | i``, its index in a :class:`SideTable`. A key stands for exactly one string,
+so matching sides to sentence ids, or interning sides, is sorting and hashing integers rather
+than building a Python string per id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+BARE = np.uint64(1 << 62)
+STRING = np.uint64(1 << 63)
+EMPTY = STRING  # the empty side: index 0 of every table
+NUMBER = np.uint64((1 << 62) - 1)
+_MAX_DIGITS = 18
+_DIGIT_0, _DIGIT_9, _LETTER_S = ord("0"), ord("9"), ord("s")
+
+
+def plain_number(text: str) -> tuple[int, int] | None:
+    """(flag, n) for `s<n>` (flag 0) or `<n>` (flag BARE); None for any other string."""
+    digits = text[1:] if text.startswith("s") else text
+    if (digits.isascii() and digits.isdigit() and len(digits) <= _MAX_DIGITS
+            and (digits[0] != "0" or len(digits) == 1)):
+        return (0 if digits is not text else int(BARE)), int(digits)
+    return None
+
+
+class SideTable:
+    """The strings that are not plain ids, numbered in order of first use ("" is 0)."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {"": 0}
+        self.strings: list[str] = [""]
+
+    def key(self, text: str) -> int:
+        """The key of one side or sentence id."""
+        plain = plain_number(text)
+        if plain is not None:
+            return plain[0] | plain[1]
+        found = self.index.get(text)
+        if found is None:
+            found = self.index[text] = len(self.strings)
+            self.strings.append(text)
+        return int(STRING) | found
+
+    def keys(self, texts: Sequence[str]) -> np.ndarray:
+        """The keys of many strings (a Python call each: for what numpy parsing left over)."""
+        return np.fromiter(map(self.key, texts), np.uint64, len(texts))
+
+    def text(self, key: int) -> str:
+        """The string a key stands for."""
+        key = int(key)
+        if key & int(STRING):
+            return self.strings[key & ~int(STRING)]
+        number = key & int(NUMBER)
+        return str(number) if key & int(BARE) else f"s{number}"
+
+    def texts(self, keys: np.ndarray) -> list[str]:
+        """The strings of many keys."""
+        return [self.text(key) for key in keys.tolist()]
+
+
+def parse_ids(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray,
+                                                                              np.ndarray]:
+    """Keys of the plain ids among byte ranges [starts, ends) of `data` (uint8), and a mask of
+    the ranges that are plain; the others' keys are 0 (the caller keys them by a table).
+
+    The last bytes of each range are gathered right-aligned into a row of a uint8 matrix (a
+    window view of the bytes, so no index matrix), so a column always holds the same power of
+    ten, and the numbers are a few column operations."""
+    count = len(starts)
+    starts, ends = starts.astype(np.int64), ends.astype(np.int64)
+    lengths = ends - starts
+    width = int(min(lengths.max(initial=0), _MAX_DIGITS + 1))
+    if width == 0:
+        return np.zeros(count, np.uint64), np.zeros(count, bool)
+    limit = len(data) - 1
+    has_s = data[np.minimum(starts, limit)] == _LETTER_S
+    digits = lengths - has_s
+    plain = (lengths > 0) & (digits >= 1) & (digits <= _MAX_DIGITS)
+    padded = np.concatenate([np.full(width, _DIGIT_0, np.uint8), data])
+    window = sliding_window_view(padded, width)[ends] - np.uint8(_DIGIT_0)
+    window[np.arange(width) < width - digits[:, None]] = 0
+    plain &= (window <= 9).all(axis=1)
+    plain &= (data[np.minimum(starts + has_s, limit)] != _DIGIT_0) | (digits == 1)
+    keys = np.zeros(count, np.uint64)
+    for column in range(max(width - _MAX_DIGITS, 0), width):
+        keys *= np.uint64(10)
+        keys += window[:, column]
+    keys[plain & ~has_s] |= BARE
+    keys[~plain] = 0
+    return keys, plain
+
+
+def key_ranges(data: np.ndarray, raw: bytes, starts: np.ndarray, ends: np.ndarray,
+               table: SideTable) -> np.ndarray:
+    """Keys of the byte ranges [starts, ends) of `raw` (`data` is its uint8 view): plain ids
+    parsed by numpy, the rest decoded and keyed by `table`."""
+    keys, plain = parse_ids(data, starts, ends)
+    other = np.flatnonzero(~plain)
+    if len(other):
+        texts = [raw[a:b].decode("utf-8") for a, b in zip(starts[other].tolist(),
+                                                          ends[other].tolist())]
+        keys[other] = table.keys(texts)
+    return keys
+
+
+class SideColumn(Sequence[str]):
+    """Link sides as keys and their table, read as strings one at a time where needed."""
+
+    def __init__(self, keys: np.ndarray, table: SideTable) -> None:
+        self.keys = keys
+        self.table = table
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, index):  # noqa: ANN001 - int or slice, as a list
+        if isinstance(index, slice):
+            return self.table.texts(self.keys[index])
+        return self.table.text(self.keys[index])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.table.texts(self.keys))
