@@ -177,21 +177,25 @@ def _joined(values: list[str], separator: str) -> str:
     return separator.join(dict.fromkeys(value for value in values if value))
 
 
-def positions(sentence_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Index of each key among a document's sentence keys (the last, if an id repeats), -1
-    where it is not one of them."""
-    if len(sentence_keys) < 2 or (sentence_keys[1:] > sentence_keys[:-1]).all():
-        order, ordered = None, sentence_keys
-    else:
-        order = np.argsort(sentence_keys, kind="stable")
-        ordered = sentence_keys[order]
-    at = np.searchsorted(ordered, keys, side="right") - 1
-    found = at >= 0
-    found[found] = ordered[at[found]] == keys[found]
-    at[~found] = -1
-    if order is not None:
-        at[found] = order[at[found]]
-    return at
+class SentenceIndex:
+    """Finds sentences of a document by key (the last one, if an id repeats)."""
+
+    def __init__(self, sentence_keys: np.ndarray) -> None:
+        if len(sentence_keys) < 2 or (sentence_keys[1:] > sentence_keys[:-1]).all():
+            self.order, self.ordered = None, sentence_keys
+        else:
+            self.order = np.argsort(sentence_keys, kind="stable")
+            self.ordered = sentence_keys[self.order]
+
+    def positions(self, keys: np.ndarray) -> np.ndarray:
+        """Index of each key's sentence, -1 where no sentence has it."""
+        at = np.searchsorted(self.ordered, keys, side="right") - 1
+        found = at >= 0
+        found[found] = self.ordered[at[found]] == keys[found]
+        at[~found] = -1
+        if self.order is not None:
+            at[found] = self.order[at[found]]
+        return at
 
 
 def _document_texts(document: _Document, store: DocumentStore, table: SideTable,
@@ -209,13 +213,13 @@ def _document_texts(document: _Document, store: DocumentStore, table: SideTable,
     counts.documents += 1
     counts.document_sentences += len(found.sentences)
     sentences = found.sentences
-    sentence_keys = found.keys(table)
-    indexes = positions(sentence_keys, sides).tolist()
+    index = SentenceIndex(found.keys(table))
+    indexes = index.positions(sides).tolist()
     texts, lists, tags = sentences.texts or [""], sentences.lists or [""], sentences.tags or [""]
     result = _DocumentTexts([texts[i] for i in indexes], [lists[i] for i in indexes],
                             [tags[i] for i in indexes], np.ones(len(sides), bool))
     for number in np.flatnonzero(np.array(indexes, np.int64) < 0).tolist():
-        _multi_id_side(result, number, table.text(sides[number]), sentence_keys, found,
+        _multi_id_side(result, number, table.text(sides[number]), index, found,
                        document.moses_texts.get(int(sides[number])), table, log, counts)
     return result
 
@@ -233,13 +237,13 @@ def _moses_texts(document: _Document, store: DocumentStore, log: BadInputLog) ->
     return result
 
 
-def _multi_id_side(result: _DocumentTexts, number: int, side: str, sentence_keys: np.ndarray,
+def _multi_id_side(result: _DocumentTexts, number: int, side: str, index: SentenceIndex,
                    found: Document, moses_text: str | None, table: SideTable, log: BadInputLog,
                    counts: ReadCounts) -> None:
     """Fill row `number` for a side of several ids; for an id not in the document, the side's
     Moses line, or mark it invalid."""
     ids = side.split()
-    indexes = positions(sentence_keys, table.keys(ids)).tolist()
+    indexes = index.positions(table.keys(ids)).tolist()
     sentences = found.sentences
     if -1 in indexes:
         if moses_text is not None:

@@ -4,9 +4,14 @@ A sentence is `<s id="..." [lists=".." tags=".."]>text</s>`. Where it holds `<w>
 its text is their tokens joined by single spaces (a tokenised document); otherwise it is the
 character data of the `<s>` itself, child elements and their content left out, as OpusTools
 reads raw documents (an OpenSubtitles raw `<s>` holds `<time .../>` elements around its
-text). Entities are decoded and whitespace is collapsed. Plain `<s id="..">text</s>`
-sentences, and OpenSubtitles ones once their one-line `<time/>` elements are dropped, are read
-by one regular-expression pass a chunk.
+text). Entities are decoded and whitespace is collapsed.
+
+Plain `<s id=".." [lists=".."] [tags=".."]>text</s>` sentences (Tatoeba's raw documents) are
+read with numpy: the positions of `<`, `>` and `"` give each id, attribute list and text, ids
+become keys (:mod:`tapaco.core.opus.sidekeys`) and the texts of a chunk are decoded at once; only
+texts that need more than that (entities, runs of spaces, spaces at an end) are handled one by
+one. OpenSubtitles sentences, once their one-line `<time/>` elements are dropped, are read by
+one regular-expression pass a chunk, and anything else by the general one.
 """
 
 from __future__ import annotations
@@ -16,8 +21,11 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from tapaco.core.errors import InputError
-from tapaco.core.opus.textstream import FileRef, TextChunk, text_chunks
+from tapaco.core.opus.sidekeys import parse_ids, plain_key, plain_text
+from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chunks
 from tapaco.core.opus.xmlcheck import malformed
 
 _SENTENCE = re.compile(r"<s\b([^>]*?)(?:/>|>(.*?)</s\s*>)", re.S)
@@ -31,16 +39,67 @@ _ATTRIBUTE = re.compile(r'([\w:.-]+)\s*=\s*"([^"]*)"')
 
 @dataclass
 class Sentences:
-    """The sentences of one document, as parallel lists; `tokenised` if it has `<w>` tokens."""
+    """The sentences of one document, as parallel lists; `tokenised` if it has `<w>` tokens.
 
-    ids: list[str] = field(default_factory=list)
+    Ids are kept as keys (`keys`, for plain ids such as `s12`) and strings (`other_ids`, by
+    index, for the rest); `ids` gives them all as strings.
+    """
+
     texts: list[str] = field(default_factory=list)
     lists: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    other_ids: dict[int, str] = field(default_factory=dict)
     tokenised: bool = False
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.texts)
+
+    @property
+    def ids(self) -> list[str]:
+        """Every sentence id, in document order."""
+        ids = [plain_text(key) for key in self.keys.tolist()]
+        for index, sentence_id in self.other_ids.items():
+            ids[index] = sentence_id
+        return ids
+
+
+class _Builder:
+    """Collects a document's sentences chunk by chunk."""
+
+    def __init__(self) -> None:
+        self.sentences = Sentences()
+        self.key_parts: list[np.ndarray] = []
+
+    def add(self, ids: list[str] | None, texts: list[str], lists: list[str], tags: list[str],
+            keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None) -> None:
+        """Sentences of a chunk, their ids as strings, or as keys and other ids."""
+        sentences = self.sentences
+        offset = len(sentences.texts)
+        if ids is not None:
+            keys, other_ids = _keys_of(ids)
+        sentences.other_ids.update((offset + i, value) for i, value in other_ids.items())
+        self.key_parts.append(keys)
+        sentences.texts.extend(texts)
+        sentences.lists.extend(lists)
+        sentences.tags.extend(tags)
+
+    def finish(self) -> Sentences:
+        if self.key_parts:
+            self.sentences.keys = np.concatenate(self.key_parts)
+        return self.sentences
+
+
+def _keys_of(ids: list[str]) -> tuple[np.ndarray, dict[int, str]]:
+    keys = np.zeros(len(ids), np.uint64)
+    others = {}
+    for index, sentence_id in enumerate(ids):
+        key = plain_key(sentence_id)
+        if key is None:
+            others[index] = sentence_id
+        else:
+            keys[index] = key
+    return keys, others
 
 
 def _own_text(body: str) -> str:
@@ -86,13 +145,12 @@ def _attribute_values(values: tuple[str, ...]) -> list[str]:
     return [html.unescape(v) if "&" in v else v for v in values]
 
 
-def _add_raw_chunk(sentences: Sentences, found: list[tuple[str, str, str, str]]) -> None:
-    """Fast path: every sentence is `<s id=".." [lists=".."] [tags=".."]>plain text</s>`."""
+def _add_raw_chunk(builder: _Builder, found: list[tuple[str, str, str, str]]) -> None:
+    """Regular-expression path: every sentence is `<s id=".." [lists=".."] [tags=".."]>plain
+    text</s>`."""
     ids, lists, tags, bodies = zip(*found)
-    sentences.ids.extend(ids)
-    sentences.texts.extend(map(_plain_text, bodies))
-    sentences.lists.extend(_attribute_values(lists))
-    sentences.tags.extend(_attribute_values(tags))
+    builder.add(list(ids), list(map(_plain_text, bodies)), _attribute_values(lists),
+                _attribute_values(tags))
 
 
 def _without_times(chunk: TextChunk) -> TextChunk:
@@ -102,41 +160,199 @@ def _without_times(chunk: TextChunk) -> TextChunk:
     return TextChunk(_ONE_LINE_TIME.sub("", chunk.text), chunk.first_line)
 
 
-def _add_chunk(sentences: Sentences, chunk: TextChunk, ref: FileRef) -> None:
+def _add_chunk(builder: _Builder, chunk: TextChunk, ref: FileRef) -> None:
     chunk = _without_times(chunk)
     starts = sum(chunk.text.count(start) for start in _SENTENCE_STARTS)
     raw = _RAW_SENTENCE.findall(chunk.text) if "<w" not in chunk.text else []
     if raw and len(raw) == starts:
-        _add_raw_chunk(sentences, raw)
+        _add_raw_chunk(builder, raw)
         return
     found = _SENTENCE.findall(chunk.text)
     if len(found) != starts:
         last_good = max(chunk.text.rfind("</s>"), 0)
         raise malformed(ref, f"line {chunk.line_at(last_good)}", "unterminated <s> element")
-    sentences.tokenised = sentences.tokenised or _TOKEN.search(chunk.text) is not None
+    builder.sentences.tokenised = (builder.sentences.tokenised
+                                   or _TOKEN.search(chunk.text) is not None)
+    ids, texts, lists, tags = [], [], [], []
     for raw_attributes, body in found:
         attributes = _attributes(raw_attributes)
         if "id" not in attributes:
             raise InputError(ref, "<s> element without an id attribute",
                              f"line {chunk.line_at(chunk.text.find(raw_attributes))}",
                              kind="malformed XML")
-        sentences.ids.append(attributes["id"])
-        sentences.texts.append(sentence_text(body))
-        sentences.lists.append(attributes.get("lists", ""))
-        sentences.tags.append(attributes.get("tags", ""))
+        ids.append(attributes["id"])
+        texts.append(sentence_text(body))
+        lists.append(attributes.get("lists", ""))
+        tags.append(attributes.get("tags", ""))
+    builder.add(ids, texts, lists, tags)
+
+
+_LT, _GT, _QUOTE, _SLASH, _LETTER_S, _NEWLINE = (ord(c) for c in '<>"/s\n')
+_OPEN = np.frombuffer(b'<s id="', np.uint8)
+_AFTER_S = np.zeros(256, bool)
+_AFTER_S[[ord(c) for c in " >/\n\t\r"]] = True
+_MARKED = np.zeros(256, bool)  # a text holding one of these takes the general path
+_MARKED[[ord(c) for c in "&\n\t"]] = True
+# what str.strip() removes, as UTF-8: a text starting or ending with one of these is stripped
+# by the general path
+_SPACES = [np.frombuffer(char.encode(), np.uint8)
+           for char in map(chr, range(0x110000)) if char.isspace()]
+_MAY_START_SPACE = np.zeros(256, bool)
+_MAY_START_SPACE[[space[0] for space in _SPACES]] = True
+_MAY_END_SPACE = np.zeros(256, bool)
+_MAY_END_SPACE[[space[-1] for space in _SPACES]] = True
+_ATTRIBUTE_LINES = re.compile(r'^(?: lists="([^"\n]*)")?(?: tags="([^"\n]*)")?$', re.M)
+
+
+def _next_of(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """For each offset in `after`, the first of `positions` at or after it (-1 if none)."""
+    index = np.searchsorted(positions, after)
+    found = np.full(len(after), -1, np.int64)
+    inside = index < len(positions)
+    found[inside] = positions[index[inside]]
+    return found
+
+
+def _space_at_an_end(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each range [starts, ends) begins or ends with a whitespace character (checked
+    in full only where its first or last byte can belong to one)."""
+    found = np.zeros(len(starts), bool)
+    nonempty = np.flatnonzero(ends > starts)
+    maybe = nonempty[_MAY_START_SPACE[data[starts[nonempty]]]
+                     | _MAY_END_SPACE[data[ends[nonempty] - 1]]]
+    if not len(maybe):
+        return found
+    padded = np.concatenate([data, np.zeros(4, np.uint8)])
+    starts, ends = starts[maybe], ends[maybe]
+    for space in _SPACES:
+        fits = ends - starts >= len(space)
+        at_start, at_end = fits.copy(), fits
+        for k, byte in enumerate(space):
+            at_start &= padded[starts + k] == byte
+            at_end &= padded[np.maximum(ends - len(space) + k, 0)] == byte
+        found[maybe[at_start | at_end]] = True
+    return found
+
+
+def _holding(positions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each range [starts, ends) holds one of the sorted `positions`."""
+    return np.searchsorted(positions, starts) < np.searchsorted(positions, ends)
+
+
+def decoded_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The byte ranges [starts, ends) of `data` as strings, decoded at once: ascending ranges
+    with no newline inside, each followed by at least one byte of its own (overwritten by the
+    newline that separates them)."""
+    cuts = np.column_stack([starts, ends + 1]).ravel()
+    lengths = np.diff(cuts, prepend=0, append=len(data))
+    inside = np.zeros(len(lengths), bool)
+    inside[1::2] = True
+    joined = data[np.repeat(inside, lengths)]
+    joined[np.cumsum(ends - starts + 1) - 1] = ord("\n")
+    return joined.tobytes().decode("utf-8").split("\n")[:-1]
+
+
+@dataclass
+class _Layout:
+    """Where a chunk's sentences are: `<s` offsets, id ends, open-tag ends, `</s>` offsets."""
+
+    opens: np.ndarray
+    id_ends: np.ndarray
+    tag_ends: np.ndarray
+    closes: np.ndarray
+
+
+def _layout(data: np.ndarray) -> _Layout | None:
+    """The sentences of a chunk if every one is `<s id="..."...>text</s>` with no `<` in the
+    text, else None."""
+    less = np.flatnonzero(data == _LT)
+    padded = np.concatenate([data, np.zeros(len(_OPEN), np.uint8)])
+    starts_s = less[(padded[less + 1] == _LETTER_S) & _AFTER_S[padded[less + 2]]]
+    closes = less[(padded[less + 1] == _SLASH) & (padded[less + 2] == _LETTER_S)
+                  & (padded[less + 3] == _GT)]
+    if len(starts_s) != len(closes):
+        return None
+    if len(starts_s) == 0:
+        return _Layout(starts_s, starts_s, starts_s, closes)
+    if not all((padded[starts_s + k] == byte).all() for k, byte in enumerate(_OPEN)):
+        return None
+    id_ends = _next_of(np.flatnonzero(data == _QUOTE), starts_s + len(_OPEN))
+    tag_ends = _next_of(np.flatnonzero(data == _GT), starts_s)
+    after_tag = _next_of(less, np.maximum(tag_ends, 0))
+    fits = ((id_ends >= 0).all() and (id_ends < tag_ends).all() and (after_tag == closes).all()
+            and (starts_s[1:] > closes[:-1]).all())
+    return _Layout(starts_s, id_ends, tag_ends, closes) if fits else None
+
+
+def _attribute_lists(data: np.ndarray, layout: _Layout,
+                     newlines: np.ndarray) -> tuple[list[str], list[str]] | None:
+    """`lists` and `tags` of every sentence; None if an open tag holds anything else."""
+    count = len(layout.opens)
+    lists, tags = [""] * count, [""] * count
+    having = np.flatnonzero(layout.tag_ends > layout.id_ends + 1)
+    starts, ends = layout.id_ends[having] + 1, layout.tag_ends[having]
+    if not len(having):
+        return lists, tags
+    if _holding(newlines, starts, ends).any():
+        return None
+    regions = "\n".join(decoded_ranges(data, starts, ends))
+    found = _ATTRIBUTE_LINES.findall(regions)
+    if len(found) != len(having):
+        return None
+    for index, (listed, tagged) in zip(having.tolist(), found):
+        lists[index] = html.unescape(listed) if "&" in listed else listed
+        tags[index] = html.unescape(tagged) if "&" in tagged else tagged
+    return lists, tags
+
+
+def _texts(data: np.ndarray, raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The texts of the bodies [starts, ends): decoded together; those that need entity
+    decoding, space collapsing or stripping one by one."""
+    flags = _MARKED[data]
+    flags[:-1] |= (data[:-1] == 32) & (data[1:] == 32)
+    marked = _holding(np.flatnonzero(flags), starts, ends) | _space_at_an_end(data, starts, ends)
+    texts = decoded_ranges(data, starts, np.where(marked, starts, ends))
+    for index in np.flatnonzero(marked).tolist():
+        texts[index] = _plain_text(raw[starts[index]:ends[index]].decode("utf-8"))
+    return texts
+
+
+def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
+    """Read a chunk of plain raw sentences with numpy; False (nothing added) if it is not one."""
+    raw = chunk.data
+    if b"<w" in raw or b"<time" in raw:
+        return False
+    data = np.frombuffer(raw, np.uint8)
+    layout = _layout(data)
+    if layout is None:
+        return False
+    attributes = _attribute_lists(data, layout, np.flatnonzero(data == _NEWLINE))
+    if attributes is None:
+        return False
+    keys, plain = parse_ids(data, layout.opens + len(_OPEN), layout.id_ends)
+    others = {index: raw[a:b].decode("utf-8") for index, a, b in zip(
+        np.flatnonzero(~plain).tolist(), (layout.opens[~plain] + len(_OPEN)).tolist(),
+        layout.id_ends[~plain].tolist())}
+    texts = _texts(data, raw, layout.tag_ends + 1, layout.closes)
+    builder.add(None, texts, *attributes, keys=keys, other_ids=others)
+    return True
 
 
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None) -> Sentences:
     """All sentences of one document, in document order (`archive`: the open zip of `ref`)."""
-    sentences = Sentences()
+    builder = _Builder()
     seen_root = False
     start = ""
-    for chunk in text_chunks(ref, b"</s>", archive):
-        seen_root = seen_root or "<" in chunk.text
-        start = start or chunk.text.lstrip()[:20]
-        _add_chunk(sentences, chunk, ref)
+    for chunk in byte_chunks(ref, b"</s>", archive):
+        chunk.check_utf8(ref)
+        if b"<" in chunk.data:
+            seen_root = True
+        elif not start:
+            start = chunk.decoded(ref).text.lstrip()[:20]
+        if not _add_fast_chunk(builder, chunk):
+            _add_chunk(builder, chunk.decoded(ref), ref)
     if not seen_root:
         problem = (f"not an XML document: no element in it (it starts {start!r})" if start
                    else "empty document: no XML content")
         raise InputError(ref, problem, "line 1", kind="malformed XML")
-    return sentences
+    return builder.finish()

@@ -31,6 +31,18 @@ def plain_number(text: str) -> tuple[int, int] | None:
     return None
 
 
+def plain_key(text: str) -> int | None:
+    """The key of a plain id, None for any other string."""
+    plain = plain_number(text)
+    return None if plain is None else plain[0] | plain[1]
+
+
+def plain_text(key: int) -> str:
+    """The string of a plain id's key."""
+    number = key & int(NUMBER)
+    return str(number) if key & int(BARE) else f"s{number}"
+
+
 class SideTable:
     """The strings that are not plain ids, numbered in order of first use ("" is 0)."""
 
@@ -40,9 +52,9 @@ class SideTable:
 
     def key(self, text: str) -> int:
         """The key of one side or sentence id."""
-        plain = plain_number(text)
+        plain = plain_key(text)
         if plain is not None:
-            return plain[0] | plain[1]
+            return plain
         found = self.index.get(text)
         if found is None:
             found = self.index[text] = len(self.strings)
@@ -58,8 +70,7 @@ class SideTable:
         key = int(key)
         if key & int(STRING):
             return self.strings[key & ~int(STRING)]
-        number = key & int(NUMBER)
-        return str(number) if key & int(BARE) else f"s{number}"
+        return plain_text(key)
 
     def texts(self, keys: np.ndarray) -> list[str]:
         """The strings of many keys."""

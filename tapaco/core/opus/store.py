@@ -56,7 +56,10 @@ class Document:
     def keys(self, table: SideTable) -> np.ndarray:
         """The sentence ids as keys of `table` (kept for the last table asked)."""
         if self._keys is None or self._keys[0] is not table:
-            self._keys = (table, table.keys(self.sentences.ids))
+            keys = self.sentences.keys.copy()
+            for index, sentence_id in self.sentences.other_ids.items():
+                keys[index] = table.key(sentence_id)
+            self._keys = (table, keys)
         return self._keys[1]
 
     @property

@@ -129,3 +129,72 @@ def test_a_document_without_elements_says_what_it_holds(tmp_path, content, messa
     with pytest.raises(InputError) as raised:
         read_sentences(FileRef(path))
     assert str(raised.value) == f"{path}: line 1: {message}"
+
+
+def _etree_sentences(path) -> list[tuple[str, str, str, str]]:
+    """A second reading of a raw document, by the standard library's XML parser: each `<s>`'s
+    id, own text (child elements left out; whitespace collapsed where it has a newline, tab or
+    double space, else stripped, as the module documents), lists and tags."""
+    import xml.etree.ElementTree as ElementTree
+
+    rows = []
+    for element in ElementTree.parse(path).getroot().iter("s"):
+        text = (element.text or "") + "".join(child.tail or "" for child in element)
+        if "\n" in text or "\t" in text or "  " in text:
+            text = " ".join(text.split())
+        rows.append((element.get("id"), text.strip(), element.get("lists", ""),
+                     element.get("tags", "")))
+    return rows
+
+
+def _rows(sentences) -> list[tuple[str, str, str, str]]:
+    return list(zip(sentences.ids, sentences.texts, sentences.lists, sentences.tags))
+
+
+_TRICKY_TEXTS = ["Plain.", "", " lead", "trail ", "two  spaces", "tab\there", "AT&amp;T",
+                 "&lt;tag&gt; &#233;t&#xE9;", "\u3000ideographic\u3000", "\xa0nbsp\xa0",
+                 "東京へ行きます。", "Он устал.", "¿Qué?", "a\u2028b", "end\u2029",
+                 "\u1680x", "x\u205f", "mid\u3000dle", "emoji 😀 ok"]
+_TRICKY_IDS = ["s1", "2", "s03", "s4.1", "x-9", "s123456789012345678", "s0"]
+
+
+def _tricky_document(count: int, seed: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', "<document>"]
+    for number in range(count):
+        sentence_id = rng.choice(_TRICKY_IDS) if rng.random() < 0.2 else f"s{number + 10}"
+        attributes = rng.choice(["", ' lists="1;2"', ' tags="a &amp; b"',
+                                 ' lists="7" tags="x;y"'])
+        text = rng.choice(_TRICKY_TEXTS) + rng.choice(["", " more", "!"])
+        lines.append(f'<s id="{sentence_id}"{attributes}>{text}</s>')
+    return "\n".join(lines + ["</document>", ""])
+
+
+@pytest.mark.parametrize("count", [1, 50, 5000])
+def test_raw_documents_read_as_an_xml_parser_reads_them(tmp_path, count):
+    path = tmp_path / "d.xml"
+    path.write_text(_tricky_document(count, count), encoding="utf-8")
+    assert _rows(read_sentences(FileRef(path))) == _etree_sentences(path)
+
+
+def test_numpy_reading_equals_the_regular_expression_reading(tmp_path, monkeypatch):
+    from tapaco.core.opus import documents
+
+    path = tmp_path / "d.xml"
+    path.write_text(_tricky_document(3000, 1), encoding="utf-8")
+    fast = read_sentences(FileRef(path))
+    monkeypatch.setattr(documents, "_add_fast_chunk", lambda builder, chunk: False)
+    slow = read_sentences(FileRef(path))
+    assert _rows(fast) == _rows(slow)
+    assert fast.keys.tolist() == slow.keys.tolist() and fast.other_ids == slow.other_ids
+
+
+@pytest.mark.parametrize("odd", ['<s id="9" lists="a>b">x</s>', '<s lists="1" id="9">x</s>',
+                                 '<s id="9">x<b/>y</s>', '<s id="9"/>', '<s id="9" >x</s >'])
+def test_unusual_sentences_among_plain_ones_are_still_read(tmp_path, odd):
+    path = tmp_path / "d.xml"
+    body = "\n".join(f'<s id="s{n}">Text {n}.</s>' for n in range(1, 400))
+    path.write_text(f"<document>\n{body}\n{odd}\n</document>\n", encoding="utf-8")
+    assert _rows(read_sentences(FileRef(path))) == _etree_sentences(path)
