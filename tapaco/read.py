@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -215,13 +216,24 @@ def _document_texts(document: _Document, store: DocumentStore, table: SideTable,
     sentences = found.sentences
     index = SentenceIndex(found.keys(table))
     indexes = index.positions(sides).tolist()
-    texts, lists, tags = sentences.texts or [""], sentences.lists or [""], sentences.tags or [""]
-    result = _DocumentTexts([texts[i] for i in indexes], [lists[i] for i in indexes],
-                            [tags[i] for i in indexes], np.ones(len(sides), bool))
+    result = _DocumentTexts(_picked_values(sentences.texts, indexes),
+                            _picked_values(sentences.lists, indexes),
+                            _picked_values(sentences.tags, indexes), np.ones(len(sides), bool))
     for number in np.flatnonzero(np.array(indexes, np.int64) < 0).tolist():
         _multi_id_side(result, number, table.text(sides[number]), index, found,
                        document.moses_texts.get(int(sides[number])), table, log, counts)
     return result
+
+
+def _picked_values(values: list[str], indexes: list[int]) -> list[str]:
+    """values[i] for each index (-1: the last value, or "" if there is none; the caller
+    fills those rows)."""
+    if not indexes:
+        return []
+    if not values or not any(values):
+        return [""] * len(indexes)
+    picked = itemgetter(*indexes)(values)
+    return list(picked) if len(indexes) > 1 else [picked]
 
 
 def _moses_texts(document: _Document, store: DocumentStore, log: BadInputLog) -> _DocumentTexts:

@@ -187,7 +187,8 @@ def _add_chunk(builder: _Builder, chunk: TextChunk, ref: FileRef) -> None:
     builder.add(ids, texts, lists, tags)
 
 
-_LT, _GT, _QUOTE, _SLASH, _LETTER_S, _NEWLINE = (ord(c) for c in '<>"/s\n')
+_LT, _GT, _QUOTE, _SLASH, _LETTER_S, _NEWLINE, _AMPERSAND = (ord(c) for c in '<>"/s\n&')
+_LISTS, _TAGS = np.frombuffer(b' lists="', np.uint8), np.frombuffer(b' tags="', np.uint8)
 _OPEN = np.frombuffer(b'<s id="', np.uint8)
 _AFTER_S = np.zeros(256, bool)
 _AFTER_S[[ord(c) for c in " >/\n\t\r"]] = True
@@ -201,7 +202,6 @@ _MAY_START_SPACE = np.zeros(256, bool)
 _MAY_START_SPACE[[space[0] for space in _SPACES]] = True
 _MAY_END_SPACE = np.zeros(256, bool)
 _MAY_END_SPACE[[space[-1] for space in _SPACES]] = True
-_ATTRIBUTE_LINES = re.compile(r'^(?: lists="([^"\n]*)")?(?: tags="([^"\n]*)")?$', re.M)
 
 
 def _next_of(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -254,12 +254,14 @@ def decoded_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> li
 
 @dataclass
 class _Layout:
-    """Where a chunk's sentences are: `<s` offsets, id ends, open-tag ends, `</s>` offsets."""
+    """Where a chunk's sentences are: `<s` offsets, id ends, open-tag ends, `</s>` offsets,
+    and the offsets of every `"` in the chunk."""
 
     opens: np.ndarray
     id_ends: np.ndarray
     tag_ends: np.ndarray
     closes: np.ndarray
+    quotes: np.ndarray
 
 
 def _layout(data: np.ndarray) -> _Layout | None:
@@ -273,35 +275,61 @@ def _layout(data: np.ndarray) -> _Layout | None:
     if len(starts_s) != len(closes):
         return None
     if len(starts_s) == 0:
-        return _Layout(starts_s, starts_s, starts_s, closes)
+        return _Layout(starts_s, starts_s, starts_s, closes, starts_s)
     if not all((padded[starts_s + k] == byte).all() for k, byte in enumerate(_OPEN)):
         return None
-    id_ends = _next_of(np.flatnonzero(data == _QUOTE), starts_s + len(_OPEN))
+    quotes = np.flatnonzero(data == _QUOTE)
+    id_ends = _next_of(quotes, starts_s + len(_OPEN))
     tag_ends = _next_of(np.flatnonzero(data == _GT), starts_s)
     after_tag = _next_of(less, np.maximum(tag_ends, 0))
     fits = ((id_ends >= 0).all() and (id_ends < tag_ends).all() and (after_tag == closes).all()
             and (starts_s[1:] > closes[:-1]).all())
-    return _Layout(starts_s, id_ends, tag_ends, closes) if fits else None
+    return _Layout(starts_s, id_ends, tag_ends, closes, quotes) if fits else None
 
 
-def _attribute_lists(data: np.ndarray, layout: _Layout,
-                     newlines: np.ndarray) -> tuple[list[str], list[str]] | None:
-    """`lists` and `tags` of every sentence; None if an open tag holds anything else."""
+def _starting_with(padded: np.ndarray, starts: np.ndarray, prefix: np.ndarray) -> np.ndarray:
+    found = np.ones(len(starts), bool)
+    for offset, byte in enumerate(prefix):
+        found &= padded[starts + offset] == byte
+    return found
+
+
+def _values(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+            ampersands: np.ndarray) -> list[str]:
+    """Attribute values [starts, ends) (each followed by its closing quote), entities decoded."""
+    values = decoded_ranges(data, starts, ends)
+    for index in np.flatnonzero(_holding(ampersands, starts, ends)).tolist():
+        values[index] = html.unescape(values[index])
+    return values
+
+
+def _attribute_lists(data: np.ndarray, layout: _Layout) -> tuple[list[str], list[str]] | None:
+    """`lists` and `tags` of every sentence; None unless each open tag holds after its id
+    nothing, ` lists=".."`, ` tags=".."`, or both in that order."""
     count = len(layout.opens)
     lists, tags = [""] * count, [""] * count
     having = np.flatnonzero(layout.tag_ends > layout.id_ends + 1)
-    starts, ends = layout.id_ends[having] + 1, layout.tag_ends[having]
     if not len(having):
         return lists, tags
-    if _holding(newlines, starts, ends).any():
+    starts, ends = layout.id_ends[having] + 1, layout.tag_ends[having]
+    padded = np.concatenate([data, np.zeros(len(_LISTS), np.uint8)])
+    has_lists = _starting_with(padded, starts, _LISTS)
+    lists_end = np.where(has_lists, _next_of(layout.quotes, starts + len(_LISTS)), starts - 1)
+    rest = lists_end + 1
+    has_tags = _starting_with(padded, rest, _TAGS)
+    tags_end = np.where(has_tags, _next_of(layout.quotes, rest + len(_TAGS)), rest - 1)
+    unclosed = (has_lists & (lists_end < 0)) | (has_tags & (tags_end < 0))
+    if unclosed.any() or (tags_end + 1 != ends).any():
         return None
-    regions = "\n".join(decoded_ranges(data, starts, ends))
-    found = _ATTRIBUTE_LINES.findall(regions)
-    if len(found) != len(having):
+    if _holding(np.flatnonzero(data == _NEWLINE), starts, ends).any():
         return None
-    for index, (listed, tagged) in zip(having.tolist(), found):
-        lists[index] = html.unescape(listed) if "&" in listed else listed
-        tags[index] = html.unescape(tagged) if "&" in tagged else tagged
+    ampersands = np.flatnonzero(data == _AMPERSAND)
+    for found, values, value_starts, value_ends in (
+            (has_lists, lists, starts + len(_LISTS), lists_end),
+            (has_tags, tags, rest + len(_TAGS), tags_end)):
+        picked = _values(data, value_starts[found], value_ends[found], ampersands)
+        for index, value in zip(having[found].tolist(), picked):
+            values[index] = value
     return lists, tags
 
 
@@ -326,7 +354,7 @@ def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
     layout = _layout(data)
     if layout is None:
         return False
-    attributes = _attribute_lists(data, layout, np.flatnonzero(data == _NEWLINE))
+    attributes = _attribute_lists(data, layout)
     if attributes is None:
         return False
     keys, plain = parse_ids(data, layout.opens + len(_OPEN), layout.id_ends)

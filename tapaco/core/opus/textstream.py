@@ -99,6 +99,18 @@ def _decode(data: bytes, ref: FileRef, first_line: int) -> str:
         ) from error
 
 
+def check_utf8(data: bytes, ref: FileRef, first_line: int) -> None:
+    """Raise :class:`InputError` (line and column of the first bad byte) unless `data` is
+    valid UTF-8; checked in C, without decoding."""
+    whole = pa.LargeStringArray.from_buffers(
+        1, pa.py_buffer(np.array([0, len(data)], np.int64)), pa.py_buffer(data))
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid:
+        _decode(data, ref, first_line)  # raises, naming line and column
+        raise InputError(ref, "invalid UTF-8", f"line {first_line}", kind="encoding") from None
+
+
 @dataclass(frozen=True)
 class ByteChunk:
     """Undecoded bytes of a file, cut like a :class:`TextChunk` (for numpy parsing)."""
@@ -111,9 +123,10 @@ class ByteChunk:
         return self.first_line + self.data.count(b"\n", 0, offset)
 
     def check_utf8(self, ref: FileRef) -> None:
-        """Raise :class:`InputError` (line and column) unless the bytes are valid UTF-8."""
+        """Raise :class:`InputError` (line and column) unless the bytes are valid UTF-8
+        (checked by Arrow, without decoding)."""
         if not self.data.isascii():
-            _decode(self.data, ref, self.first_line)
+            check_utf8(self.data, ref, self.first_line)
 
     def decoded(self, ref: FileRef) -> TextChunk:
         """The chunk as text."""
@@ -175,14 +188,7 @@ class Lines:
     def check_utf8(self, ref: FileRef) -> None:
         """Raise :class:`InputError` (line and column of the first bad byte) unless the lines
         are valid UTF-8; checked in C, without decoding."""
-        whole = pa.LargeStringArray.from_buffers(
-            1, pa.py_buffer(np.array([0, len(self.data)], np.int64)), pa.py_buffer(self.data))
-        try:
-            whole.validate(full=True)
-        except pa.ArrowInvalid:
-            _decode(self.data, ref, self.first_line)  # raises, naming line and column
-            raise InputError(ref, "invalid UTF-8", f"line {self.first_line}",
-                             kind="encoding") from None
+        check_utf8(self.data, ref, self.first_line)
 
     def strings(self, ref: FileRef) -> pa.Array:
         """The lines as an Arrow string array over `data`, without a copy (each line with its

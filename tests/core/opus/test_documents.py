@@ -192,7 +192,10 @@ def test_numpy_reading_equals_the_regular_expression_reading(tmp_path, monkeypat
 
 
 @pytest.mark.parametrize("odd", ['<s id="9" lists="a>b">x</s>', '<s lists="1" id="9">x</s>',
-                                 '<s id="9">x<b/>y</s>', '<s id="9"/>', '<s id="9" >x</s >'])
+                                 '<s id="9">x<b/>y</s>', '<s id="9"/>', '<s id="9" >x</s >',
+                                 '<s id="9" tags="b" lists="a">x</s>',
+                                 '<s id="9" lists="a" tags="b" >x</s>',
+                                 '<s id="9" lists="a&amp;b" tags="&lt;">x</s>'])
 def test_unusual_sentences_among_plain_ones_are_still_read(tmp_path, odd):
     path = tmp_path / "d.xml"
     body = "\n".join(f'<s id="s{n}">Text {n}.</s>' for n in range(1, 400))
