@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from tapaco.core.errors import BadInputLog, InputError
+from tapaco.core.forked import Forked
 from tapaco.core.opus import (
     AlignmentSource,
     Document,
@@ -26,7 +27,7 @@ from tapaco.core.opus import (
     preference,
 )
 from tapaco.core.opus.links import KeyedLinks
-from tapaco.core.opus.sidekeys import EMPTY, SideColumn, SideTable
+from tapaco.core.opus.sidekeys import EMPTY, STRING, SideColumn, SideTable
 from tapaco.core.progress import Progress
 
 INTRA, INTER = 0, 1
@@ -147,17 +148,77 @@ def _picked(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
                       pick(block.to_texts))
 
 
-def _collect_links(sources: list[AlignmentSource], log: BadInputLog,
-                   progress: Progress) -> _LinkCollector:
-    collector = _LinkCollector()
-    for number, source in enumerate(sources, 1):
-        progress.update(source.path.name, number, len(sources))
+def _halfway(weights: list[int]) -> int:
+    """Where to cut a list of work items of these weights into two equal halves."""
+    if len(weights) < 2:
+        return len(weights)
+    totals = np.cumsum(weights)
+    return int(np.searchsorted(totals, totals[-1] / 2)) + 1
+
+
+def _source_bytes(source: AlignmentSource) -> int:
+    path = source.path
+    return (sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir()
+            else path.stat().st_size)
+
+
+def _read_sources(sources: list[AlignmentSource],
+                  table: SideTable) -> list[list[KeyedLinks] | InputError]:
+    """Each source's links, or the error that stopped its reading."""
+    read = []
+    for source in sources:
         try:
-            blocks = list(source.keyed_blocks(collector.table))
+            read.append(list(source.keyed_blocks(table)))
         except InputError as error:
-            log.report(error)
-            continue
-        collector.add_source(source, blocks)
+            read.append(error)
+    return read
+
+
+def _read_sources_apart(sources: list[AlignmentSource]) -> tuple[list, list[str]]:
+    """:func:`_read_sources` with a table of its own (in the second process); its strings."""
+    table = SideTable()
+    return _read_sources(sources, table), table.strings
+
+
+def _rekeyed(block: KeyedLinks, keys_of_strings: np.ndarray) -> KeyedLinks:
+    """The block with string keys of another table turned into keys of this one."""
+    def rekey(keys: np.ndarray) -> np.ndarray:
+        strings = (keys & STRING) != 0
+        if not strings.any():
+            return keys
+        keys = keys.copy()
+        keys[strings] = keys_of_strings[(keys[strings] & ~STRING).astype(np.int64)]
+        return keys
+
+    return KeyedLinks(block.from_lang, block.from_doc, block.to_lang, block.to_doc,
+                      rekey(block.from_keys), rekey(block.to_keys), block.from_texts,
+                      block.to_texts)
+
+
+def _collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: Progress,
+                   parallel: bool = True) -> _LinkCollector:
+    """The links of every source; the second half of the sources (by bytes) is read by a
+    forked process meanwhile, and its links are added after the first half's, in order."""
+    collector = _LinkCollector()
+    cut = _halfway([_source_bytes(source) for source in sources])
+
+    def add(source: AlignmentSource, read: list[KeyedLinks] | InputError) -> None:
+        if isinstance(read, InputError):
+            log.report(read)
+        else:
+            collector.add_source(source, read)
+
+    with Forked(_read_sources_apart, sources[cut:],
+                parallel=parallel and cut < len(sources)) as second:
+        for number, source in enumerate(sources[:cut], 1):
+            progress.update(source.path.name, number, len(sources))
+            add(source, _read_sources([source], collector.table)[0])
+        progress.update("waiting for the second reading process", cut, len(sources))
+        read, strings = second.result()
+    keys_of_strings = collector.table.keys(strings)
+    for source, links in zip(sources[cut:], read):
+        add(source, links if isinstance(links, InputError)
+            else [_rekeyed(block, keys_of_strings) for block in links])
     collector.number_sides()
     return collector
 
@@ -284,21 +345,81 @@ def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, 
     return np.column_stack([sources, targets]).astype(np.int32), kinds
 
 
+@dataclass
+class _Packed:
+    """A document's texts as one string (for the pipe between processes: one object, not one
+    per sentence), or as a list where a text holds the separator."""
+
+    joined: str | None
+    texts: list[str] | None
+    lists: list[str]
+    tags: list[str]
+    valid: np.ndarray
+
+    @classmethod
+    def of(cls, part: _DocumentTexts) -> _Packed:
+        joined = "\n".join(part.texts)
+        if joined.count("\n") == max(len(part.texts) - 1, 0) and part.texts:
+            return cls(joined, None, part.lists, part.tags, part.valid)
+        return cls(None, part.texts, part.lists, part.tags, part.valid)
+
+    def unpacked(self) -> _DocumentTexts:
+        texts = self.joined.split("\n") if self.joined is not None else self.texts
+        return _DocumentTexts(texts, self.lists, self.tags, self.valid)
+
+
+def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
+              log: BadInputLog, counts: ReadCounts, progress: Progress,
+              total: int) -> list[_DocumentTexts]:
+    with DocumentStore(opus_dir, preference(folder)) as store:
+        parts = []
+        for number, document in enumerate(documents, 1):
+            progress.update(document.name, number, total)
+            parts.append(_document_texts(document, store, table, log, counts))
+    return parts
+
+
+def _texts_apart(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
+                 skip: bool) -> tuple[list[_Packed], ReadCounts, BadInputLog]:
+    """:func:`_texts_of` in the second process: packed texts, its counts and its log."""
+    log, counts = BadInputLog(skip), ReadCounts()
+    parts = _texts_of(documents, opus_dir, folder, table, log, counts, Progress(enabled=False),
+                      len(documents))
+    return [_Packed.of(part) for part in parts], counts, log
+
+
+def _read_documents(collector: _LinkCollector, opus_dir: Path, folder: str, log: BadInputLog,
+                    progress: Progress, parallel: bool = True) -> list[_DocumentTexts]:
+    """The texts of every document's sides; the second half of the documents (by sides) is
+    read by a forked process meanwhile."""
+    documents = collector.documents
+    cut = _halfway([len(document.sides) for document in documents])
+    counts = collector.counts
+    with Forked(_texts_apart, documents[cut:], opus_dir, folder, collector.table, log.skip,
+                parallel=parallel and cut < len(documents)) as second:
+        parts = _texts_of(documents[:cut], opus_dir, folder, collector.table, log, counts,
+                          progress, len(documents))
+        progress.update("waiting for the second reading process", cut, len(documents))
+        packed, second_counts, second_log = second.result()
+    for name in ("documents", "document_sentences", "multi_id_sides"):
+        setattr(counts, name, getattr(counts, name) + getattr(second_counts, name))
+    log.merge(second_log)
+    return parts + [part.unpacked() for part in packed]
+
+
 def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
-                documents: str = "raw") -> Corpus:
+                documents: str = "raw", parallel: bool = True) -> Corpus:
     """Read every alignment of the release and the texts of every linked sentence.
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
+    `parallel`: read the second half of the alignments, then of the documents, in a forked
+    process (where the system can fork and two cores are free); the corpus is the same.
     """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):
-        collector = _collect_links(sources, log, progress)
-    with progress.stage("read documents"), DocumentStore(opus_dir, preference(documents)) as store:
-        parts = []
-        for number, document in enumerate(collector.documents, 1):
-            progress.update(document.name, number, len(collector.documents))
-            parts.append(_document_texts(document, store, collector.table, log,
-                                         collector.counts))
+        collector = _collect_links(sources, log, progress, parallel)
+    with progress.stage("read documents"):
+        parts = _read_documents(collector, opus_dir, documents, log, progress, parallel)
     return _assemble(collector, parts)
 
 

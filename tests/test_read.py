@@ -1,10 +1,11 @@
 import gzip
 import re
+import zipfile
 
 import numpy as np
 from independent import read_links
 
-from tapaco.core.errors import BadInputLog
+from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.progress import Progress
 from tapaco.read import INTER, read_corpus
 
@@ -26,3 +27,52 @@ def test_rf_release_counts_match_a_plain_scan(shared_data):
     assert multi and all(" " in corpus.texts[i] for i in multi)
     assert sorted(corpus.languages) == ["de", "en", "es", "fr", "sv"]
     assert np.array_equal(corpus.vertex_lang, corpus.document_lang[corpus.vertex_doc])
+
+
+def _same_corpus(first, second) -> None:
+    for name in ("languages", "documents", "texts", "lists", "tags"):
+        assert getattr(first, name) == getattr(second, name), name
+    assert list(first.sides) == list(second.sides)
+    for name in ("document_lang", "vertex_lang", "vertex_doc", "edges", "edge_kind"):
+        assert np.array_equal(getattr(first, name), getattr(second, name)), name
+    assert first.counts == second.counts
+
+
+def test_reading_in_two_processes_gives_the_same_corpus(shared_data):
+    from conftest import SAMPLE
+
+    for release in (shared_data / "opus-rf", SAMPLE):
+        apart = read_corpus(release, BadInputLog(), Progress(enabled=False), parallel=True)
+        alone = read_corpus(release, BadInputLog(), Progress(enabled=False), parallel=False)
+        _same_corpus(apart, alone)
+
+
+def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
+    """Bad files among the alignments and documents the second process reads: skipped and
+    counted as reading alone counts them, or the first one raised."""
+    import pytest
+    from conftest import OpusFolder, Sentence
+
+    release = OpusFolder(tmp_path / "opus")
+    langs = ["aa", "bb", "cc", "dd", "ee", "ff"]
+    for lang in langs:
+        release.sentences(f"{lang}/t.xml", *(Sentence(f"s{n}", f"{lang} {n}") for n in range(9)))
+    for first, second in zip(langs, langs[1:]):
+        release.links(f"{first}-{second}", f"{first}/t.xml", f"{second}/t.xml",
+                      [(f"s{n}", f"s{n}") for n in range(9)])
+    root = release.write()
+    (root / "xml" / "dd-ee.xml.gz").write_bytes(b"not gzip")
+    with zipfile.ZipFile(root / "raw" / "ff.zip", "w") as archive:
+        archive.writestr("Tatoeba/raw/ff/t.xml", "<document><s id='s1'>unclosed</document>")
+    logs = [BadInputLog(skip=True), BadInputLog(skip=True)]
+    corpora = [read_corpus(root, log, Progress(enabled=False), parallel=parallel)
+               for log, parallel in zip(logs, (True, False))]
+    _same_corpus(*corpora)
+    assert logs[0].as_dict() == logs[1].as_dict()
+    assert logs[0].counts == {"corrupt file": 1, "malformed XML": 1}
+    errors = []
+    for parallel in (True, False):
+        with pytest.raises(InputError) as raised:
+            read_corpus(root, BadInputLog(), Progress(enabled=False), parallel=parallel)
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1] and "dd-ee.xml.gz" in errors[0]

@@ -64,6 +64,12 @@ class BadInputLog:
         if len(self.examples) < self.examples_kept:
             self.examples.append(str(error))
 
+    def merge(self, other: BadInputLog) -> None:
+        """Add what `other` (the log of later input) recorded."""
+        self.counts.update(other.counts)
+        room = self.examples_kept - len(self.examples)
+        self.examples.extend(other.examples[:max(room, 0)])
+
     @property
     def total(self) -> int:
         return sum(self.counts.values())

@@ -1,0 +1,99 @@
+"""Run one function in a forked child process while this process goes on with other work.
+
+The reader splits its work in two: this process takes the first part, a forked child the
+second, and the child's result comes back through a pipe (pickled). Forking shares everything
+read so far without copying it. Where `fork` is not available, or when only one core is, the
+function simply runs here, when its result is asked for.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+from typing import Any
+
+from tapaco.core.progress import peak_rss_mib
+
+
+def can_fork() -> bool:
+    """Whether a second process can share this one's memory (Linux and other `fork` systems)."""
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class _Failure:
+    """An exception raised in the child, sent back to be raised again here."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class Forked:
+    """`function(*args)` started in a forked child (or deferred, where it cannot be).
+
+    Use it as a context manager: leaving the block before :meth:`result` (an error in this
+    process's part) stops the child.
+    """
+
+    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True) -> None:
+        self._function, self._args = function, args
+        self._process = self._receiver = None
+        self.child_peak_rss_mib = 0.0
+        if parallel and can_fork() and usable_cores() > 1:
+            context = multiprocessing.get_context("fork")
+            self._receiver, sender = context.Pipe(duplex=False)
+            self._process = context.Process(target=self._run, args=(sender,), daemon=True)
+            self._process.start()
+            sender.close()
+
+    def __enter__(self) -> Forked:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.cancel()
+
+    @property
+    def parallel(self) -> bool:
+        """Whether the function runs in a child process."""
+        return self._process is not None
+
+    def cancel(self) -> None:
+        """Stop the child if its result was not taken."""
+        if self._process is not None and self._receiver is not None:
+            self._receiver.close()
+            self._receiver = None
+            self._process.terminate()
+            self._process.join()
+
+    def _run(self, sender) -> None:  # noqa: ANN001 - a multiprocessing connection
+        try:
+            result = self._function(*self._args)
+        except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
+            result = _Failure(error)
+        sender.send((result, peak_rss_mib()))
+        sender.close()
+
+    def result(self) -> Any:
+        """The function's return value; its exception is raised here."""
+        if self._process is None:
+            return self._function(*self._args)
+        try:
+            result, self.child_peak_rss_mib = self._receiver.recv()
+        except EOFError:
+            raise RuntimeError(f"the reading process ended without a result (exit code "
+                               f"{self._process.exitcode})") from None
+        finally:
+            self._receiver.close()
+            self._receiver = None
+            self._process.join()
+        if isinstance(result, _Failure):
+            raise result.error
+        return result
