@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tapaco.core.arrays import lexicographic_order, string_codes
-from tapaco.normalize import surface_key
+from tapaco.normalize import surface_keys
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
 
@@ -39,7 +39,7 @@ def surface_edges(vertex_lang: np.ndarray, texts: list[str]) -> np.ndarray:
 
     An empty key (an empty text) joins nothing: sentences without text are not similar.
     """
-    keys = [surface_key(text) for text in texts]
+    keys = surface_keys(texts)
     codes = string_codes(keys)
     combined, _ = pd.factorize(codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang)
     first = np.full(len(combined) and combined.max() + 1, -1, np.int64)

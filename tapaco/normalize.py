@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from functools import cache
+from collections.abc import Sequence
+from functools import cache, partial
 
 import regex
 from unidecode import unidecode
@@ -75,3 +76,11 @@ def near_identical_key(text: str) -> str:
         return text.lower().encode().translate(None, _ASCII_DROPPED).decode()
     text = unicodedata.normalize("NFKC", text).casefold()
     return _PUNCTUATION_AND_SPACE.sub("", text)
+
+
+
+def surface_keys(texts: Sequence[str]) -> list[str]:
+    """:func:`surface_key` of every text (one comprehension: no Python call per ASCII text)."""
+    replace_non_ascii = partial(_surface_pattern().sub, _surface_replacement)
+    return [(text if text.isascii() else replace_non_ascii(text)).replace('"', "")
+            .replace("!", ".") for text in texts]

@@ -169,7 +169,8 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     if tatoeba_export:
         read = partial(read_export, opus_dir, progress)
     else:
-        _check_languages(opus_dir, options.languages)
+        if options.languages:
+            _check_languages(opus_dir, options.languages)
         read = partial(read_corpus, opus_dir, log, progress, options.documents)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export)
@@ -247,9 +248,10 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     corpus = read()
     with progress.stage("graph and components"):
         graph = build_graph(corpus, keep_edges=options.split.splits)
-    rows = candidate_rows(corpus, graph, options.languages)
-    funnel = Funnel(sorted(corpus.languages))
-    funnel.record("components split by language", rows, 0, 0)
+    with progress.stage("sets by language"):
+        rows = candidate_rows(corpus, graph, options.languages)
+        funnel = Funnel(sorted(corpus.languages))
+        funnel.record("components split by language", rows, 0, 0)
     rescued_vertices = None
     if options.split.splits:
         with progress.stage("split oversized sets (Leiden)"):
@@ -257,9 +259,11 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     with progress.stage("filters"):
         rows, funnel = apply_filters(rows, corpus.texts, sorted(corpus.languages),
                                      options.filters, funnel)
-    rescued = None if rescued_vertices is None else _rescued(rows, rescued_vertices, funnel)
-    stats = _statistics(corpus, graph, funnel, log, options, rescued)
-    files = language_rows(corpus, graph, rows)
+    with progress.stage("output rows"):
+        rescued = (None if rescued_vertices is None
+                   else _rescued(rows, rescued_vertices, funnel))
+        stats = _statistics(corpus, graph, funnel, log, options, rescued)
+        files = language_rows(corpus, graph, rows)
     marks = {}
     if options.marks:
         with progress.stage("marks"):

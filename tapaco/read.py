@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import itemgetter
 from pathlib import Path
 
@@ -215,6 +216,8 @@ def _collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: P
             add(source, _read_sources([source], collector.table)[0])
         progress.update("waiting for the second reading process", cut, len(sources))
         read, strings = second.result()
+    if second.parallel:
+        progress.note("alignments_second_process_peak_rss_mib", round(second.child_peak_rss_mib, 1))
     keys_of_strings = collector.table.keys(strings)
     for source, links in zip(sources[cut:], read):
         add(source, links if isinstance(links, InputError)
@@ -401,6 +404,8 @@ def _read_documents(collector: _LinkCollector, opus_dir: Path, folder: str, log:
                           progress, len(documents))
         progress.update("waiting for the second reading process", cut, len(documents))
         packed, second_counts, second_log = second.result()
+    if second.parallel:
+        progress.note("documents_second_process_peak_rss_mib", round(second.child_peak_rss_mib, 1))
     for name in ("documents", "document_sentences", "multi_id_sides"):
         setattr(counts, name, getattr(counts, name) + getattr(second_counts, name))
     log.merge(second_log)
@@ -438,7 +443,7 @@ def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts]) -> Corpus:
     pick = np.flatnonzero(valid)
 
     def gather(name: str) -> list[str]:
-        values = [value for part in parts for value in getattr(part, name)]
+        values = list(chain.from_iterable(getattr(part, name) for part in parts))
         return values if len(pick) == len(values) else [values[i] for i in pick]
 
     keys = (np.concatenate([document.sides for document in documents]) if documents

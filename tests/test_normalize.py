@@ -1,6 +1,6 @@
 import pytest
 
-from tapaco.normalize import near_identical_key, surface_key
+from tapaco.normalize import near_identical_key, surface_key, surface_keys
 
 
 @pytest.mark.parametrize("text, key", [
@@ -26,3 +26,10 @@ def test_surface_key(text, key):
 ])
 def test_near_identical_key(text, key):
     assert near_identical_key(text) == key
+
+
+def test_surface_keys_of_many_texts_are_the_keys_of_each():
+    texts = ["Don’t stop!", "‘Hi’, he said…", 'He said "go!"', "我饿了！", "", "¿Qué?", "a\nb"]
+    assert surface_keys(texts) == ["Don't stop.", "'Hi', he said...", "He said go.", "我饿了.",
+                                   "", "?Qué?", "a\nb"]
+    assert surface_keys([]) == []
