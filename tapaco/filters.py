@@ -9,13 +9,16 @@ than `min_sets` sets. After every filter, sets left with fewer than two sentence
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
 from tapaco.core.arrays import group_starts, string_codes
+from tapaco.core.forked import in_two_processes
 from tapaco.core.options import check_range
 from tapaco.normalize import near_identical_key
 
@@ -86,6 +89,7 @@ def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
 
 
 _CHUNK_ROWS = 1 << 20
+_PARALLEL_ROWS = 50_000  # fewer rows are filtered in this process alone
 
 
 def _group_chunks(group: np.ndarray, size: int) -> list[tuple[int, int]]:
@@ -97,15 +101,39 @@ def _group_chunks(group: np.ndarray, size: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
-def _near_identical_keep(rows: Rows, texts: list[str]) -> np.ndarray:
+def _middle_set_start(group: np.ndarray) -> int:
+    """The first row of the first set that starts in the second half of the rows (rows of a
+    set are contiguous), so that the two halves hold whole sets."""
+    starts = np.flatnonzero(group_starts(group)) if len(group) else np.zeros(0, np.int64)
+    later = starts[starts >= len(group) // 2]
+    return int(later[0]) if len(later) else len(group)
+
+
+def _by_halves(keep_of: Callable[..., np.ndarray], group: np.ndarray, *per_row: Sequence,
+               minimum: int = _PARALLEL_ROWS) -> np.ndarray:
+    """`keep_of(group, *per_row)` of whole sets, the second half of the sets computed in a
+    forked process at the same time (when there are at least `minimum` rows)."""
+    cut = _middle_set_start(group)
+    first = (group[:cut], *(values[:cut] for values in per_row))
+    second = (group[cut:], *(values[cut:] for values in per_row))
+    parallel = len(group) >= minimum and 0 < cut < len(group)
+    halves = in_two_processes(keep_of, first, second, parallel)
+    return np.concatenate(halves)
+
+
+def _near_identical_keys_kept(group: np.ndarray, texts: list[str]) -> np.ndarray:
     """Keep the first sentence of each near-identical key in a set; keyed a chunk of whole sets
     at a time (the keys of all sentences at once would cost ~0.4 GB at full scale)."""
-    keep = np.ones(len(rows.vertex), bool)
-    for start, end in _group_chunks(rows.group, _CHUNK_ROWS):
-        codes = string_codes([near_identical_key(texts[v]) for v in rows.vertex[start:end]])
-        frame = pd.DataFrame({"group": rows.group[start:end], "key": codes})
+    keep = np.ones(len(group), bool)
+    for start, end in _group_chunks(group, _CHUNK_ROWS):
+        codes = string_codes([near_identical_key(text) for text in texts[start:end]])
+        frame = pd.DataFrame({"group": group[start:end], "key": codes})
         keep[start:end] = ~frame.duplicated().to_numpy()
     return keep
+
+
+def _near_identical_keep(rows: Rows, texts: list[str]) -> np.ndarray:
+    return _by_halves(_near_identical_keys_kept, rows.group, [texts[v] for v in rows.vertex])
 
 
 def _bleu_keep(rows: Rows, texts: list[str], languages: list[str], bleu_max: float) -> np.ndarray:
@@ -114,8 +142,14 @@ def _bleu_keep(rows: Rows, texts: list[str], languages: list[str], bleu_max: flo
     for tokenizer in sorted(set(tokenizers[rows.lang])):
         chosen = np.flatnonzero(tokenizers[rows.lang] == tokenizer)
         chosen_texts = [texts[v] for v in rows.vertex[chosen]]
-        keep[chosen] = bleu_keep_mask(rows.group[chosen], chosen_texts, tokenizer, bleu_max)
+        keep[chosen] = _by_halves(partial(_bleu_kept, tokenizer=tokenizer, bleu_max=bleu_max),
+                                  rows.group[chosen], chosen_texts)
     return keep
+
+
+def _bleu_kept(group: np.ndarray, texts: list[str], tokenizer: str,
+               bleu_max: float) -> np.ndarray:
+    return bleu_keep_mask(group, texts, tokenizer, bleu_max) if len(group) else np.ones(0, bool)
 
 
 def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarray:

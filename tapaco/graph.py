@@ -9,6 +9,7 @@ contain), name the sets.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import igraph
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tapaco.core.arrays import lexicographic_order, string_codes
+from tapaco.core.forked import in_two_processes
 from tapaco.normalize import surface_keys
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
@@ -34,20 +36,52 @@ class SentenceGraph:
     edges: np.ndarray | None = None
 
 
-def surface_edges(vertex_lang: np.ndarray, texts: list[str]) -> np.ndarray:
-    """Edges from each vertex to the first vertex of its language with the same surface key.
-
-    An empty key (an empty text) joins nothing: sentences without text are not similar.
-    """
+def _surface_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A hash of each text's surface key, and whether the key is nonempty."""
     keys = surface_keys(texts)
-    codes = string_codes(keys)
+    return (np.fromiter(map(hash, keys), np.int64, len(keys)),
+            np.fromiter(map(bool, keys), bool, len(keys)))
+
+
+def _star_edges(codes: np.ndarray, vertex_lang: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
+    """Edges from each vertex to the first vertex of its language with the same code."""
     combined, _ = pd.factorize(codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang)
     first = np.full(len(combined) and combined.max() + 1, -1, np.int64)
     vertex = np.arange(len(combined))
     first[combined[::-1]] = vertex[::-1]
     leader = first[combined]
-    joined = (leader != vertex) & np.fromiter(map(bool, keys), bool, len(keys))
+    joined = (leader != vertex) & nonempty
     return np.column_stack([vertex[joined], leader[joined]]).astype(np.int32)
+
+
+def _same_keys(edges: np.ndarray, vertex_lang: np.ndarray, texts: Sequence[str]) -> bool:
+    """Whether both ends of every edge have one language and one surface key."""
+    if not (vertex_lang[edges[:, 0]] == vertex_lang[edges[:, 1]]).all():
+        return False
+    ends = edges.tolist()
+    differing = [(a, b) for a, b in ends if texts[a] != texts[b]]
+    return (surface_keys([texts[a] for a, _ in differing])
+            == surface_keys([texts[b] for _, b in differing]))
+
+
+def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str],
+                  parallel: bool = True) -> np.ndarray:
+    """Edges from each vertex to the first vertex of its language with the same surface key.
+
+    An empty key (an empty text) joins nothing: sentences without text are not similar. The
+    keys of the second half of the texts are hashed in a forked process meanwhile; keys are
+    grouped by their hashes, and every edge is checked to join equal keys (a hash collision
+    would make the exact grouping, by the keys themselves, run instead).
+    """
+    half = len(texts) // 2
+    (hashes, nonempty), (more_hashes, more_nonempty) = in_two_processes(
+        _surface_hashes, (texts[:half],), (texts[half:],), parallel and half > 0)
+    hashes = np.concatenate([hashes, more_hashes])
+    nonempty = np.concatenate([nonempty, more_nonempty])
+    edges = _star_edges(hashes, vertex_lang, nonempty)
+    if _same_keys(edges, vertex_lang, texts):
+        return edges
+    return _star_edges(string_codes(surface_keys(texts)), vertex_lang, nonempty)
 
 
 def _distinct_edges(edges: np.ndarray) -> int:

@@ -97,3 +97,11 @@ class Forked:
         if isinstance(result, _Failure):
             raise result.error
         return result
+
+
+def in_two_processes(function: Callable[..., Any], first: tuple, second: tuple,
+                     parallel: bool = True) -> tuple[Any, Any]:
+    """`function(*first)` here and `function(*second)` in a forked child at the same time;
+    both results (the second run here afterwards where no child can be forked)."""
+    with Forked(function, *second, parallel=parallel) as child:
+        return function(*first), child.result()
