@@ -35,7 +35,7 @@ from tapaco.filters import FilterOptions, Funnel, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.marks import mark_language, marked_share, marks_text
 from tapaco.read import Corpus, read_corpus
-from tapaco.sentence_ids import document_label, sentence_id
+from tapaco.sentence_ids import document_label, sentence_ids
 from tapaco.tatoeba_export import read_export
 
 COMMAND = "tapaco build"
@@ -97,7 +97,7 @@ def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]
 
 
 def display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -> list[str]:
-    ids = [sentence_id(corpus.sides[vertex]) for vertex in vertices]
+    ids = sentence_ids(corpus.sides, vertices)
     if several_documents:
         labels = [document_label(name) for name in corpus.documents]
         ids = [f"{labels[corpus.vertex_doc[v]]}#{i}" for v, i in zip(vertices, ids)]

@@ -38,6 +38,18 @@ def sentence_id(side: str) -> str:
     return _split_sentence_base(ids) or "+".join(ids)
 
 
+def sentence_ids(sides: Sequence[str], vertices: np.ndarray) -> list[str]:
+    """:func:`sentence_id` of the sides of these vertices; plain ids of a :class:`SideColumn`
+    straight from their keys."""
+    if not isinstance(sides, SideColumn):
+        return [sentence_id(sides[vertex]) for vertex in vertices]
+    keys = sides.keys[vertices]
+    ids = list(map(str, (keys & NUMBER).tolist()))
+    for index in np.flatnonzero(keys & STRING).tolist():
+        ids[index] = sentence_id(sides.table.text(keys[index]))
+    return ids
+
+
 def document_label(document: str) -> str:
     """`en/1988.xml.gz` -> `1988`: the prefix used when a language has several documents."""
     name = document.split("/", 1)[1] if "/" in document else document

@@ -28,7 +28,8 @@ def test_build_on_the_embedded_sample(tmp_path):
     assert "wrote 3 languages" in result.stderr
     timings = json.loads((tmp_path / "timings.json").read_text())
     assert [stage["name"] for stage in timings["stages"]] == [
-        "read alignments", "read documents", "graph and components", "filters", "write output"]
+        "read alignments", "read documents", "graph and components", "sets by language",
+        "filters", "output rows", "write output"]
     stats = json.loads((out / "stats.json").read_text())
     sacrebleu_version = importlib.metadata.version("sacrebleu")
     assert stats["versions"]["sacrebleu"] == sacrebleu_version

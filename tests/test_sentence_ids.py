@@ -34,3 +34,17 @@ def test_numeric_keys_are_the_same_across_chunks(monkeypatch):
     first, second = numeric_keys(["s12", "abc", "s4.2 s4.3", "3", "s400000000"])
     assert first.tolist() == [12, NO_NUMBER, 4, 3, 400000000]
     assert second.tolist() == [0, 0, 2, 0, 0]
+
+
+def test_ids_of_a_side_column_are_those_of_its_strings():
+    import numpy as np
+
+    from tapaco.core.opus.sidekeys import SideColumn, SideTable
+    from tapaco.sentence_ids import sentence_id, sentence_ids
+
+    sides = ["s12", "7", "s0", "s4.0 s4.1", "s1 s2", "abc", "s012"]
+    table = SideTable()
+    column = SideColumn(table.keys(sides), table)
+    vertices = np.array([6, 0, 3, 1, 5, 2, 4])
+    assert sentence_ids(column, vertices) == ["012", "12", "4", "7", "abc", "0", "1+2"]
+    assert sentence_ids(sides, vertices) == [sentence_id(sides[v]) for v in vertices]

@@ -1,10 +1,10 @@
 """Fast array helpers: lexicographic orderings, group boundaries, per-key sums in row order,
 integer codes of strings, and a pause of the garbage collector around bulk object building.
 
-numpy's argsort/lexsort on int64 is several times slower than sorting one uint64 array, so when
-the keys' value ranges fit in 64 bits together with the row index, they are packed into one
-uint64 per row and sorted; the row index in the low bits makes the order stable and gives the
-permutation back. Otherwise np.lexsort is used.
+numpy's argsort/lexsort on int64 is several times slower than sorting one uint64 array, so the
+keys are packed, with the row index, into one uint64 per row and sorted; the row index in the
+low bits makes the order stable and gives the permutation back. Keys too wide for one word are
+sorted a block of keys at a time, last block first (a stable radix sort by blocks).
 
 Strings are grouped through their 64-bit hashes (fast to factorize), and every row that shares
 a code with an earlier row is checked to hold the same string, so a hash collision can never
@@ -27,22 +27,40 @@ def _bits(values: np.ndarray) -> int:
     return int(values.max()).bit_length() if len(values) else 0
 
 
-def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
-    """Row indexes sorted by keys[0], then keys[1], ..., then row index (non-negative keys)."""
-    count = len(keys[0])
-    index_bits = max(count - 1, 0).bit_length()
-    shifted = [np.asarray(key, np.int64) - (key.min() if len(key) else 0) for key in keys]
-    widths = [_bits(key) for key in shifted]
-    if sum(widths) + index_bits > 64:
-        return np.lexsort([np.arange(count)] + shifted[::-1])
-    packed = np.arange(count, dtype=np.uint64)
+def _packed_order(keys: list[np.ndarray], widths: list[int], index_bits: int) -> np.ndarray:
+    """Row indexes sorted by the keys (which fit in 64 bits with the row index), then index."""
+    packed = np.arange(len(keys[0]), dtype=np.uint64)
     shift = index_bits
-    for key, width in zip(shifted[::-1], widths[::-1]):
+    for key, width in zip(keys[::-1], widths[::-1]):
         packed |= key.astype(np.uint64) << np.uint64(shift)
         shift += width
     packed.sort()
     mask = np.uint64((1 << index_bits) - 1) if index_bits else np.uint64(0)
     return (packed & mask).astype(np.int64)
+
+
+def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
+    """Row indexes sorted by keys[0], then keys[1], ..., then row index (non-negative keys).
+
+    Keys too wide to pack together with the row index are sorted in blocks that fit, last
+    block first, each a stable packed sort of the order so far (a radix sort by blocks)."""
+    count = len(keys[0])
+    index_bits = max(count - 1, 0).bit_length()
+    shifted = [np.asarray(key, np.int64) - (key.min() if len(key) else 0) for key in keys]
+    widths = [_bits(key) for key in shifted]
+    if max(widths, default=0) + index_bits > 64:
+        return np.lexsort([np.arange(count)] + shifted[::-1])
+    blocks: list[list[int]] = [[]]
+    for number in reversed(range(len(keys))):
+        if sum(widths[k] for k in blocks[-1]) + widths[number] + index_bits > 64:
+            blocks.append([])
+        blocks[-1].insert(0, number)
+    order = None
+    for block in blocks:
+        picked = [shifted[k] if order is None else shifted[k][order] for k in block]
+        step = _packed_order(picked, [widths[k] for k in block], index_bits)
+        order = step if order is None else order[step]
+    return order
 
 
 def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:

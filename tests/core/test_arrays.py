@@ -22,6 +22,20 @@ def test_lexicographic_order_matches_sorted_tuples():
         assert lexicographic_order(a, b, c).tolist() == expected
 
 
+def test_lexicographic_order_of_keys_wider_than_a_word_matches_sorted_tuples():
+    """Five keys of 30-40 bits: sorted in blocks; ties (few distinct values) by row index."""
+    rng = np.random.default_rng(2)
+    keys = [rng.integers(0, 3, 2000), rng.integers(0, 2**30, 2000) // 2**27,
+            rng.integers(0, 2**40, 2000) // 2**37, rng.integers(0, 2**35, 2000),
+            rng.integers(0, 2, 2000)]
+    keys[3][::3] = 2**35 - 1  # one wide key with many ties
+    expected = sorted(range(2000), key=lambda i: (*(int(k[i]) for k in keys), i))
+    assert lexicographic_order(*keys).tolist() == expected
+    wide = rng.integers(0, 2**60, 2000)
+    expected = sorted(range(2000), key=lambda i: (int(wide[i]), int(keys[0][i]), i))
+    assert lexicographic_order(wide, keys[0]).tolist() == expected
+
+
 def test_group_starts():
     a = np.array([1, 1, 2, 2, 2])
     b = np.array([0, 1, 1, 1, 3])
