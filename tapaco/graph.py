@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tapaco.core.arrays import lexicographic_order, string_codes
-from tapaco.core.forked import in_two_processes
+from tapaco.core.forked import Forked, in_two_processes
 from tapaco.normalize import surface_keys
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
@@ -106,14 +106,30 @@ def _number_components(membership: np.ndarray, number: np.ndarray,
     return component_number[first_rank][membership]
 
 
-def build_graph(corpus: Corpus, keep_edges: bool = False) -> SentenceGraph:
-    """Merge the three edge kinds, find connected components and number them."""
-    surface = surface_edges(corpus.vertex_lang, corpus.texts)
-    edges = np.concatenate([corpus.edges, surface]).astype(np.int32)
-    graph = igraph.Graph(corpus.vertex_count)
+def components(vertex_count: int, edges: np.ndarray) -> np.ndarray:
+    """Connected component of every vertex (igraph's numbering)."""
+    graph = igraph.Graph(vertex_count)
     graph.add_edges(edges)
-    membership = np.asarray(graph.connected_components().membership, np.int64)
-    del graph  # its ~0.4 GB at full scale would add to what numbering the components needs
+    return np.asarray(graph.connected_components().membership, np.int64)
+
+
+def _merged_components(aligned: np.ndarray, surface: np.ndarray) -> np.ndarray:
+    """Components of the alignment graph joined by the surface edges: the components of the
+    graph whose vertices are the alignment components, mapped back to the vertices."""
+    joined = components(int(aligned.max(initial=-1)) + 1, aligned[surface])
+    return joined[aligned]
+
+
+def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True) -> SentenceGraph:
+    """Merge the three edge kinds, find connected components and number them.
+
+    The components of the alignment edges are found by a forked process while this one finds
+    the surface edges; the surface edges then join those components (a graph as large as the
+    alignment components, not the sentences)."""
+    with Forked(components, corpus.vertex_count, corpus.edges, parallel=parallel) as aligned:
+        surface = surface_edges(corpus.vertex_lang, corpus.texts, parallel=not aligned.parallel)
+        membership = _merged_components(aligned.result(), surface)
+    edges = np.concatenate([corpus.edges, surface]).astype(np.int32)
     number, fraction = numeric_keys(corpus.sides)
     counts = {
         "vertices": corpus.vertex_count,

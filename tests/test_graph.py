@@ -20,3 +20,23 @@ def test_empty_texts_are_never_surface_neighbours():
     edges = surface_edges(np.array([0, 0, 0, 0, 0]), texts)
     assert edges.tolist() == []
     assert surface_edges(np.array([0, 0, 0]), ["", "a", "a"]).tolist() == [[2, 1]]
+
+
+def test_alignment_components_joined_by_surface_edges_are_the_merged_graph_components():
+    import networkx as nx
+
+    from tapaco.graph import _merged_components, components
+
+    rng = np.random.default_rng(3)
+    count = 400
+    aligned_edges = rng.integers(0, count, (250, 2)).astype(np.int32)
+    surface = rng.integers(0, count, (60, 2)).astype(np.int32)
+    merged = _merged_components(components(count, aligned_edges), surface)
+    graph = nx.Graph()
+    graph.add_nodes_from(range(count))
+    graph.add_edges_from(np.concatenate([aligned_edges, surface]).tolist())
+    expected = {frozenset(part) for part in nx.connected_components(graph)}
+    found = {}
+    for vertex, component in enumerate(merged.tolist()):
+        found.setdefault(component, set()).add(vertex)
+    assert {frozenset(part) for part in found.values()} == expected

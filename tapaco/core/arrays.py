@@ -23,12 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-def _bits(values: np.ndarray) -> int:
-    return int(values.max()).bit_length() if len(values) else 0
-
-
 def _packed_order(keys: list[np.ndarray], widths: list[int], index_bits: int) -> np.ndarray:
-    """Row indexes sorted by the keys (which fit in 64 bits with the row index), then index."""
+    """Row indexes sorted by the keys (shifted to start at 0, and fitting in 64 bits with the
+    row index), then by index."""
     packed = np.arange(len(keys[0]), dtype=np.uint64)
     shift = index_bits
     for key, width in zip(keys[::-1], widths[::-1]):
@@ -39,6 +36,10 @@ def _packed_order(keys: list[np.ndarray], widths: list[int], index_bits: int) ->
     return (packed & mask).astype(np.int64)
 
 
+def _from_zero(key: np.ndarray, low: int) -> np.ndarray:
+    return key - low if low else key
+
+
 def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     """Row indexes sorted by keys[0], then keys[1], ..., then row index (non-negative keys).
 
@@ -46,10 +47,12 @@ def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     block first, each a stable packed sort of the order so far (a radix sort by blocks)."""
     count = len(keys[0])
     index_bits = max(count - 1, 0).bit_length()
-    shifted = [np.asarray(key, np.int64) - (key.min() if len(key) else 0) for key in keys]
-    widths = [_bits(key) for key in shifted]
+    keys = [np.asarray(key, np.int64) for key in keys]
+    lows = [int(key.min()) if count else 0 for key in keys]
+    widths = [(int(key.max()) - low).bit_length() if count else 0
+              for key, low in zip(keys, lows)]
     if max(widths, default=0) + index_bits > 64:
-        return np.lexsort([np.arange(count)] + shifted[::-1])
+        return np.lexsort([np.arange(count)] + [key - low for key, low in zip(keys, lows)][::-1])
     blocks: list[list[int]] = [[]]
     for number in reversed(range(len(keys))):
         if sum(widths[k] for k in blocks[-1]) + widths[number] + index_bits > 64:
@@ -57,8 +60,10 @@ def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
         blocks[-1].insert(0, number)
     order = None
     for block in blocks:
-        picked = [shifted[k] if order is None else shifted[k][order] for k in block]
+        picked = [_from_zero(keys[k] if order is None else keys[k][order], lows[k])
+                  for k in block]
         step = _packed_order(picked, [widths[k] for k in block], index_bits)
+        del picked
         order = step if order is None else order[step]
     return order
 
