@@ -36,7 +36,7 @@ import zipfile
 from pathlib import Path
 from typing import BinaryIO
 
-from bench_common import cleanup, disk_bytes, fmt, pump
+from bench_common import MemoryWatch, cleanup, disk_bytes, fmt, pump
 from isal import igzip
 
 from tapaco.core.opus import find_alignment_sources
@@ -206,22 +206,31 @@ def build_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Pa
 
 
 def run_build(command: list[str]) -> dict:
-    """Run the build; its exit code, wall seconds, peak RSS (MiB) and stderr."""
+    """Run the build; its exit code, wall seconds, peak RSS (MiB: the largest of its processes,
+    from wait4), the process tree's peak memory sampled from /proc every 0.25 s (summed PSS,
+    which splits the pages the build's forked processes share, and summed RSS, which counts
+    them in each) and stderr."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     print("running:", shlex.join(command), flush=True)
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=REPO, env=env, stderr=subprocess.PIPE, text=True,
-                            errors="replace")
+                            errors="replace", start_new_session=True)
+    watch = MemoryWatch(proc.pid, 0, interval=0.25)
+    watch.start()
     stderr: list[str] = []
     reader = threading.Thread(target=pump, args=(proc.stderr, stderr), daemon=True)
     reader.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
+    watch.done.set()
+    watch.join()
     reader.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     return {"command": command, "exit_code": proc.returncode, "wall_seconds": round(wall, 2),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "stderr": "".join(stderr)}
+            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+            "tree_peak_pss_mib": round(watch.peak_pss_mib, 1),
+            "tree_peak_rss_mib": round(watch.peak_rss_mib, 1), "stderr": "".join(stderr)}
 
 
 def read_timings(path: Path) -> dict:
@@ -264,13 +273,25 @@ def report_lines(report: dict) -> list[str]:
     lines += [
         f"{'total (build timings)':<28} {fmt(timings.get('total_seconds'), '10.2f')} "
         f"{fmt(timings.get('peak_rss_mib'), '14.1f')}",
-        f"{'wall (subprocess)':<28} {build['wall_seconds']:10.2f} {build['peak_rss_mib']:14.1f}",
+        f"{'wall (subprocess)':<28} {build['wall_seconds']:10.2f} {build['peak_rss_mib']:14.1f}"
+        "  (largest process)",
+        *tree_lines(build, timings),
         *(floor_lines(report) if floor else []),
         "",
         f"throughput    {fmt(report['throughput']['sentences_per_second'], ',')} sentences/s, "
         f"{fmt(report['throughput']['links_per_second'], ',')} links/s",
     ]
     return lines
+
+
+def tree_lines(build: dict, timings: dict) -> list[str]:
+    """The memory of the build's processes together, when it was sampled."""
+    if "tree_peak_pss_mib" not in build:
+        return []
+    second = timings.get("notes", {}).get("second_process_peak_rss_mib")
+    return [f"{'process tree (sampled)':<28} {'':>10} {build['tree_peak_pss_mib']:14.1f}"
+            f"  summed PSS (summed RSS {build['tree_peak_rss_mib']:,.1f}; second process's own "
+            f"peak RSS {fmt(second)})"]
 
 
 def component_lines(corpus: dict) -> list[str]:
@@ -285,20 +306,26 @@ def component_lines(corpus: dict) -> list[str]:
             f"sentences)"]
 
 
+def _peak_mib(build: dict) -> float:
+    """The memory the target is checked against: the process tree's summed PSS where sampled
+    (the build forks a second process), and never less than its largest process's peak."""
+    return max(build["peak_rss_mib"], build.get("tree_peak_pss_mib", 0.0))
+
+
 def floor_lines(report: dict) -> list[str]:
     """The decompression floor, the ratio wall / floor and the issue's target."""
     floor, build = report["decompression"], report["build"]
     ratio = report["ratio_to_floor"]
     met = (ratio is not None and ratio <= TARGET_RATIO
-           and build["peak_rss_mib"] <= TARGET_RSS_MIB)
+           and _peak_mib(build) <= TARGET_RSS_MIB)
     return [
         f"{'decompression floor (1 core)':<28} {floor['seconds']:10.2f} {'':>14}  "
         f"{floor['bytes'] / 1e6:,.0f} MB from {floor['alignment_files']:,} alignment files and "
         f"{floor['document_members']:,} members of {floor['document_zips']} document zips, "
         f"{fmt(floor['mb_per_second'])} MB/s",
         f"{'ratio wall / floor':<28} {fmt(ratio, '10.2f')}",
-        f"{'target':<28} {'':>10} {'':>14}  wall <= {TARGET_RATIO:g}x floor and peak RSS <= "
-        f"{TARGET_RSS_MIB:,} MiB: {'met' if met else 'not met'}",
+        f"{'target':<28} {'':>10} {'':>14}  wall <= {TARGET_RATIO:g}x floor and peak memory "
+        f"<= {TARGET_RSS_MIB:,} MiB: {'met' if met else 'not met'}",
     ]
 
 

@@ -19,6 +19,7 @@ from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicogra
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
+from tapaco.core.forked import largest_child_peak_rss_mib
 from tapaco.core.opus import FOLDERS, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
@@ -290,4 +291,6 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
             (folder / "stats.md").write_text(stats_markdown(stats), encoding="utf-8")
 
         output.write(write)
+    if largest_child_peak_rss_mib():
+        progress.note("second_process_peak_rss_mib", round(largest_child_peak_rss_mib(), 1))
     return stats

@@ -216,8 +216,6 @@ def _collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: P
             add(source, _read_sources([source], collector.table)[0])
         progress.update("waiting for the second reading process", cut, len(sources))
         read, strings = second.result()
-    if second.parallel:
-        progress.note("alignments_second_process_peak_rss_mib", round(second.child_peak_rss_mib, 1))
     keys_of_strings = collector.table.keys(strings)
     for source, links in zip(sources[cut:], read):
         add(source, links if isinstance(links, InputError)
@@ -348,27 +346,40 @@ def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, 
     return np.column_stack([sources, targets]).astype(np.int32), kinds
 
 
+def _sparse(values: list[str]) -> dict[int, str]:
+    return {index: value for index, value in enumerate(values) if value}
+
+
 @dataclass
 class _Packed:
     """A document's texts as one string (for the pipe between processes: one object, not one
-    per sentence), or as a list where a text holds the separator."""
+    per sentence; a list where a text holds the separator), its lists and tags by row where
+    not empty."""
 
+    count: int
     joined: str | None
     texts: list[str] | None
-    lists: list[str]
-    tags: list[str]
+    lists: dict[int, str]
+    tags: dict[int, str]
     valid: np.ndarray
 
     @classmethod
     def of(cls, part: _DocumentTexts) -> _Packed:
+        count = len(part.texts)
         joined = "\n".join(part.texts)
-        if joined.count("\n") == max(len(part.texts) - 1, 0) and part.texts:
-            return cls(joined, None, part.lists, part.tags, part.valid)
-        return cls(None, part.texts, part.lists, part.tags, part.valid)
+        whole = joined.count("\n") == max(count - 1, 0)
+        return cls(count, joined if whole else None, None if whole else part.texts,
+                   _sparse(part.lists), _sparse(part.tags), part.valid)
 
     def unpacked(self) -> _DocumentTexts:
-        texts = self.joined.split("\n") if self.joined is not None else self.texts
-        return _DocumentTexts(texts, self.lists, self.tags, self.valid)
+        texts = self.texts
+        if texts is None:
+            texts = self.joined.split("\n") if self.count else []
+        lists, tags = [""] * self.count, [""] * self.count
+        for values, sparse in ((lists, self.lists), (tags, self.tags)):
+            for index, value in sparse.items():
+                values[index] = value
+        return _DocumentTexts(texts, lists, tags, self.valid)
 
 
 def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
@@ -404,8 +415,6 @@ def _read_documents(collector: _LinkCollector, opus_dir: Path, folder: str, log:
                           progress, len(documents))
         progress.update("waiting for the second reading process", cut, len(documents))
         packed, second_counts, second_log = second.result()
-    if second.parallel:
-        progress.note("documents_second_process_peak_rss_mib", round(second.child_peak_rss_mib, 1))
     for name in ("documents", "document_sentences", "multi_id_sides"):
         setattr(counts, name, getattr(counts, name) + getattr(second_counts, name))
     log.merge(second_log)
@@ -425,7 +434,7 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
         collector = _collect_links(sources, log, progress, parallel)
     with progress.stage("read documents"):
         parts = _read_documents(collector, opus_dir, documents, log, progress, parallel)
-    return _assemble(collector, parts)
+        return _assemble(collector, parts)
 
 
 def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts]) -> Corpus:

@@ -29,6 +29,15 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+_largest_child_peak = [0.0]
+
+
+def largest_child_peak_rss_mib() -> float:
+    """The largest peak resident memory of a child this process forked so far, in MiB (a
+    child's pages shared with this process count in both)."""
+    return _largest_child_peak[0]
+
+
 class _Failure:
     """An exception raised in the child, sent back to be raised again here."""
 
@@ -87,6 +96,7 @@ class Forked:
             return self._function(*self._args)
         try:
             result, self.child_peak_rss_mib = self._receiver.recv()
+            _largest_child_peak[0] = max(_largest_child_peak[0], self.child_peak_rss_mib)
         except EOFError:
             raise RuntimeError(f"the reading process ended without a result (exit code "
                                f"{self._process.exitcode})") from None
