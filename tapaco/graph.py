@@ -123,10 +123,12 @@ def _merged_components(aligned: np.ndarray, surface: np.ndarray) -> np.ndarray:
 def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True) -> SentenceGraph:
     """Merge the three edge kinds, find connected components and number them.
 
-    The components of the alignment edges are found by a forked process while this one finds
-    the surface edges; the surface edges then join those components (a graph as large as the
-    alignment components, not the sentences)."""
-    with Forked(components, corpus.vertex_count, corpus.edges, parallel=parallel) as aligned:
+    The components of the alignment edges are found by a second, fresh process (sharing no
+    pages with this one, which touches every text) while this one finds the surface edges; the
+    surface edges then join those components (a graph as large as the alignment components,
+    not the sentences)."""
+    with Forked(components, corpus.vertex_count, corpus.edges, parallel=parallel,
+                fresh=True) as aligned:
         surface = surface_edges(corpus.vertex_lang, corpus.texts, parallel=not aligned.parallel)
         membership = _merged_components(aligned.result(), surface)
     edges = np.concatenate([corpus.edges, surface]).astype(np.int32)

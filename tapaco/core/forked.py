@@ -1,9 +1,12 @@
-"""Run one function in a forked child process while this process goes on with other work.
+"""Run one function in a second process while this process goes on with other work.
 
-The reader splits its work in two: this process takes the first part, a forked child the
-second, and the child's result comes back through a pipe (pickled). Forking shares everything
-read so far without copying it. Where `fork` is not available, or when only one core is, the
-function simply runs here, when its result is asked for.
+The build splits work in two: this process takes one part, a child the other, and the child's
+result comes back through a pipe (pickled). A forked child shares everything read so far
+without copying it; a fresh one (a new interpreter: `spawn`) shares nothing, which is what a
+long task wants when this process holds millions of Python objects it goes on touching (every
+page it writes after a fork is copied, so both processes would hold it). Where `fork` is not
+available, or when only one core is, the function simply runs here, when its result is asked
+for.
 """
 
 from __future__ import annotations
@@ -45,21 +48,33 @@ class _Failure:
         self.error = error
 
 
-class Forked:
-    """`function(*args)` started in a forked child (or deferred, where it cannot be).
+def _run_and_send(function: Callable[..., Any], args: tuple, sender) -> None:  # noqa: ANN001
+    try:
+        result = function(*args)
+    except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
+        result = _Failure(error)
+    sender.send((result, peak_rss_mib()))
+    sender.close()
 
-    Use it as a context manager: leaving the block before :meth:`result` (an error in this
-    process's part) stops the child.
+
+class Forked:
+    """`function(*args)` started in a child process (or deferred, where it cannot be).
+
+    `fresh`: a new interpreter rather than a fork (the function must be importable and its
+    arguments picklable). Use it as a context manager: leaving the block before
+    :meth:`result` (an error in this process's part) stops the child.
     """
 
-    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True) -> None:
+    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True,
+                 fresh: bool = False) -> None:
         self._function, self._args = function, args
         self._process = self._receiver = None
         self.child_peak_rss_mib = 0.0
-        if parallel and can_fork() and usable_cores() > 1:
-            context = multiprocessing.get_context("fork")
+        if parallel and (fresh or can_fork()) and usable_cores() > 1:
+            context = multiprocessing.get_context("spawn" if fresh else "fork")
             self._receiver, sender = context.Pipe(duplex=False)
-            self._process = context.Process(target=self._run, args=(sender,), daemon=True)
+            self._process = context.Process(target=_run_and_send,
+                                            args=(function, args, sender), daemon=True)
             self._process.start()
             sender.close()
 
@@ -81,14 +96,6 @@ class Forked:
             self._receiver = None
             self._process.terminate()
             self._process.join()
-
-    def _run(self, sender) -> None:  # noqa: ANN001 - a multiprocessing connection
-        try:
-            result = self._function(*self._args)
-        except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
-            result = _Failure(error)
-        sender.send((result, peak_rss_mib()))
-        sender.close()
 
     def result(self) -> Any:
         """The function's return value; its exception is raised here."""

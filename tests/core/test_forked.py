@@ -48,3 +48,10 @@ def test_leaving_the_block_without_the_result_stops_the_child():
     with Forked(time.sleep, 60) as child:
         process = child._process
     assert not process.is_alive()
+
+
+def test_a_fresh_process_runs_an_importable_function_and_sends_the_result():
+    with Forked(_pid_and_sum, [4, 5], fresh=True) as child:
+        pid, total = child.result()
+    assert total == 9
+    assert pid != os.getpid() or not child.parallel
