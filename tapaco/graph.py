@@ -2,8 +2,9 @@
 
 Surface-similarity edges join sentences of one language whose surface keys are equal and not
 empty (each to the first such sentence, a star, which gives the same components as a clique).
-The merged graph is a python-igraph graph built from numpy edge arrays; its connected
-components, numbered in a deterministic order (by the smallest numeric sentence id they
+Components come from python-igraph graphs built from numpy edge arrays: those of the alignment
+edges (found in a second process meanwhile), joined by the surface edges. The components of
+the merged graph, numbered in a deterministic order (by the smallest numeric sentence id they
 contain), name the sets.
 """
 

@@ -2,9 +2,14 @@
 
 Every link side (language, document, OPUS ids) becomes one vertex; its text is the document
 sentences of those ids joined by a space, or, for a side whose document no file holds (a Moses
-bitext without documents), the Moses line that linked it. Vertices are numbered per document
-while reading (first appearance), then laid out document after document, so ids are compact
-int32 arrays.
+bitext without documents), the Moses line that linked it. Sides are integer keys
+(:mod:`tapaco.core.opus.sidekeys`); vertices are numbered per document in order of first
+appearance (`pd.factorize` of the document's side keys), then laid out document after document,
+so ids are compact int32 arrays.
+
+The second half of the alignment files, then of the documents, is read by a forked process
+while this one reads the first half (:mod:`tapaco.core.forked`); results are merged in the
+order of reading alone, so the corpus, the errors raised and the skipped-input log are the same.
 """
 
 from __future__ import annotations

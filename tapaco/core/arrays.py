@@ -68,6 +68,16 @@ def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     return order
 
 
+def next_at_or_after(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """For each offset in `after`, the first of the sorted `positions` at or after it (-1 if
+    none)."""
+    index = np.searchsorted(positions, after)
+    found = np.full(len(after), -1, np.int64)
+    inside = index < len(positions)
+    found[inside] = positions[index[inside]]
+    return found
+
+
 def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
     """Boolean array: True where any key differs from the previous row (rows already sorted)."""
     count = len(sorted_keys[0])

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from tapaco.core.arrays import next_at_or_after
 from tapaco.core.errors import InputError
 from tapaco.core.opus.links import KeyedLinks, LinkBlock, language_of
 from tapaco.core.opus.sidekeys import SideTable, key_ranges
@@ -109,15 +110,6 @@ def _group_tags(raw: bytes) -> tuple[list[int], list[tuple[str, str]]] | None:
     return starts, documents
 
 
-def _next_of(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """For each offset in `after`, the first of `positions` at or after it (-1 if none)."""
-    index = np.searchsorted(positions, after)
-    found = np.full(len(after), -1, np.int64)
-    inside = index < len(positions)
-    found[inside] = positions[index[inside]]
-    return found
-
-
 def _target_bounds(data: np.ndarray, link_count: int) -> tuple[np.ndarray, ...] | None:
     """(value starts, semicolons, closing quotes) of every `xtargets="from;to"` of a chunk, or
     None unless each is the one xtargets of its own `<link ...>` tag, split by one `;`."""
@@ -136,12 +128,12 @@ def _target_bounds(data: np.ndarray, link_count: int) -> tuple[np.ndarray, ...] 
     closes = np.flatnonzero(data == _GT)
     semicolons = np.flatnonzero(data == _SEMICOLON)
     values = candidates + len(_XTARGETS)
-    semicolon = _next_of(semicolons, values)
-    quote = _next_of(np.flatnonzero(data == _QUOTE), values)
-    second = _next_of(semicolons, semicolon + 1)
+    semicolon = next_at_or_after(semicolons, values)
+    quote = next_at_or_after(np.flatnonzero(data == _QUOTE), values)
+    second = next_at_or_after(semicolons, semicolon + 1)
     fits = ((np.diff(tag) > 0).all() and _SPACE[data[candidates - 1]].all()
             and _SPACE[data[np.minimum(tag + 5, len(data) - 1)]].all()
-            and (_next_of(closes, tag) > candidates).all()
+            and (next_at_or_after(closes, tag) > candidates).all()
             and (semicolon >= 0).all() and (semicolon < quote).all()
             and ((second < 0) | (second > quote)).all())
     link_tags = np.frombuffer(b"<link", np.uint8)

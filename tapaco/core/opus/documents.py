@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tapaco.core.arrays import next_at_or_after
 from tapaco.core.errors import InputError
 from tapaco.core.opus.sidekeys import parse_ids, plain_key, plain_text
 from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chunks
@@ -204,15 +205,6 @@ _MAY_END_SPACE = np.zeros(256, bool)
 _MAY_END_SPACE[[space[-1] for space in _SPACES]] = True
 
 
-def _next_of(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """For each offset in `after`, the first of `positions` at or after it (-1 if none)."""
-    index = np.searchsorted(positions, after)
-    found = np.full(len(after), -1, np.int64)
-    inside = index < len(positions)
-    found[inside] = positions[index[inside]]
-    return found
-
-
 def _space_at_an_end(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Whether each range [starts, ends) begins or ends with a whitespace character (checked
     in full only where its first or last byte can belong to one)."""
@@ -279,9 +271,9 @@ def _layout(data: np.ndarray) -> _Layout | None:
     if not all((padded[starts_s + k] == byte).all() for k, byte in enumerate(_OPEN)):
         return None
     quotes = np.flatnonzero(data == _QUOTE)
-    id_ends = _next_of(quotes, starts_s + len(_OPEN))
-    tag_ends = _next_of(np.flatnonzero(data == _GT), starts_s)
-    after_tag = _next_of(less, np.maximum(tag_ends, 0))
+    id_ends = next_at_or_after(quotes, starts_s + len(_OPEN))
+    tag_ends = next_at_or_after(np.flatnonzero(data == _GT), starts_s)
+    after_tag = next_at_or_after(less, np.maximum(tag_ends, 0))
     fits = ((id_ends >= 0).all() and (id_ends < tag_ends).all() and (after_tag == closes).all()
             and (starts_s[1:] > closes[:-1]).all())
     return _Layout(starts_s, id_ends, tag_ends, closes, quotes) if fits else None
@@ -314,10 +306,11 @@ def _attribute_lists(data: np.ndarray, layout: _Layout) -> tuple[list[str], list
     starts, ends = layout.id_ends[having] + 1, layout.tag_ends[having]
     padded = np.concatenate([data, np.zeros(len(_LISTS), np.uint8)])
     has_lists = _starting_with(padded, starts, _LISTS)
-    lists_end = np.where(has_lists, _next_of(layout.quotes, starts + len(_LISTS)), starts - 1)
+    lists_end = np.where(has_lists, next_at_or_after(layout.quotes, starts + len(_LISTS)),
+                         starts - 1)
     rest = lists_end + 1
     has_tags = _starting_with(padded, rest, _TAGS)
-    tags_end = np.where(has_tags, _next_of(layout.quotes, rest + len(_TAGS)), rest - 1)
+    tags_end = np.where(has_tags, next_at_or_after(layout.quotes, rest + len(_TAGS)), rest - 1)
     unclosed = (has_lists & (lists_end < 0)) | (has_tags & (tags_end < 0))
     if unclosed.any() or (tags_end + 1 != ends).any():
         return None
