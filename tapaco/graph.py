@@ -37,6 +37,9 @@ class SentenceGraph:
     edges: np.ndarray | None = None
 
 
+PARALLEL_VERTICES = 200_000  # fewer vertices: no second process (starting one costs ~0.5 s)
+
+
 def _surface_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """A hash of each text's surface key, and whether the key is nonempty."""
     keys = surface_keys(texts)
@@ -127,7 +130,8 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     The components of the alignment edges are found by a second, fresh process (sharing no
     pages with this one, which touches every text) while this one finds the surface edges; the
     surface edges then join those components (a graph as large as the alignment components,
-    not the sentences)."""
+    not the sentences). A small corpus is not worth starting a process for."""
+    parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
     with Forked(components, corpus.vertex_count, corpus.edges, parallel=parallel,
                 fresh=True) as aligned:
         surface = surface_edges(corpus.vertex_lang, corpus.texts, parallel=not aligned.parallel)

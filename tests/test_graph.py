@@ -40,3 +40,20 @@ def test_alignment_components_joined_by_surface_edges_are_the_merged_graph_compo
     for vertex, component in enumerate(merged.tolist()):
         found.setdefault(component, set()).add(vertex)
     assert {frozenset(part) for part in found.values()} == expected
+
+
+def test_the_graph_is_the_same_with_its_components_found_in_a_second_process(monkeypatch):
+    from conftest import SAMPLE
+
+    from tapaco import graph
+    from tapaco.core.errors import BadInputLog
+    from tapaco.core.progress import Progress
+    from tapaco.read import read_corpus
+
+    corpus = read_corpus(SAMPLE, BadInputLog(), Progress(enabled=False))
+    alone = graph.build_graph(corpus, parallel=False)
+    monkeypatch.setattr(graph, "PARALLEL_VERTICES", 0)
+    apart = graph.build_graph(corpus, parallel=True)
+    assert np.array_equal(alone.set_id, apart.set_id)
+    assert alone.edge_counts == apart.edge_counts
+    assert alone.component_count == apart.component_count
