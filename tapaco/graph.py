@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import igraph
 import numpy as np
 import pandas as pd
 
+from tapaco.components import components
 from tapaco.core.arrays import lexicographic_order, string_codes
-from tapaco.core.forked import Forked, in_two_processes
+from tapaco.core.forked import Fresh, in_two_processes
 from tapaco.normalize import surface_keys
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
@@ -110,13 +110,6 @@ def _number_components(membership: np.ndarray, number: np.ndarray,
     return component_number[first_rank][membership]
 
 
-def components(vertex_count: int, edges: np.ndarray) -> np.ndarray:
-    """Connected component of every vertex (igraph's numbering)."""
-    graph = igraph.Graph(vertex_count)
-    graph.add_edges(edges)
-    return np.asarray(graph.connected_components().membership, np.int64)
-
-
 def _merged_components(aligned: np.ndarray, surface: np.ndarray) -> np.ndarray:
     """Components of the alignment graph joined by the surface edges: the components of the
     graph whose vertices are the alignment components, mapped back to the vertices."""
@@ -132,8 +125,7 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     surface edges then join those components (a graph as large as the alignment components,
     not the sentences). A small corpus is not worth starting a process for."""
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
-    with Forked(components, corpus.vertex_count, corpus.edges, parallel=parallel,
-                fresh=True) as aligned:
+    with Fresh(components, corpus.vertex_count, corpus.edges, parallel=parallel) as aligned:
         surface = surface_edges(corpus.vertex_lang, corpus.texts, parallel=not aligned.parallel)
         membership = _merged_components(aligned.result(), surface)
     edges = np.concatenate([corpus.edges, surface]).astype(np.int32)

@@ -25,7 +25,8 @@ def test_empty_texts_are_never_surface_neighbours():
 def test_alignment_components_joined_by_surface_edges_are_the_merged_graph_components():
     import networkx as nx
 
-    from tapaco.graph import _merged_components, components
+    from tapaco.components import components
+    from tapaco.graph import _merged_components
 
     rng = np.random.default_rng(3)
     count = 400

@@ -1,18 +1,25 @@
 """Run one function in a second process while this process goes on with other work.
 
 The build splits work in two: this process takes one part, a child the other, and the child's
-result comes back through a pipe (pickled). A forked child shares everything read so far
-without copying it; a fresh one (a new interpreter: `spawn`) shares nothing, which is what a
-long task wants when this process holds millions of Python objects it goes on touching (every
-page it writes after a fork is copied, so both processes would hold it). Where `fork` is not
-available, or when only one core is, the function simply runs here, when its result is asked
-for.
+result comes back through a pipe (pickled). A forked child (:class:`Forked`) shares everything
+read so far without copying it. A fresh one (:class:`Fresh`: a new interpreter, given the
+function and its arguments on its stdin) shares nothing, which is what a long task wants when
+this process holds millions of Python objects it goes on touching (every page it writes after
+a fork is copied, so both processes would hold it). It is started with `python -c`, not by
+multiprocessing's `spawn`, which would import the caller's main script again (a user's script
+calling the library without a `__main__` guard would run twice). Where `fork` is not available
+(for :class:`Forked`), or when only one core is, the function simply runs here, when its result
+is asked for.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -58,20 +65,18 @@ def _run_and_send(function: Callable[..., Any], args: tuple, sender) -> None:  #
 
 
 class Forked:
-    """`function(*args)` started in a child process (or deferred, where it cannot be).
+    """`function(*args)` started in a forked child process (or deferred, where it cannot be).
 
-    `fresh`: a new interpreter rather than a fork (the function must be importable and its
-    arguments picklable). Use it as a context manager: leaving the block before
-    :meth:`result` (an error in this process's part) stops the child.
+    Use it as a context manager: leaving the block before :meth:`result` (an error in this
+    process's part) stops the child.
     """
 
-    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True,
-                 fresh: bool = False) -> None:
+    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True) -> None:
         self._function, self._args = function, args
         self._process = self._receiver = None
         self.child_peak_rss_mib = 0.0
-        if parallel and (fresh or can_fork()) and usable_cores() > 1:
-            context = multiprocessing.get_context("spawn" if fresh else "fork")
+        if parallel and can_fork() and usable_cores() > 1:
+            context = multiprocessing.get_context("fork")
             self._receiver, sender = context.Pipe(duplex=False)
             self._process = context.Process(target=_run_and_send,
                                             args=(function, args, sender), daemon=True)
@@ -111,6 +116,81 @@ class Forked:
             self._receiver.close()
             self._receiver = None
             self._process.join()
+        if isinstance(result, _Failure):
+            raise result.error
+        return result
+
+
+def serve_one() -> None:
+    """The body of a :class:`Fresh` process: (function, args) pickled on stdin; (result or
+    failure, peak memory) pickled on stdout."""
+    function, args = pickle.load(sys.stdin.buffer)
+    try:
+        result = function(*args)
+    except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
+        result = _Failure(error)
+    pickle.dump((result, peak_rss_mib()), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    sys.stdout.buffer.flush()
+
+
+class Fresh:
+    """`function(*args)` run by a new Python interpreter (deferred, with one core): the
+    function must be importable and its arguments picklable. A context manager, as
+    :class:`Forked`."""
+
+    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True) -> None:
+        self._function, self._args = function, args
+        self._process: subprocess.Popen | None = None
+        self.child_peak_rss_mib = 0.0
+        if parallel and usable_cores() > 1:
+            environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))}
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", "from tapaco.core.forked import serve_one; serve_one()"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment)
+            payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
+            self._writer = threading.Thread(target=self._send, args=(payload,), daemon=True)
+            self._writer.start()
+
+    def _send(self, payload: bytes) -> None:
+        try:
+            self._process.stdin.write(payload)
+            self._process.stdin.close()
+        except (BrokenPipeError, ValueError):  # the process was stopped
+            return
+
+    def __enter__(self) -> Fresh:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.cancel()
+
+    @property
+    def parallel(self) -> bool:
+        """Whether the function runs in another process."""
+        return self._process is not None
+
+    def cancel(self) -> None:
+        """Stop the process if its result was not taken."""
+        if self._process is not None and self._process.returncode is None:
+            self._process.kill()
+            self._process.wait()
+            self._writer.join()
+            self._process.stdout.close()
+
+    def result(self) -> Any:
+        """The function's return value; its exception is raised here."""
+        if self._process is None:
+            return self._function(*self._args)
+        try:
+            result, self.child_peak_rss_mib = pickle.load(self._process.stdout)
+        except EOFError:
+            result = None
+        self._writer.join()
+        self._process.stdout.close()
+        if self._process.wait() != 0 or result is None:
+            raise RuntimeError(f"the second process ended without a result (exit code "
+                               f"{self._process.returncode})")
+        _largest_child_peak[0] = max(_largest_child_peak[0], self.child_peak_rss_mib)
         if isinstance(result, _Failure):
             raise result.error
         return result
