@@ -64,7 +64,28 @@ def _run_and_send(function: Callable[..., Any], args: tuple, sender) -> None:  #
     sender.close()
 
 
-class Forked:
+class _SecondProcess:
+    """What :class:`Forked` and :class:`Fresh` share: a context manager that stops the
+    process on leaving (unless its result was taken), and whether there is a process."""
+
+    _process: object | None = None
+
+    def __enter__(self) -> _SecondProcess:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.cancel()
+
+    @property
+    def parallel(self) -> bool:
+        """Whether the function runs in another process."""
+        return self._process is not None
+
+    def cancel(self) -> None:
+        raise NotImplementedError
+
+
+class Forked(_SecondProcess):
     """`function(*args)` started in a forked child process (or deferred, where it cannot be).
 
     Use it as a context manager: leaving the block before :meth:`result` (an error in this
@@ -82,17 +103,6 @@ class Forked:
                                             args=(function, args, sender), daemon=True)
             self._process.start()
             sender.close()
-
-    def __enter__(self) -> Forked:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.cancel()
-
-    @property
-    def parallel(self) -> bool:
-        """Whether the function runs in a child process."""
-        return self._process is not None
 
     def cancel(self) -> None:
         """Stop the child if its result was not taken."""
@@ -133,7 +143,7 @@ def serve_one() -> None:
     sys.stdout.buffer.flush()
 
 
-class Fresh:
+class Fresh(_SecondProcess):
     """`function(*args)` run by a new Python interpreter (deferred, with one core): the
     function must be importable and its arguments picklable. A context manager, as
     :class:`Forked`."""
@@ -157,17 +167,6 @@ class Fresh:
             self._process.stdin.close()
         except (BrokenPipeError, ValueError):  # the process was stopped
             return
-
-    def __enter__(self) -> Fresh:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.cancel()
-
-    @property
-    def parallel(self) -> bool:
-        """Whether the function runs in another process."""
-        return self._process is not None
 
     def cancel(self) -> None:
         """Stop the process if its result was not taken."""
