@@ -18,7 +18,7 @@ import pandas as pd
 
 from tapaco.components import components
 from tapaco.core.arrays import lexicographic_order, string_codes
-from tapaco.core.forked import Fresh, in_two_processes
+from tapaco.core.forked import Fresh
 from tapaco.normalize import surface_keys
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
@@ -68,20 +68,14 @@ def _same_keys(edges: np.ndarray, vertex_lang: np.ndarray, texts: Sequence[str])
             == surface_keys([texts[b] for _, b in differing]))
 
 
-def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str],
-                  parallel: bool = True) -> np.ndarray:
+def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str]) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same surface key.
 
-    An empty key (an empty text) joins nothing: sentences without text are not similar. The
-    keys of the second half of the texts are hashed in a forked process meanwhile; keys are
-    grouped by their hashes, and every edge is checked to join equal keys (a hash collision
-    would make the exact grouping, by the keys themselves, run instead).
+    An empty key (an empty text) joins nothing: sentences without text are not similar. Keys
+    are grouped by their hashes, and every edge is checked to join equal keys (a hash
+    collision would make the exact grouping, by the keys themselves, run instead).
     """
-    half = len(texts) // 2
-    (hashes, nonempty), (more_hashes, more_nonempty) = in_two_processes(
-        _surface_hashes, (texts[:half],), (texts[half:],), parallel and half > 0)
-    hashes = np.concatenate([hashes, more_hashes])
-    nonempty = np.concatenate([nonempty, more_nonempty])
+    hashes, nonempty = _surface_hashes(texts)
     edges = _star_edges(hashes, vertex_lang, nonempty)
     if _same_keys(edges, vertex_lang, texts):
         return edges
@@ -126,7 +120,7 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     not the sentences). A small corpus is not worth starting a process for."""
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
     with Fresh(components, corpus.vertex_count, corpus.edges, parallel=parallel) as aligned:
-        surface = surface_edges(corpus.vertex_lang, corpus.texts, parallel=not aligned.parallel)
+        surface = surface_edges(corpus.vertex_lang, corpus.texts)
         membership = _merged_components(aligned.result(), surface)
     edges = np.concatenate([corpus.edges, surface]).astype(np.int32)
     number, fraction = numeric_keys(corpus.sides)

@@ -168,22 +168,19 @@ def _source_bytes(source: AlignmentSource) -> int:
             else path.stat().st_size)
 
 
-def _read_sources(sources: list[AlignmentSource],
-                  table: SideTable) -> list[list[KeyedLinks] | InputError]:
-    """Each source's links, or the error that stopped its reading."""
-    read = []
-    for source in sources:
-        try:
-            read.append(list(source.keyed_blocks(table)))
-        except InputError as error:
-            read.append(error)
-    return read
+def _read_source(source: AlignmentSource, table: SideTable) -> list[KeyedLinks] | InputError:
+    """The source's links, or the error that stopped its reading."""
+    try:
+        return list(source.keyed_blocks(table))
+    except InputError as error:
+        return error
 
 
 def _read_sources_apart(sources: list[AlignmentSource]) -> tuple[list, list[str]]:
-    """:func:`_read_sources` with a table of its own (in the second process); its strings."""
+    """The sources' links read with a table of its own (in the second process); its
+    strings."""
     table = SideTable()
-    return _read_sources(sources, table), table.strings
+    return [_read_source(source, table) for source in sources], table.strings
 
 
 def _rekeyed(block: KeyedLinks, keys_of_strings: np.ndarray) -> KeyedLinks:
@@ -218,7 +215,7 @@ def _collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: P
                 parallel=parallel and cut < len(sources)) as second:
         for number, source in enumerate(sources[:cut], 1):
             progress.update(source.path.name, number, len(sources))
-            add(source, _read_sources([source], collector.table)[0])
+            add(source, _read_source(source, collector.table))
         progress.update("waiting for the second reading process", cut, len(sources))
         read, strings = second.result()
     keys_of_strings = collector.table.keys(strings)

@@ -39,15 +39,6 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-_largest_child_peak = [0.0]
-
-
-def largest_child_peak_rss_mib() -> float:
-    """The largest peak resident memory of a child this process forked so far, in MiB (a
-    child's pages shared with this process count in both)."""
-    return _largest_child_peak[0]
-
-
 class _Failure:
     """An exception raised in the child, sent back to be raised again here."""
 
@@ -66,9 +57,16 @@ def _run_and_send(function: Callable[..., Any], args: tuple, sender) -> None:  #
 
 class _SecondProcess:
     """What :class:`Forked` and :class:`Fresh` share: a context manager that stops the
-    process on leaving (unless its result was taken), and whether there is a process."""
+    process on leaving (unless its result was taken), whether there is a process, and the
+    largest peak memory any of them reported."""
 
     _process: object | None = None
+    largest_peak_rss_mib = 0.0  # MiB; a forked child's pages shared with this one count in both
+
+    def _record_peak(self, peak_rss_mib: float) -> None:
+        self.child_peak_rss_mib = peak_rss_mib
+        _SecondProcess.largest_peak_rss_mib = max(_SecondProcess.largest_peak_rss_mib,
+                                                  peak_rss_mib)
 
     def __enter__(self) -> _SecondProcess:
         return self
@@ -117,10 +115,10 @@ class Forked(_SecondProcess):
         if self._process is None:
             return self._function(*self._args)
         try:
-            result, self.child_peak_rss_mib = self._receiver.recv()
-            _largest_child_peak[0] = max(_largest_child_peak[0], self.child_peak_rss_mib)
+            result, peak = self._receiver.recv()
+            self._record_peak(peak)
         except EOFError:
-            raise RuntimeError(f"the reading process ended without a result (exit code "
+            raise RuntimeError(f"the second process ended without a result (exit code "
                                f"{self._process.exitcode})") from None
         finally:
             self._receiver.close()
@@ -181,7 +179,7 @@ class Fresh(_SecondProcess):
         if self._process is None:
             return self._function(*self._args)
         try:
-            result, self.child_peak_rss_mib = pickle.load(self._process.stdout)
+            result, peak = pickle.load(self._process.stdout)
         except EOFError:
             result = None
         self._writer.join()
@@ -189,10 +187,15 @@ class Fresh(_SecondProcess):
         if self._process.wait() != 0 or result is None:
             raise RuntimeError(f"the second process ended without a result (exit code "
                                f"{self._process.returncode})")
-        _largest_child_peak[0] = max(_largest_child_peak[0], self.child_peak_rss_mib)
+        self._record_peak(peak)
         if isinstance(result, _Failure):
             raise result.error
         return result
+
+
+def largest_child_peak_rss_mib() -> float:
+    """The largest peak resident memory a second process of this one reported, in MiB."""
+    return _SecondProcess.largest_peak_rss_mib
 
 
 def in_two_processes(function: Callable[..., Any], first: tuple, second: tuple,

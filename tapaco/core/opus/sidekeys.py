@@ -19,22 +19,16 @@ STRING = np.uint64(1 << 63)
 EMPTY = STRING  # the empty side: index 0 of every table
 NUMBER = np.uint64((1 << 62) - 1)
 _MAX_DIGITS = 18
-_DIGIT_0, _DIGIT_9, _LETTER_S = ord("0"), ord("9"), ord("s")
-
-
-def plain_number(text: str) -> tuple[int, int] | None:
-    """(flag, n) for `s<n>` (flag 0) or `<n>` (flag BARE); None for any other string."""
-    digits = text[1:] if text.startswith("s") else text
-    if (digits.isascii() and digits.isdigit() and len(digits) <= _MAX_DIGITS
-            and (digits[0] != "0" or len(digits) == 1)):
-        return (0 if digits is not text else int(BARE)), int(digits)
-    return None
+_DIGIT_0, _LETTER_S = ord("0"), ord("s")
 
 
 def plain_key(text: str) -> int | None:
-    """The key of a plain id, None for any other string."""
-    plain = plain_number(text)
-    return None if plain is None else plain[0] | plain[1]
+    """The key of a plain id (`s<n>`: n, `<n>`: BARE | n), None for any other string."""
+    digits = text[1:] if text.startswith("s") else text
+    if (digits.isascii() and digits.isdigit() and len(digits) <= _MAX_DIGITS
+            and (digits[0] != "0" or len(digits) == 1)):
+        return int(digits) | (0 if digits is not text else int(BARE))
+    return None
 
 
 def plain_text(key: int) -> str:
