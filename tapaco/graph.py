@@ -2,10 +2,10 @@
 
 Surface-similarity edges join sentences of one language whose surface keys are equal and not
 empty (each to the first such sentence, a star, which gives the same components as a clique).
-Components come from python-igraph graphs built from numpy edge arrays: those of the alignment
-edges (found in a second process meanwhile), joined by the surface edges. The components of
-the merged graph, numbered in a deterministic order (by the smallest numeric sentence id they
-contain), name the sets.
+Components are those of the alignment edges (found by numpy union-find in a second process
+meanwhile, :mod:`tapaco.components`), joined by the surface edges. The components of the merged
+graph, numbered in a deterministic order (by the smallest numeric sentence id they contain),
+name the sets.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tapaco.components import components
+from tapaco.components import components, components_and_edge_keys, distinct_edge_keys
 from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.core.forked import Fresh
 from tapaco.normalize import surface_keys
@@ -82,12 +82,13 @@ def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str]) -> np.ndarray:
     return _star_edges(string_codes(surface_keys(texts)), vertex_lang, nonempty)
 
 
-def _distinct_edges(edges: np.ndarray) -> int:
-    low = np.minimum(edges[:, 0], edges[:, 1]).astype(np.uint64)
-    high = np.maximum(edges[:, 0], edges[:, 1]).astype(np.uint64)
-    keys = ((low << np.uint64(32)) | high)[low != high]
-    keys.sort()
-    return int(len(keys) and 1 + np.count_nonzero(keys[1:] != keys[:-1]))
+def _distinct_edge_count(aligned_keys: np.ndarray, surface: np.ndarray) -> int:
+    """Distinct undirected edges of the merged graph, from the alignment edges' distinct keys
+    and the surface edges."""
+    surface_keys = distinct_edge_keys(surface)
+    at = np.searchsorted(aligned_keys, surface_keys).clip(max=max(len(aligned_keys) - 1, 0))
+    shared = np.count_nonzero(aligned_keys[at] == surface_keys) if len(aligned_keys) else 0
+    return int(len(aligned_keys) + len(surface_keys) - shared)
 
 
 def _number_components(membership: np.ndarray, number: np.ndarray,
@@ -114,23 +115,25 @@ def _merged_components(aligned: np.ndarray, surface: np.ndarray) -> np.ndarray:
 def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True) -> SentenceGraph:
     """Merge the three edge kinds, find connected components and number them.
 
-    The components of the alignment edges are found by a second, fresh process (sharing no
-    pages with this one, which touches every text) while this one finds the surface edges; the
-    surface edges then join those components (a graph as large as the alignment components,
-    not the sentences). A small corpus is not worth starting a process for."""
+    The components and distinct edges of the alignment edges are found by a second, fresh
+    process (sharing no pages with this one, which touches every text) while this one finds the
+    surface edges; the surface edges then join those components (a graph as large as the
+    alignment components, not the sentences). A small corpus is not worth starting a process
+    for."""
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
-    with Fresh(components, corpus.vertex_count, corpus.edges, parallel=parallel) as aligned:
+    with Fresh(components_and_edge_keys, corpus.vertex_count, corpus.edges,
+               parallel=parallel) as aligned:
         surface = surface_edges(corpus.vertex_lang, corpus.texts)
-        membership = _merged_components(aligned.result(), surface)
-    edges = np.concatenate([corpus.edges, surface]).astype(np.int32)
+        aligned_components, aligned_keys = aligned.result()
+    membership = _merged_components(aligned_components, surface)
     number, fraction = numeric_keys(corpus.sides)
     counts = {
         "vertices": corpus.vertex_count,
         "intra_lingual_links": int((corpus.edge_kind == INTRA).sum()),
         "inter_lingual_links": int((corpus.edge_kind == INTER).sum()),
         "surface_similarity_links": len(surface),
-        "merged_distinct_edges": _distinct_edges(edges),
+        "merged_distinct_edges": _distinct_edge_count(aligned_keys, surface),
     }
+    edges = np.concatenate([corpus.edges, surface]).astype(np.int32) if keep_edges else None
     return SentenceGraph(_number_components(membership, number, fraction), number, fraction,
-                         counts, int(membership.max(initial=-1) + 1),
-                         edges if keep_edges else None)
+                         counts, int(membership.max(initial=-1) + 1), edges)

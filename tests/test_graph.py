@@ -58,3 +58,17 @@ def test_the_graph_is_the_same_with_its_components_found_in_a_second_process(mon
     assert np.array_equal(alone.set_id, apart.set_id)
     assert alone.edge_counts == apart.edge_counts
     assert alone.component_count == apart.component_count
+
+
+def test_distinct_edges_of_the_merged_graph_are_counted_once_either_way_round():
+    from tapaco.components import distinct_edge_keys
+    from tapaco.graph import _distinct_edge_count
+
+    rng = np.random.default_rng(8)
+    for count, aligned_size, surface_size in [(30, 80, 20), (500, 300, 40), (5, 0, 6), (5, 7, 0)]:
+        aligned = rng.integers(0, count, (aligned_size, 2))
+        surface = rng.integers(0, count, (surface_size, 2))
+        expected = {frozenset(edge) for edge in np.concatenate([aligned, surface]).tolist()
+                    if edge[0] != edge[1]}
+        found = _distinct_edge_count(distinct_edge_keys(aligned), surface)
+        assert found == len(expected) and type(found) is int
