@@ -19,7 +19,7 @@ import pandas as pd
 from tapaco.components import components, components_and_edge_keys, distinct_edge_keys
 from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.core.forked import Fresh
-from tapaco.normalize import surface_keys
+from tapaco.normalize import SurfaceHashes, surface_keys
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
 
@@ -38,13 +38,6 @@ class SentenceGraph:
 
 
 PARALLEL_VERTICES = 200_000  # fewer vertices: no second process (starting one costs ~0.5 s)
-
-
-def _surface_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """A hash of each text's surface key, and whether the key is nonempty."""
-    keys = surface_keys(texts)
-    return (np.fromiter(map(hash, keys), np.int64, len(keys)),
-            np.fromiter(map(bool, keys), bool, len(keys)))
 
 
 def _star_edges(codes: np.ndarray, vertex_lang: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
@@ -68,18 +61,21 @@ def _same_keys(edges: np.ndarray, vertex_lang: np.ndarray, texts: Sequence[str])
             == surface_keys([texts[b] for _, b in differing]))
 
 
-def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str],
+                  hashed: SurfaceHashes | None = None) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same surface key.
 
     An empty key (an empty text) joins nothing: sentences without text are not similar. Keys
-    are grouped by their hashes, and every edge is checked to join equal keys (a hash
-    collision would make the exact grouping, by the keys themselves, run instead).
+    are grouped by their hashes (`hashed`, when the reader made them in this interpreter), and
+    every edge is checked to join equal keys (a hash collision would make the exact grouping,
+    by the keys themselves, run instead).
     """
-    hashes, nonempty = _surface_hashes(texts)
-    edges = _star_edges(hashes, vertex_lang, nonempty)
+    if hashed is None or not hashed.usable():
+        hashed = SurfaceHashes.of(texts)
+    edges = _star_edges(hashed.hashes, vertex_lang, hashed.nonempty)
     if _same_keys(edges, vertex_lang, texts):
         return edges
-    return _star_edges(string_codes(surface_keys(texts)), vertex_lang, nonempty)
+    return _star_edges(string_codes(surface_keys(texts)), vertex_lang, hashed.nonempty)
 
 
 def _distinct_edge_count(aligned_keys: np.ndarray, surface: np.ndarray) -> int:
@@ -116,17 +112,17 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     """Merge the three edge kinds, find connected components and number them.
 
     The components and distinct edges of the alignment edges are found by a second, fresh
-    process (sharing no pages with this one, which touches every text) while this one finds the
-    surface edges; the surface edges then join those components (a graph as large as the
-    alignment components, not the sentences). A small corpus is not worth starting a process
-    for."""
+    process (sharing no pages with this one) while this one finds the surface edges and the
+    sentences' numeric keys; the surface edges then join those components (a graph as large as
+    the alignment components, not the sentences). A small corpus is not worth starting a
+    process for."""
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
     with Fresh(components_and_edge_keys, corpus.vertex_count, corpus.edges,
                parallel=parallel) as aligned:
-        surface = surface_edges(corpus.vertex_lang, corpus.texts)
+        surface = surface_edges(corpus.vertex_lang, corpus.texts, corpus.surface)
+        number, fraction = numeric_keys(corpus.sides)
         aligned_components, aligned_keys = aligned.result()
     membership = _merged_components(aligned_components, surface)
-    number, fraction = numeric_keys(corpus.sides)
     counts = {
         "vertices": corpus.vertex_count,
         "intra_lingual_links": int((corpus.edge_kind == INTRA).sum()),

@@ -7,7 +7,9 @@
   space character dropped.
 
 Both tables are built once over all of Unicode; ASCII text takes a fast path, so keying
-millions of sentences costs well under a microsecond each.
+millions of sentences costs well under a microsecond each. :class:`SurfaceHashes` holds the
+surface keys of many texts as hashes: the reading processes compute them while the texts are
+at hand, so the graph step does not walk millions of texts again.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache, partial
 
+import numpy as np
 import regex
 from unidecode import unidecode
 
@@ -79,8 +83,45 @@ def near_identical_key(text: str) -> str:
 
 
 
-def surface_keys(texts: Sequence[str]) -> list[str]:
+def surface_keys(texts: Iterable[str]) -> list[str]:
     """:func:`surface_key` of every text (one comprehension: no Python call per ASCII text)."""
     replace_non_ascii = partial(_surface_pattern().sub, _surface_replacement)
     return [(text if text.isascii() else replace_non_ascii(text)).replace('"', "")
             .replace("!", ".") for text in texts]
+
+
+# Python salts str hashes per interpreter: hashes compare only within a process and its forks.
+_SALT_PROBE = "tapaco surface key"
+
+
+@dataclass(frozen=True)
+class SurfaceHashes:
+    """``hash()`` of each text's surface key (int64) and whether that key is nonempty."""
+
+    hashes: np.ndarray
+    nonempty: np.ndarray
+    salt: int
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> SurfaceHashes:
+        keys = surface_keys(texts)
+        return cls(np.fromiter(map(hash, keys), np.int64, len(keys)),
+                   np.fromiter(map(bool, keys), bool, len(keys)), hash(_SALT_PROBE))
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[SurfaceHashes]) -> SurfaceHashes:
+        """One row after another; parts hashed by another interpreter are refused."""
+        salt = hash(_SALT_PROBE)
+        if any(part.salt != salt for part in parts):
+            raise ValueError("surface hashes from another interpreter (another str hash salt)")
+        if not parts:
+            return cls(np.zeros(0, np.int64), np.zeros(0, bool), salt)
+        return cls(np.concatenate([part.hashes for part in parts]),
+                   np.concatenate([part.nonempty for part in parts]), salt)
+
+    def take(self, rows: np.ndarray) -> SurfaceHashes:
+        return SurfaceHashes(self.hashes[rows], self.nonempty[rows], self.salt)
+
+    def usable(self) -> bool:
+        """Whether these hashes compare with hashes made in this process."""
+        return self.salt == hash(_SALT_PROBE)

@@ -35,6 +35,7 @@ from tapaco.core.opus import (
 from tapaco.core.opus.links import KeyedLinks
 from tapaco.core.opus.sidekeys import EMPTY, STRING, SideColumn, SideTable
 from tapaco.core.progress import Progress
+from tapaco.normalize import SurfaceHashes
 
 INTRA, INTER = 0, 1
 
@@ -85,6 +86,7 @@ class Corpus:
     edges: np.ndarray
     edge_kind: np.ndarray
     counts: ReadCounts
+    surface: SurfaceHashes | None = None  # the texts' surface keys, hashed while reading
 
     @property
     def vertex_count(self) -> int:
@@ -395,19 +397,25 @@ def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: Si
     return parts
 
 
+def _surface_of(parts: list[_DocumentTexts]) -> SurfaceHashes:
+    return SurfaceHashes.of(chain.from_iterable(part.texts for part in parts))
+
+
 def _texts_apart(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
-                 skip: bool) -> tuple[list[_Packed], ReadCounts, BadInputLog]:
-    """:func:`_texts_of` in the second process: packed texts, its counts and its log."""
+                 skip: bool) -> tuple[list[_Packed], SurfaceHashes, ReadCounts, BadInputLog]:
+    """:func:`_texts_of` in the second process: packed texts, their surface hashes, its counts
+    and its log."""
     log, counts = BadInputLog(skip), ReadCounts()
     parts = _texts_of(documents, opus_dir, folder, table, log, counts, Progress(enabled=False),
                       len(documents))
-    return [_Packed.of(part) for part in parts], counts, log
+    return [_Packed.of(part) for part in parts], _surface_of(parts), counts, log
 
 
 def _read_documents(collector: _LinkCollector, opus_dir: Path, folder: str, log: BadInputLog,
-                    progress: Progress, parallel: bool = True) -> list[_DocumentTexts]:
-    """The texts of every document's sides; the second half of the documents (by sides) is
-    read by a forked process meanwhile."""
+                    progress: Progress,
+                    parallel: bool = True) -> tuple[list[_DocumentTexts], SurfaceHashes]:
+    """The texts of every document's sides and their surface hashes; the second half of the
+    documents (by sides) is read and hashed by a forked process meanwhile."""
     documents = collector.documents
     cut = _halfway([len(document.sides) for document in documents])
     counts = collector.counts
@@ -415,12 +423,14 @@ def _read_documents(collector: _LinkCollector, opus_dir: Path, folder: str, log:
                 parallel=parallel and cut < len(documents)) as second:
         parts = _texts_of(documents[:cut], opus_dir, folder, collector.table, log, counts,
                           progress, len(documents))
+        surface = _surface_of(parts)
         progress.update("waiting for the second reading process", cut, len(documents))
-        packed, second_counts, second_log = second.result()
+        packed, second_surface, second_counts, second_log = second.result()
     for name in ("documents", "document_sentences", "multi_id_sides"):
         setattr(counts, name, getattr(counts, name) + getattr(second_counts, name))
     log.merge(second_log)
-    return parts + [part.unpacked() for part in packed]
+    return (parts + [part.unpacked() for part in packed],
+            SurfaceHashes.concatenate([surface, second_surface]))
 
 
 def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
@@ -435,11 +445,13 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
     with progress.stage("read alignments"):
         collector = _collect_links(sources, log, progress, parallel)
     with progress.stage("read documents"):
-        parts = _read_documents(collector, opus_dir, documents, log, progress, parallel)
-        return _assemble(collector, parts)
+        parts, surface = _read_documents(collector, opus_dir, documents, log, progress,
+                                         parallel)
+        return _assemble(collector, parts, surface)
 
 
-def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts]) -> Corpus:
+def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts],
+              surface: SurfaceHashes) -> Corpus:
     documents = collector.documents
     sizes = np.array([len(document.sides) for document in documents], np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
@@ -465,4 +477,5 @@ def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts]) -> Corpus:
         sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
         texts=gather("texts"), lists=gather("lists"), tags=gather("tags"),
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
+        surface=surface if len(pick) == len(valid) else surface.take(pick),
     )

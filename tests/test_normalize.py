@@ -33,3 +33,28 @@ def test_surface_keys_of_many_texts_are_the_keys_of_each():
     assert surface_keys(texts) == ["Don't stop.", "'Hi', he said...", "He said go.", "我饿了.",
                                    "", "?Qué?", "a\nb"]
     assert surface_keys([]) == []
+
+
+def test_surface_hashes_of_another_interpreter_are_refused_or_recomputed():
+    import os
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    from tapaco.graph import surface_edges
+    from tapaco.normalize import SurfaceHashes
+
+    texts = ["Go!", "Go.", "“Go.”", ""]
+    here = SurfaceHashes.of(texts)
+    probe = "from tapaco.normalize import _SALT_PROBE; print(hash(_SALT_PROBE))"
+    salts = {int(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                env=os.environ | {"PYTHONHASHSEED": seed}, check=True).stdout)
+             for seed in ("1", "2")}
+    foreign_salt = max(salts - {here.salt})
+    foreign = SurfaceHashes(here.hashes + 1, here.nonempty, foreign_salt)
+    with pytest.raises(ValueError, match="another interpreter"):
+        SurfaceHashes.concatenate([here, foreign])
+    langs = np.zeros(4, np.int64)
+    assert surface_edges(langs, texts, foreign).tolist() == surface_edges(langs, texts).tolist()
+    assert surface_edges(langs, texts).tolist() == [[1, 0], [2, 0]]

@@ -7,6 +7,7 @@ from independent import read_links
 
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.progress import Progress
+from tapaco.normalize import surface_key
 from tapaco.read import INTER, read_corpus
 
 
@@ -36,6 +37,10 @@ def _same_corpus(first, second) -> None:
     for name in ("document_lang", "vertex_lang", "vertex_doc", "edges", "edge_kind"):
         assert np.array_equal(getattr(first, name), getattr(second, name)), name
     assert first.counts == second.counts
+    for corpus in (first, second):
+        keys = [surface_key(text) for text in corpus.texts]
+        assert corpus.surface.hashes.tolist() == [hash(key) for key in keys]
+        assert corpus.surface.nonempty.tolist() == [key != "" for key in keys]
 
 
 def test_reading_in_two_processes_gives_the_same_corpus(shared_data):
