@@ -58,3 +58,24 @@ def test_surface_hashes_of_another_interpreter_are_refused_or_recomputed():
     langs = np.zeros(4, np.int64)
     assert surface_edges(langs, texts, foreign).tolist() == surface_edges(langs, texts).tolist()
     assert surface_edges(langs, texts).tolist() == [[1, 0], [2, 0]]
+
+
+def test_near_identical_keys_drop_what_the_regex_class_of_punctuation_and_space_matches():
+    """The translate table against the definition: NFKC, casefold, then every match of the
+    regex module's [\\p{P}\\s] removed; on random texts rich in punctuation and spaces of every
+    block (each text holds one character above ASCII, so it takes the Unicode path)."""
+    import random
+    import sys
+    import unicodedata
+
+    import regex
+
+    rng = random.Random(4)
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    marked = regex.findall(r"[\p{P}\s\p{Mn}\p{Lu}]", every)
+    pool = [chr(code) for code in rng.sample(range(sys.maxunicode + 1), 20000)] + marked
+    pattern = regex.compile(r"[\p{P}\s]+")
+    for _ in range(3000):
+        text = "é" + "".join(rng.choices(pool, k=rng.randint(0, 12)))
+        expected = pattern.sub("", unicodedata.normalize("NFKC", text).casefold())
+        assert near_identical_key(text) == expected, ascii(text)
