@@ -101,7 +101,8 @@ def display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -
     ids = sentence_ids(corpus.sides, vertices)
     if several_documents:
         labels = [document_label(name) for name in corpus.documents]
-        ids = [f"{labels[corpus.vertex_doc[v]]}#{i}" for v, i in zip(vertices, ids)]
+        ids = [f"{labels[document]}#{i}"
+               for document, i in zip(corpus.vertex_doc[vertices].tolist(), ids)]
     return ids
 
 
@@ -117,9 +118,10 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
         rank = rows.lang[start]
         vertices = rows.vertex[start:end]
         ids = display_ids(corpus, vertices, documents_per_rank[rank] > 1)
-        files[languages[rank]] = [
-            (int(graph.set_id[v]), label, corpus.texts[v], corpus.lists[v], corpus.tags[v])
-            for v, label in zip(vertices, ids)]
+        picked = vertices.tolist()
+        files[languages[rank]] = list(zip(
+            graph.set_id[vertices].tolist(), ids, map(corpus.texts.__getitem__, picked),
+            map(corpus.lists.__getitem__, picked), map(corpus.tags.__getitem__, picked)))
     return files
 
 
