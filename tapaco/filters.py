@@ -20,7 +20,7 @@ from tapaco.bleu import bleu_keep_mask, tokenizer_for
 from tapaco.core.arrays import group_starts, string_codes
 from tapaco.core.forked import in_two_processes
 from tapaco.core.options import check_range
-from tapaco.normalize import near_identical_key
+from tapaco.normalize import near_identical_keys
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def _near_identical_keys_kept(group: np.ndarray, texts: list[str]) -> np.ndarray
     at a time (the keys of all sentences at once would cost ~0.4 GB at full scale)."""
     keep = np.ones(len(group), bool)
     for start, end in _group_chunks(group, _CHUNK_ROWS):
-        codes = string_codes([near_identical_key(text) for text in texts[start:end]])
+        codes = string_codes(near_identical_keys(texts[start:end]))
         frame = pd.DataFrame({"group": group[start:end], "key": codes})
         keep[start:end] = ~frame.duplicated().to_numpy()
     return keep

@@ -91,6 +91,43 @@ def near_identical_key(text: str) -> str:
 
 
 
+@cache
+def _dropped_mask() -> np.ndarray:
+    """Whether :func:`near_identical_key` drops each code point (from the Unicode path)."""
+    mask = np.zeros(sys.maxunicode + 1, bool)
+    mask[list(_dropped_table())] = True
+    return mask
+
+
+_BATCH_SEPARATOR = "\x00"  # neither punctuation nor space in any table, kept by NFKC and casefold
+
+
+def near_identical_keys(texts: Sequence[str]) -> list[str]:
+    """:func:`near_identical_key` of every text, 2-3x faster: ASCII texts lowercased and
+    stripped as one joined string; the others normalised one by one, then joined and stripped
+    as an array of code points."""
+    joined = _BATCH_SEPARATOR.join(texts)
+    if joined.count(_BATCH_SEPARATOR) != max(len(texts) - 1, 0):
+        return [near_identical_key(text) for text in texts]
+    if joined.isascii():
+        return (joined.lower().encode().translate(None, _ASCII_DROPPED).decode()
+                .split(_BATCH_SEPARATOR) if texts else [])
+    is_ascii = [text.isascii() for text in texts]
+    normalize = partial(unicodedata.normalize, "NFKC")
+    others = _BATCH_SEPARATOR.join([normalize(text).casefold()
+                                    for text, plain in zip(texts, is_ascii) if not plain])
+    try:
+        codes = np.frombuffer(others.encode("utf-32-le"), np.uint32)
+    except UnicodeEncodeError:  # a lone surrogate
+        return [near_identical_key(text) for text in texts]
+    other_keys = iter(codes[~_dropped_mask()[codes]].tobytes().decode("utf-32-le")
+                      .split(_BATCH_SEPARATOR))
+    plain = _BATCH_SEPARATOR.join([text for text, plain in zip(texts, is_ascii) if plain])
+    plain_keys = iter(plain.lower().encode().translate(None, _ASCII_DROPPED).decode()
+                      .split(_BATCH_SEPARATOR))
+    return [next(plain_keys) if ascii_text else next(other_keys) for ascii_text in is_ascii]
+
+
 def surface_keys(texts: Iterable[str]) -> list[str]:
     """:func:`surface_key` of every text (one comprehension: no Python call per ASCII text)."""
     replace_non_ascii = partial(_surface_pattern().sub, _surface_replacement)

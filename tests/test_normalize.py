@@ -1,6 +1,6 @@
 import pytest
 
-from tapaco.normalize import near_identical_key, surface_key, surface_keys
+from tapaco.normalize import near_identical_key, near_identical_keys, surface_key, surface_keys
 
 
 @pytest.mark.parametrize("text, key", [
@@ -79,3 +79,26 @@ def test_near_identical_keys_drop_what_the_regex_class_of_punctuation_and_space_
         text = "é" + "".join(rng.choices(pool, k=rng.randint(0, 12)))
         expected = pattern.sub("", unicodedata.normalize("NFKC", text).casefold())
         assert near_identical_key(text) == expected, ascii(text)
+
+
+@pytest.mark.parametrize("texts", [
+    [],
+    [""],
+    ["", "", "Ｔｏｍ！"],
+    ["Don't stop!", "A\x1cB c", "Tom."],
+    ["Это «правда»!", "Straße, bitte.", "ﬁ ‐ ǅ", "我饿了！"],
+    ["Go!", "Это «правда»!", "", "DON’T  STOP", "x\x00y", "é"],
+    ["Go!", "lone \ud800 surrogate", "Это"],
+])
+def test_near_identical_keys_of_many_texts_are_the_keys_of_each(texts):
+    assert near_identical_keys(texts) == [near_identical_key(text) for text in texts]
+
+
+def test_near_identical_keys_of_random_mixed_texts_are_the_keys_of_each():
+    import random
+
+    rng = random.Random(9)
+    pool = list("aZ9 ,.!?'-\t\n\x1c\x1f") + ["é", "Ǆ", "ß", "ﬃ", "«", "。", "\u00a0", "\u3000",
+                                             "\u0301", "ｱ", "𝐀", "İ", "ς", "Σ"]
+    texts = ["".join(rng.choices(pool, k=rng.randint(0, 8))) for _ in range(5000)]
+    assert near_identical_keys(texts) == [near_identical_key(text) for text in texts]
