@@ -194,7 +194,10 @@ _OPEN = np.frombuffer(b'<s id="', np.uint8)
 _AFTER_S = np.zeros(256, bool)
 _AFTER_S[[ord(c) for c in " >/\n\t\r"]] = True
 _MARKED = np.zeros(256, bool)  # a text holding one of these takes the general path
-_MARKED[[ord(c) for c in "&\n\t"]] = True
+_MARKED[[ord(c) for c in "\n\t"]] = True
+# XML's predefined entities, "&amp;" last: replaced in this order they decode as html.unescape
+# does, provided every "&" of the text opens one of them.
+_XML_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
 # what str.strip() removes, as UTF-8: a text starting or ending with one of these is stripped
 # by the general path
 _SPACES = [np.frombuffer(char.encode(), np.uint8)
@@ -327,15 +330,32 @@ def _attribute_lists(data: np.ndarray, layout: _Layout) -> tuple[list[str], list
 
 
 def _texts(data: np.ndarray, raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The texts of the bodies [starts, ends): decoded together; those that need entity
-    decoding, space collapsing or stripping one by one."""
+    """The texts of the bodies [starts, ends): decoded together; entities of texts needing
+    nothing else decoded together too (:func:`_decode_entities`); texts that need space
+    collapsing or stripping one by one."""
     flags = _MARKED[data]
     flags[:-1] |= (data[:-1] == 32) & (data[1:] == 32)
     marked = _holding(np.flatnonzero(flags), starts, ends) | _space_at_an_end(data, starts, ends)
     texts = decoded_ranges(data, starts, np.where(marked, starts, ends))
+    entities = np.flatnonzero(_holding(np.flatnonzero(data == ord("&")), starts, ends)
+                              & ~marked).tolist()
+    for index, text in zip(entities, _decode_entities([texts[i] for i in entities])):
+        texts[index] = text
     for index in np.flatnonzero(marked).tolist():
         texts[index] = _plain_text(raw[starts[index]:ends[index]].decode("utf-8"))
     return texts
+
+
+def _decode_entities(texts: list[str]) -> list[str]:
+    """:func:`sentence_text` of texts holding "&" but no newline, tab, double space or space at
+    an end: by str.replace on all of them joined where every "&" opens an XML entity (as in
+    the files OPUS writes), else one by one (other entities may decode to spaces)."""
+    joined = "\n".join(texts)
+    if joined.count("&") != sum(joined.count(entity) for entity, _ in _XML_ENTITIES):
+        return list(map(sentence_text, texts))
+    for entity, char in _XML_ENTITIES:
+        joined = joined.replace(entity, char)
+    return joined.split("\n") if texts else []
 
 
 def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:

@@ -1,4 +1,5 @@
 import gzip
+import html
 import zipfile
 
 import pytest
@@ -154,7 +155,8 @@ def _rows(sentences) -> list[tuple[str, str, str, str]]:
 _TRICKY_TEXTS = ["Plain.", "", " lead", "trail ", "two  spaces", "tab\there", "AT&amp;T",
                  "&lt;tag&gt; &#233;t&#xE9;", "\u3000ideographic\u3000", "\xa0nbsp\xa0",
                  "東京へ行きます。", "Он устал.", "¿Qué?", "a\u2028b", "end\u2029",
-                 "\u1680x", "x\u205f", "mid\u3000dle", "emoji 😀 ok"]
+                 "\u1680x", "x\u205f", "mid\u3000dle", "emoji 😀 ok", "a&#10;b", "x&#160;",
+                 "&apos;q&apos;", "&amp;lt;"]
 _TRICKY_IDS = ["s1", "2", "s03", "s4.1", "x-9", "s123456789012345678", "s0"]
 
 
@@ -177,6 +179,29 @@ def test_raw_documents_read_as_an_xml_parser_reads_them(tmp_path, count):
     path = tmp_path / "d.xml"
     path.write_text(_tricky_document(count, count), encoding="utf-8")
     assert _rows(read_sentences(FileRef(path))) == _etree_sentences(path)
+
+
+@pytest.mark.parametrize("odd_entity", ["", "&#233;", "&nbsp;", "AT&T", "&amp", "&#10;"])
+def test_texts_with_xml_entities_read_as_an_xml_parser_reads_them(tmp_path, odd_entity):
+    """Texts whose every "&" opens an XML entity are decoded together; one other entity (or a
+    bare "&", invalid XML that html.unescape keeps) among them sends them one by one."""
+    import random
+
+    rng = random.Random(len(odd_entity))
+    pieces = ["I&apos;m", "&quot;Go&quot;", "a &lt; b &gt; c", "&amp;lt;", "R&amp;D", "plain",
+              "&apos;", "x&amp;amp;y"]
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', "<document>"]
+    texts = [" ".join(rng.choices(pieces, k=rng.randint(1, 4))) for _ in range(400)]
+    texts[200] += odd_entity
+    lines += [f'<s id="s{n}">{text}</s>' for n, text in enumerate(texts)]
+    path = tmp_path / "d.xml"
+    path.write_text("\n".join(lines + ["</document>", ""]), encoding="utf-8")
+    found = _rows(read_sentences(FileRef(path)))
+    if odd_entity in ("", "&#233;", "&#10;"):  # well-formed XML
+        assert found == _etree_sentences(path)
+    expected = [html.unescape(text) for text in texts]
+    expected[200] = " ".join(expected[200].split())
+    assert [text for _, text, _, _ in found] == expected
 
 
 def test_numpy_reading_equals_the_regular_expression_reading(tmp_path, monkeypatch):
