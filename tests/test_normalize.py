@@ -94,8 +94,13 @@ def test_near_identical_keys_of_many_texts_are_the_keys_of_each(texts):
     assert near_identical_keys(texts) == [near_identical_key(text) for text in texts]
 
 
-def test_near_identical_keys_of_random_mixed_texts_are_the_keys_of_each():
+@pytest.mark.parametrize("batch", [7, 1 << 16])
+def test_near_identical_keys_of_random_mixed_texts_are_the_keys_of_each(monkeypatch, batch):
     import random
+
+    from tapaco import normalize
+
+    monkeypatch.setattr(normalize, "_BATCH_TEXTS", batch)
 
     rng = random.Random(9)
     pool = list("aZ9 ,.!?'-\t\n\x1c\x1f") + ["é", "Ǆ", "ß", "ﬃ", "«", "。", "\u00a0", "\u3000",
