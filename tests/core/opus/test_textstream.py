@@ -1,0 +1,102 @@
+import random
+import zipfile
+
+import pytest
+
+from tapaco.core.errors import InputError
+from tapaco.core.opus.textstream import FileRef, byte_chunks, open_binary
+
+
+def read_in_pieces(ref: FileRef, size: int, archive: zipfile.ZipFile | None = None) -> bytes:
+    with open_binary(ref, archive) as stream:
+        pieces = []
+        while piece := stream.read(size):
+            pieces.append(piece)
+    return b"".join(pieces)
+
+
+def test_real_zip_members_read_as_zipfile_reads_them(shared_data):
+    zips = sorted((shared_data / "tatoeba-v2-sample" / "xml").glob("*.zip"))
+    assert zips
+    for path in zips:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                expected = archive.read(info)
+                ref = FileRef(path, info.filename)
+                assert read_in_pieces(ref, 1 << 20) == expected
+                assert read_in_pieces(ref, 777, archive) == expected
+
+
+def _zip_of(path, members: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED):
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_large_and_stored_members_read_whole(tmp_path):
+    rng = random.Random(2)
+    words = [bytes(rng.choices(b"abcdefghij \n", k=rng.randint(1, 9))) for _ in range(500)]
+    text = b"".join(rng.choices(words, k=1_500_000))  # several inflate blocks
+    noise = rng.randbytes(3 << 20)  # compresses to more than one block read
+    deflated = _zip_of(tmp_path / "d.zip", {"a/text.xml": text, "noise": noise, "empty": b""})
+    stored = _zip_of(tmp_path / "s.zip", {"a/text.xml": text}, zipfile.ZIP_STORED)
+    for path, name, data in [(deflated, "a/text.xml", text), (deflated, "noise", noise),
+                             (deflated, "empty", b""), (stored, "a/text.xml", text)]:
+        assert read_in_pieces(FileRef(path, name), 8 << 20) == data
+        assert read_in_pieces(FileRef(path, name), 4096) == data
+    chunks = list(byte_chunks(FileRef(deflated, "a/text.xml"), b"\n"))
+    assert b"".join(chunk.data for chunk in chunks) == text
+
+
+def _damaged_zip(tmp_path, damage) -> FileRef:
+    data = b"<s id='1'>hello</s>\n" * 50_000
+    path = _zip_of(tmp_path / "bad.zip", {"m.xml": data})
+    raw = bytearray(path.read_bytes())
+    damage(raw)
+    path.write_bytes(bytes(raw))
+    return FileRef(path, "m.xml")
+
+
+def _read_all(ref: FileRef) -> None:
+    for _ in byte_chunks(ref, b"\n"):
+        pass
+
+
+def test_corrupt_deflate_data_is_a_corrupt_file(tmp_path):
+    def flip(raw):
+        for at in range(200, 400):
+            raw[at] ^= 0x5A
+
+    with pytest.raises(InputError, match="corrupt compressed data") as raised:
+        _read_all(_damaged_zip(tmp_path, flip))
+    assert raised.value.kind == "corrupt file"
+
+
+def test_a_wrong_crc_is_a_corrupt_file(tmp_path):
+    def wrong_crc(raw):
+        central = raw.rindex(b"PK\x01\x02")
+        raw[central + 16] ^= 0xFF  # the CRC-32 the central directory records
+
+    with pytest.raises(InputError, match="bad CRC-32") as raised:
+        _read_all(_damaged_zip(tmp_path, wrong_crc))
+    assert raised.value.kind == "corrupt file"
+
+
+def test_a_member_whose_data_ends_early_is_truncated(tmp_path):
+    ref = _damaged_zip(tmp_path, lambda raw: None)
+    with zipfile.ZipFile(ref.path) as archive:
+        archive.getinfo(ref.member).compress_size -= 100
+        with pytest.raises(InputError, match="truncated") as raised:
+            for _ in byte_chunks(ref, b"\n", archive):
+                pass
+    assert raised.value.kind == "corrupt file"
+
+
+def test_a_missing_local_header_cannot_be_opened(tmp_path):
+    def no_header(raw):
+        raw[0:4] = b"XXXX"
+
+    with pytest.raises(InputError, match="cannot open") as raised:
+        _read_all(_damaged_zip(tmp_path, no_header))
+    assert raised.value.kind == "corrupt file"
