@@ -347,7 +347,9 @@ def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, 
     targets = np.concatenate([offsets[t] + documents[t].part_codes[p] for _, _, t, p, _ in parts])
     kinds = np.concatenate([np.full(len(documents[f].part_codes[p]), k, np.int8)
                             for f, p, _, _, k in parts])
-    return np.column_stack([sources, targets]).astype(np.int32), kinds
+    edges = np.empty((len(sources), 2), np.int32)
+    edges[:, 0], edges[:, 1] = sources, targets
+    return edges, kinds
 
 
 def _sparse(values: list[str]) -> dict[int, str]:
@@ -461,13 +463,13 @@ def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts],
     valid = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
     keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]] if len(edges) else np.ones(0, bool)
     collector.counts.links_to_unknown_sentences = int((~keep_edge).sum())
-    new_id = np.cumsum(valid) - 1
-    edges = new_id[edges[keep_edge]].astype(np.int32)
+    if not valid.all():
+        edges = (np.cumsum(valid) - 1)[edges[keep_edge]].astype(np.int32)
     pick = np.flatnonzero(valid)
 
     def gather(name: str) -> list[str]:
         values = list(chain.from_iterable(getattr(part, name) for part in parts))
-        return values if len(pick) == len(values) else [values[i] for i in pick]
+        return values if len(pick) == len(values) else list(map(values.__getitem__, pick.tolist()))
 
     keys = (np.concatenate([document.sides for document in documents]) if documents
             else np.zeros(0, np.uint64))
