@@ -68,10 +68,22 @@ class Funnel:
         })
 
 
-def _group_sizes(rows: Rows) -> np.ndarray:
+def _run_sizes(group: np.ndarray) -> np.ndarray:
     """Size of each row's group (groups are contiguous runs)."""
-    run = np.cumsum(group_starts(rows.group)) - 1
+    run = np.cumsum(group_starts(group)) - 1
     return np.bincount(run)[run] if len(run) else run
+
+
+def _group_sizes(rows: Rows) -> np.ndarray:
+    return _run_sizes(rows.group)
+
+
+def _surviving(group: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The rows :func:`_apply` keeps of `keep`: kept rows of sets keeping at least two."""
+    kept = np.flatnonzero(keep)
+    surviving = np.zeros(len(group), bool)
+    surviving[kept[_run_sizes(group[kept]) >= 2]] = True
+    return surviving
 
 
 def _set_count(rows: Rows) -> int:
@@ -81,8 +93,7 @@ def _set_count(rows: Rows) -> int:
 def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
     """Keep the rows of `keep`, then drop sets left with fewer than two sentences; the funnel
     counts every sentence and set gone in this step, those of dissolved sets included."""
-    kept = rows.take(keep)
-    kept = kept.take(_group_sizes(kept) >= 2)
+    kept = rows.take(_surviving(rows.group, keep))
     funnel.record(step, kept, len(rows.vertex) - len(kept.vertex),
                   _set_count(rows) - _set_count(kept))
     return kept
@@ -109,16 +120,17 @@ def _middle_set_start(group: np.ndarray) -> int:
     return int(later[0]) if len(later) else len(group)
 
 
-def _by_halves(keep_of: Callable[..., np.ndarray], group: np.ndarray, *per_row: Sequence,
-               minimum: int = _PARALLEL_ROWS) -> np.ndarray:
-    """`keep_of(group, *per_row)` of whole sets, the second half of the sets computed in a
-    forked process at the same time (when there are at least `minimum` rows)."""
+def _by_halves(keep_of: Callable[..., tuple[np.ndarray, ...]], group: np.ndarray,
+               *per_row: Sequence, minimum: int = _PARALLEL_ROWS) -> tuple[np.ndarray, ...]:
+    """`keep_of(group, *per_row)` (masks over the rows) of whole sets, the second half of the
+    sets computed in a forked process at the same time (when there are at least `minimum`
+    rows)."""
     cut = _middle_set_start(group)
     first = (group[:cut], *(values[:cut] for values in per_row))
     second = (group[cut:], *(values[cut:] for values in per_row))
     parallel = len(group) >= minimum and 0 < cut < len(group)
     halves = in_two_processes(keep_of, first, second, parallel)
-    return np.concatenate(halves)
+    return tuple(np.concatenate(masks) for masks in zip(*halves))
 
 
 def _near_identical_keys_kept(group: np.ndarray, texts: list[str]) -> np.ndarray:
@@ -137,24 +149,18 @@ def _texts_of_rows(texts: list[str], vertices: np.ndarray) -> list[str]:
     return list(map(texts.__getitem__, vertices.tolist()))
 
 
-def _near_identical_keep(rows: Rows, texts: list[str]) -> np.ndarray:
-    return _by_halves(_near_identical_keys_kept, rows.group, _texts_of_rows(texts, rows.vertex))
-
-
-def _bleu_keep(rows: Rows, texts: list[str], languages: list[str], bleu_max: float) -> np.ndarray:
-    keep = np.ones(len(rows.vertex), bool)
-    tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
-    for tokenizer in sorted(set(tokenizers[rows.lang])):
-        chosen = np.flatnonzero(tokenizers[rows.lang] == tokenizer)
-        chosen_texts = _texts_of_rows(texts, rows.vertex[chosen])
-        keep[chosen] = _by_halves(partial(_bleu_kept, tokenizer=tokenizer, bleu_max=bleu_max),
-                                  rows.group[chosen], chosen_texts)
-    return keep
-
-
-def _bleu_kept(group: np.ndarray, texts: list[str], tokenizer: str,
-               bleu_max: float) -> np.ndarray:
-    return bleu_keep_mask(group, texts, tokenizer, bleu_max) if len(group) else np.ones(0, bool)
+def _near_identical_then_bleu(group: np.ndarray, texts: list[str], tokenizers: np.ndarray,
+                              bleu_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """Filters (c) and (d) of whole sets: the rows (c) keeps, and the rows (d) keeps among
+    those that survive (c) (True elsewhere). `tokenizers` gives each row's BLEU tokenizer."""
+    near_identical = _near_identical_keys_kept(group, texts)
+    bleu = np.ones(len(group), bool)
+    surviving = _surviving(group, near_identical)
+    for tokenizer in sorted(set(tokenizers[surviving].tolist())):
+        chosen = np.flatnonzero(surviving & (tokenizers == tokenizer))
+        bleu[chosen] = bleu_keep_mask(group[chosen], _texts_of_rows(texts, chosen), tokenizer,
+                                      bleu_max)
+    return near_identical, bleu
 
 
 def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarray:
@@ -174,9 +180,13 @@ def apply_filters(rows: Rows, texts: list[str], languages: list[str],
     sizes = _group_sizes(rows)
     rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
                   sizes <= options.max_set_size)
-    rows = _apply(funnel, "(c) near-identical sentences", rows, _near_identical_keep(rows, texts))
-    rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows,
-                  _bleu_keep(rows, texts, languages, options.bleu_max))
+    tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
+    near_identical, bleu = _by_halves(
+        partial(_near_identical_then_bleu, bleu_max=options.bleu_max), rows.group,
+        _texts_of_rows(texts, rows.vertex), tokenizers[rows.lang])
+    surviving = _surviving(rows.group, near_identical)
+    rows = _apply(funnel, "(c) near-identical sentences", rows, near_identical)
+    rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows, bleu[surviving])
     rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} sets", rows,
                   _language_keep(rows, languages, options.min_sets))
     return rows, funnel

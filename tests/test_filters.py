@@ -1,6 +1,7 @@
 """Each filter on a hand-made table of sets, with the expected survivors worked out by hand."""
 
 import numpy as np
+import pytest
 from sacrebleu.metrics import BLEU
 
 from tapaco.filters import FilterOptions, Rows, apply_filters
@@ -63,4 +64,35 @@ def test_near_identical_keys_chunked_by_whole_sets(monkeypatch):
     expected = [True, False, True, True, True, True, True, True]
     for size in (1, 2, 3, 1 << 20):
         monkeypatch.setattr(tapaco.filters, "_CHUNK_ROWS", size)
-        assert tapaco.filters._near_identical_keep(rows, texts).tolist() == expected
+        kept = tapaco.filters._near_identical_keys_kept(group, [texts[v] for v in rows.vertex])
+        assert kept.tolist() == expected
+
+
+def test_filters_in_two_processes_decide_as_in_one(monkeypatch):
+    """(c) and (d) of the second half of the sets run in a forked process: same rows and
+    funnel as in one, with Chinese (tokenizer zh) and 13a sets on both sides of the cut."""
+    import random
+
+    import tapaco.filters
+    from tapaco.core.forked import can_fork
+
+    if not can_fork():
+        pytest.skip("no fork on this system")
+    rng = random.Random(6)
+    words = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "我", "们", "去", "了"]
+    texts = [" ".join(rng.choices(words, k=rng.randint(1, 6))) + rng.choice([".", "!", ""])
+             for _ in range(3000)]
+    lang = np.array(sorted(rng.choices([0, 1, 2], k=3000)))
+    group = lang * 10_000 + np.sort(rng.choices(range(400), k=3000))
+    group = np.concatenate([np.sort(group[lang == k]) for k in range(3)])
+    rows = tapaco.filters.Rows(np.array(rng.sample(range(3000), 3000)), lang, group)
+    options = tapaco.filters.FilterOptions(min_sets=1)
+    results = []
+    for minimum in (10**9, 0):
+        monkeypatch.setattr(tapaco.filters, "_PARALLEL_ROWS", minimum)
+        kept, funnel = tapaco.filters.apply_filters(rows, texts, ["cmn", "en", "fr"], options)
+        results.append((kept.vertex.tolist(), kept.group.tolist(), funnel.steps))
+    assert results[0] == results[1]
+    steps = {step["step"]: step for step in results[0][2]}
+    assert steps["(c) near-identical sentences"]["sentences_removed"] > 0
+    assert steps["(d) sentence BLEU over 50"]["sentences_removed"] > 0
