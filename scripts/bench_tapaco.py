@@ -5,8 +5,10 @@ Generates a release with one of two generators (``--generator``): ``tatoeba``,
 ``scripts/generate_tatoeba.py``, into ``<workdir>/tatoeba-<scale>/``, or ``independent``,
 ``scripts/generate_tatoeba_independent.py`` (a separately written shape: more languages and
 alignment files, a giant component), into ``<workdir>/tatoeba-independent-<scale>/`` (or reuses
-it with ``--reuse``). It runs ``python -m tapaco build`` on it as a subprocess, then, in the same
-run, measures the decompression floor: the single-core wall time of decompressing every input
+it with ``--reuse``). It runs ``python -m tapaco build`` on it as a subprocess, timed; then the
+same build again with its process tree's memory sampled from /proc every 0.25 s (sampling slows
+a build by ~20 %, so the timed run is not sampled; ``--no-memory-run`` skips it); then, in the
+same run, measures the decompression floor: the single-core wall time of decompressing every input
 file the build reads (each alignment file ``xml/<l1>-<l2>.xml.gz`` read fully with isal's
 ``igzip``, as the build reads it, and every member of the ``raw/<l>.zip`` document zips of the
 languages the alignments name, inflated by isal through the build's own zip member reader;
@@ -67,6 +69,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the corpus and build output")
     parser.add_argument("--reuse", action="store_true", help="reuse an existing corpus")
     parser.add_argument("--build-args", default="", help="extra arguments for tapaco build")
+    parser.add_argument("--no-memory-run", action="store_true",
+                        help="skip the second build, which samples the process tree's memory "
+                             "(the first, timed build is not sampled: sampling slows it)")
     # Hidden: a replacement build command with {opus_dir} {out} {timings} placeholders
     # (also from the TAPACO_BENCH_BUILD_CMD environment variable), to test this script.
     parser.add_argument("--build-cmd", default=os.environ.get(BUILD_CMD_ENV),
@@ -207,11 +212,12 @@ def build_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Pa
     return command + shlex.split(args.build_args)
 
 
-def run_build(command: list[str]) -> dict:
+def run_build(command: list[str], sample_memory: bool = False) -> dict:
     """Run the build; its exit code, wall seconds, peak RSS (MiB: the largest of its processes,
-    from wait4), the process tree's peak memory sampled from /proc every 0.25 s (summed PSS,
-    which splits the pages the build's forked processes share, and summed RSS, which counts
-    them in each) and stderr."""
+    from wait4), with `sample_memory` the process tree's peak memory sampled from /proc every
+    0.25 s (summed PSS, which splits the pages the build's forked processes share, and summed
+    RSS, which counts them in each), and stderr. Sampling slows the build (reading
+    smaps_rollup walks every page of a process of several GB): ~20 % at full scale."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     print("running:", shlex.join(command), flush=True)
@@ -219,20 +225,23 @@ def run_build(command: list[str]) -> dict:
     proc = subprocess.Popen(command, cwd=REPO, env=env, stderr=subprocess.PIPE, text=True,
                             errors="replace", start_new_session=True)
     watch = MemoryWatch(proc.pid, 0, interval=0.25)
-    watch.start()
+    if sample_memory:
+        watch.start()
     stderr: list[str] = []
     reader = threading.Thread(target=pump, args=(proc.stderr, stderr), daemon=True)
     reader.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     watch.done.set()
-    watch.join()
+    if sample_memory:
+        watch.join()
     reader.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
+    memory = {"tree_peak_pss_mib": round(watch.peak_pss_mib, 1),
+              "tree_peak_rss_mib": round(watch.peak_rss_mib, 1)} if sample_memory else {}
     return {"command": command, "exit_code": proc.returncode, "wall_seconds": round(wall, 2),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
-            "tree_peak_pss_mib": round(watch.peak_pss_mib, 1),
-            "tree_peak_rss_mib": round(watch.peak_rss_mib, 1), "stderr": "".join(stderr)}
+            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), **memory,
+            "stderr": "".join(stderr)}
 
 
 def read_timings(path: Path) -> dict:
@@ -291,9 +300,11 @@ def tree_lines(build: dict, timings: dict) -> list[str]:
     if "tree_peak_pss_mib" not in build:
         return []
     second = timings.get("notes", {}).get("second_process_peak_rss_mib")
-    return [f"{'process tree (sampled)':<28} {'':>10} {build['tree_peak_pss_mib']:14.1f}"
-            f"  summed PSS (summed RSS {build['tree_peak_rss_mib']:,.1f}; second process's own "
-            f"peak RSS {fmt(second)})"]
+    return [f"{'process tree (memory run)':<28} {build['memory_run_wall_seconds']:10.2f} "
+            f"{build['tree_peak_pss_mib']:14.1f}  summed PSS (summed RSS "
+            f"{build['tree_peak_rss_mib']:,.1f}; largest process "
+            f"{build['memory_run_peak_rss_mib']:,.1f}; second process's own peak RSS "
+            f"{fmt(second)}; sampled every 0.25 s, which slows the build)"]
 
 
 def component_lines(corpus: dict) -> list[str]:
@@ -344,6 +355,16 @@ def main(argv: list[str] | None = None) -> int:
     cleanup([out])
     timings_path.unlink(missing_ok=True)
     build = run_build(build_command(args, corpus_dir, out, timings_path))
+    if build["exit_code"] == 0 and not args.no_memory_run:
+        cleanup([out])
+        print("memory run: the same build, its process tree sampled ...", flush=True)
+        memory = run_build(build_command(args, corpus_dir, out, workdir / "timings-memory.json"),
+                           sample_memory=True)
+        build.update({key: memory[key] for key in ("tree_peak_pss_mib", "tree_peak_rss_mib")},
+                     memory_run_exit_code=memory["exit_code"],
+                     memory_run_wall_seconds=memory["wall_seconds"],
+                     memory_run_peak_rss_mib=memory["peak_rss_mib"])
+        (workdir / "timings-memory.json").unlink(missing_ok=True)
     if build["exit_code"] != 0:
         tail = build["stderr"].splitlines()[-40:]
         print(f"build failed with exit code {build['exit_code']}; the end of its stderr:",
