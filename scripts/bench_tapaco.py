@@ -6,8 +6,8 @@ Generates a release with one of two generators (``--generator``): ``tatoeba``,
 ``scripts/generate_tatoeba_independent.py`` (a separately written shape: more languages and
 alignment files, a giant component), into ``<workdir>/tatoeba-independent-<scale>/`` (or reuses
 it with ``--reuse``). It runs ``python -m tapaco build`` on it as a subprocess, timed; then the
-same build again with its process tree's memory sampled from /proc every 0.25 s (sampling slows
-a build by ~20 %, so the timed run is not sampled; ``--no-memory-run`` skips it); then, in the
+same build again with its process tree's memory sampled from /proc every 0.25 s (sampling can
+slow a build, so the timed run is not sampled; ``--no-memory-run`` skips the second); then, in the
 same run, measures the decompression floor: the single-core wall time of decompressing every input
 file the build reads (each alignment file ``xml/<l1>-<l2>.xml.gz`` read fully with isal's
 ``igzip``, as the build reads it, and every member of the ``raw/<l>.zip`` document zips of the
@@ -216,8 +216,8 @@ def run_build(command: list[str], sample_memory: bool = False) -> dict:
     """Run the build; its exit code, wall seconds, peak RSS (MiB: the largest of its processes,
     from wait4), with `sample_memory` the process tree's peak memory sampled from /proc every
     0.25 s (summed PSS, which splits the pages the build's forked processes share, and summed
-    RSS, which counts them in each), and stderr. Sampling slows the build (reading
-    smaps_rollup walks every page of a process of several GB): ~20 % at full scale."""
+    RSS, which counts them in each), and stderr. Sampling can slow the build (reading
+    smaps_rollup walks every page of a process of several GB; 0-8 % in four full-scale runs)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     print("running:", shlex.join(command), flush=True)
