@@ -160,8 +160,12 @@ class SurfaceHashes:
     @classmethod
     def of(cls, texts: Iterable[str]) -> SurfaceHashes:
         keys = surface_keys(texts)
-        return cls(np.fromiter(map(hash, keys), np.int64, len(keys)),
-                   np.fromiter(map(bool, keys), bool, len(keys)), hash(_SALT_PROBE))
+        hashes = np.fromiter(map(hash, keys), np.int64, len(keys))
+        # an empty key hashes as "" does: only keys with that hash need looking at
+        nonempty = hashes != hash("")
+        maybe_empty = np.flatnonzero(~nonempty).tolist()
+        nonempty[maybe_empty] = [keys[index] != "" for index in maybe_empty]
+        return cls(hashes, nonempty, hash(_SALT_PROBE))
 
     @classmethod
     def concatenate(cls, parts: Sequence[SurfaceHashes]) -> SurfaceHashes:

@@ -107,3 +107,14 @@ def test_near_identical_keys_of_random_mixed_texts_are_the_keys_of_each(monkeypa
                                              "\u0301", "ｱ", "𝐀", "İ", "ς", "Σ"]
     texts = ["".join(rng.choices(pool, k=rng.randint(0, 8))) for _ in range(5000)]
     assert near_identical_keys(texts) == [near_identical_key(text) for text in texts]
+
+
+def test_surface_hashes_say_which_keys_are_empty():
+    from tapaco.normalize import SurfaceHashes
+
+    texts = ["", "“”", '""', "Go!", " ", "!", "«»"]
+    hashed = SurfaceHashes.of(texts)
+    keys = [surface_key(text) for text in texts]
+    assert hashed.nonempty.tolist() == [key != "" for key in keys]
+    assert hashed.nonempty.tolist() == [False, False, False, True, True, True, False]
+    assert hashed.hashes.tolist() == [hash(key) for key in keys]
