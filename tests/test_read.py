@@ -6,6 +6,7 @@ import numpy as np
 from independent import read_links
 
 from tapaco.core.errors import BadInputLog, InputError
+from tapaco.core.opus import find_alignment_sources
 from tapaco.core.progress import Progress
 from tapaco.normalize import surface_key
 from tapaco.read import INTER, read_corpus
@@ -81,3 +82,28 @@ def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
             read_corpus(root, BadInputLog(), Progress(enabled=False), parallel=parallel)
         errors.append(str(raised.value))
     assert errors[0] == errors[1] and "dd-ee.xml.gz" in errors[0]
+
+
+def test_documents_are_weighed_by_their_size_and_sides(tmp_path):
+    from conftest import OpusFolder, Sentence
+
+    from tapaco.read import _BYTES_PER_SIDE, _collect_links, _halfway, _reading_weights
+
+    release = OpusFolder(tmp_path / "opus")
+    release.sentences("aa/t.xml", *(Sentence(f"s{n}", "a" * 500) for n in range(40)))
+    release.sentences("bb/t.xml", *(Sentence(f"s{n}", "b") for n in range(40)))
+    release.links("aa-bb", "aa/t.xml", "bb/t.xml", [(f"s{n}", f"s{n}") for n in range(3)])
+    release.links("aa-cc", "aa/t.xml", "cc/none.xml", [("s5", "s1")])
+    root = release.write()
+    sources = find_alignment_sources(root)
+    collector = _collect_links(sources, BadInputLog(), Progress(enabled=False), False)
+    weights = dict(zip([d.name for d in collector.documents],
+                       _reading_weights(collector.documents, root, "raw")))
+    sizes = {}
+    for lang in ("aa", "bb"):
+        with zipfile.ZipFile(root / "raw" / f"{lang}.zip") as archive:
+            sizes[lang] = sum(info.file_size for info in archive.infolist())
+    assert weights == {"aa/t.xml": sizes["aa"] // _BYTES_PER_SIDE + 4,
+                       "bb/t.xml": sizes["bb"] // _BYTES_PER_SIDE + 3, "cc/none.xml": 1}
+    assert _halfway([5, 1, 1, 1, 1, 1]) == 1
+    assert _halfway([1, 1, 1, 1], 0.5) == 2 and _halfway([1, 1, 1, 1], 0.8) == 4
