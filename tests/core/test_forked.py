@@ -94,3 +94,16 @@ def test_a_script_without_a_main_guard_builds_once(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("built") == 1
     assert (tmp_path / "out" / "stats.json").is_file()
+
+
+@pytest.mark.skipif(usable_cores() < 2 or not os.path.exists("/proc/self/status"),
+                    reason="needs two cores and Linux's /proc")
+def test_a_fresh_process_reports_its_own_peak_not_its_parents():
+    """ru_maxrss survives fork and exec: a fresh process started by a large one would report
+    the large one's peak."""
+    import numpy as np
+
+    ballast = np.ones(400 << 17)  # 400 MiB here
+    with Fresh(_pid_and_sum, [1, 2]) as child:
+        assert child.result()[1] == 3
+    assert 0 < child.child_peak_rss_mib < 200 and ballast.sum() > 0
