@@ -83,12 +83,16 @@ def _dropped_table() -> dict[int, None]:
     return dict.fromkeys(map(ord, _PUNCTUATION_OR_SPACE.findall(every)))
 
 
+def _ascii_near_identical_key(text: str) -> str:
+    """:func:`near_identical_key` of ASCII text (or of ASCII texts joined by a character kept)."""
+    return text.lower().encode().translate(None, _ASCII_DROPPED).decode()
+
+
 def near_identical_key(text: str) -> str:
     """The text reduced to what near-identical sentences share."""
     if text.isascii():
-        return text.lower().encode().translate(None, _ASCII_DROPPED).decode()
+        return _ascii_near_identical_key(text)
     return unicodedata.normalize("NFKC", text).casefold().translate(_dropped_table())
-
 
 
 @cache
@@ -100,8 +104,6 @@ def _dropped_mask() -> np.ndarray:
 
 
 _BATCH_SEPARATOR = "\x00"  # neither punctuation nor space in any table, kept by NFKC and casefold
-
-
 _BATCH_TEXTS = 1 << 16  # the joined strings and code arrays of a batch stay a few MB
 
 
@@ -120,8 +122,7 @@ def _near_identical_batch(texts: Sequence[str]) -> list[str]:
     if joined.count(_BATCH_SEPARATOR) != max(len(texts) - 1, 0):
         return [near_identical_key(text) for text in texts]
     if joined.isascii():
-        return (joined.lower().encode().translate(None, _ASCII_DROPPED).decode()
-                .split(_BATCH_SEPARATOR) if texts else [])
+        return _ascii_near_identical_key(joined).split(_BATCH_SEPARATOR) if texts else []
     is_ascii = [text.isascii() for text in texts]
     normalize = partial(unicodedata.normalize, "NFKC")
     others = _BATCH_SEPARATOR.join([normalize(text).casefold()
@@ -133,8 +134,7 @@ def _near_identical_batch(texts: Sequence[str]) -> list[str]:
     other_keys = iter(codes[~_dropped_mask()[codes]].tobytes().decode("utf-32-le")
                       .split(_BATCH_SEPARATOR))
     plain = _BATCH_SEPARATOR.join([text for text, plain in zip(texts, is_ascii) if plain])
-    plain_keys = iter(plain.lower().encode().translate(None, _ASCII_DROPPED).decode()
-                      .split(_BATCH_SEPARATOR))
+    plain_keys = iter(_ascii_near_identical_key(plain).split(_BATCH_SEPARATOR))
     return [next(plain_keys) if ascii_text else next(other_keys) for ascii_text in is_ascii]
 
 
