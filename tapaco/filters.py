@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
-from tapaco.core.arrays import group_starts, string_codes
+from tapaco.core.arrays import group_starts, string_codes, taken
 from tapaco.core.forked import in_two_processes
 from tapaco.core.options import check_range
 from tapaco.normalize import near_identical_keys
@@ -163,11 +163,6 @@ def _near_identical_keys_kept(group: np.ndarray, texts: list[str]) -> np.ndarray
     return keep
 
 
-def _texts_of_rows(texts: list[str], vertices: np.ndarray) -> list[str]:
-    """texts[v] for every vertex (indexed by Python ints: numpy scalars index 4x slower)."""
-    return list(map(texts.__getitem__, vertices.tolist()))
-
-
 def _near_identical_then_bleu(group: np.ndarray, texts: list[str], tokenizers: np.ndarray,
                               bleu_max: float) -> tuple[np.ndarray, np.ndarray]:
     """Filters (c) and (d) of whole sets: the rows (c) keeps, and the rows (d) keeps among
@@ -177,7 +172,7 @@ def _near_identical_then_bleu(group: np.ndarray, texts: list[str], tokenizers: n
     surviving = _surviving(group, near_identical)
     for tokenizer in sorted(set(tokenizers[surviving].tolist())):
         chosen = np.flatnonzero(surviving & (tokenizers == tokenizer))
-        bleu[chosen] = bleu_keep_mask(group[chosen], _texts_of_rows(texts, chosen), tokenizer,
+        bleu[chosen] = bleu_keep_mask(group[chosen], taken(texts, chosen), tokenizer,
                                       bleu_max)
     return near_identical, bleu
 
@@ -202,7 +197,7 @@ def apply_filters(rows: Rows, texts: list[str], languages: list[str],
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
     near_identical, bleu = _by_halves(
         partial(_near_identical_then_bleu, bleu_max=options.bleu_max), rows.group,
-        _texts_of_rows(texts, rows.vertex), tokenizers[rows.lang])
+        taken(texts, rows.vertex), tokenizers[rows.lang])
     surviving = _surviving(rows.group, near_identical)
     rows = _apply(funnel, "(c) near-identical sentences", rows, near_identical)
     rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows, bleu[surviving])

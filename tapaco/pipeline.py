@@ -15,7 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.communities import Split, SplitOptions, split_oversized
-from tapaco.core.arrays import garbage_collector_paused, group_starts, lexicographic_order
+from tapaco.core.arrays import (
+    garbage_collector_paused,
+    group_starts,
+    lexicographic_order,
+    taken,
+)
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
@@ -118,10 +123,9 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
         rank = rows.lang[start]
         vertices = rows.vertex[start:end]
         ids = display_ids(corpus, vertices, documents_per_rank[rank] > 1)
-        picked = vertices.tolist()
         files[languages[rank]] = list(zip(
-            graph.set_id[vertices].tolist(), ids, map(corpus.texts.__getitem__, picked),
-            map(corpus.lists.__getitem__, picked), map(corpus.tags.__getitem__, picked)))
+            graph.set_id[vertices].tolist(), ids, taken(corpus.texts, vertices),
+            taken(corpus.lists, vertices), taken(corpus.tags, vertices)))
     return files
 
 
@@ -247,15 +251,15 @@ def _rescued(rows: Rows, rescued_vertices: np.ndarray, funnel: Funnel) -> dict:
 
 def _without_graph_inputs(corpus: Corpus) -> Corpus:
     """The corpus without what only the graph step reads (edges and surface hashes: ~130 MB at
-    full scale), so that the filters' forked process starts from a smaller one."""
+    full scale), so that the process that runs the filters holds less."""
     return replace(corpus, edges=np.zeros((0, 2), np.int32), edge_kind=np.zeros(0, np.int8),
                    surface=None)
 
 
 def _without_sort_keys(graph: SentenceGraph) -> SentenceGraph:
     """The graph without what only sorting the rows and splitting sets read (numeric keys and
-    merged edges: ~125 MB at full scale), so that the filters' forked process starts from a
-    smaller one."""
+    merged edges: ~125 MB at full scale), so that the process that runs the filters holds
+    less."""
     return replace(graph, number=np.zeros(0, np.int64), fraction=np.zeros(0, np.int64),
                    edges=None)
 

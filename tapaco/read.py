@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tapaco.core.arrays import taken
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.forked import Forked
 from tapaco.core.opus import (
@@ -503,7 +504,7 @@ def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts],
 
     def gather(name: str) -> list[str]:
         values = list(chain.from_iterable(getattr(part, name) for part in parts))
-        return values if len(pick) == len(values) else list(map(values.__getitem__, pick.tolist()))
+        return values if len(pick) == len(values) else taken(values, pick)
 
     keys = (np.concatenate([document.sides for document in documents]) if documents
             else np.zeros(0, np.uint64))

@@ -110,3 +110,11 @@ def test_sorted_distinct_is_the_sorted_set():
     values = np.random.default_rng(3).integers(0, 50, (40, 2)).astype(np.uint64)
     assert sorted_distinct(values).tolist() == sorted(set(values.ravel().tolist()))
     assert sorted_distinct(np.zeros(0, np.int64)).tolist() == []
+
+
+def test_taken_picks_by_numpy_indexes_in_their_order():
+    from tapaco.core.arrays import taken
+
+    values = ["a", "b", "c", "d"]
+    assert taken(values, np.array([3, 0, 3, 1])) == ["d", "a", "d", "b"]
+    assert taken(values, np.zeros(0, np.int64)) == []
