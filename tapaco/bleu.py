@@ -13,7 +13,8 @@ sentence BLEU as hypothesis against an earlier kept sentence as reference exceed
   8 at a time, as uint64; n-grams by sorting packed uint64 (n-gram key, position);
 - the clipped n-gram matches of all same-set pairs come from the n-grams that rows of a set
   share, BLEU is computed from them with numpy, and scores within `_TOLERANCE` of the
-  threshold are recomputed with sacrebleu, so float rounding cannot flip a decision.
+  threshold are recomputed from the same statistics by sacrebleu's own `BLEU.compute_bleu`
+  (its float operations), so float rounding cannot flip a decision.
 """
 
 from __future__ import annotations
@@ -38,14 +39,15 @@ _MAX_BATCH_SIZE = 1 << 21
 _MAX_BATCH_PAIRS = 1 << 18
 # sacrebleu 13a's replacements of HTML entities, in its order.
 _ENTITIES = (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))
-# sacrebleu's TokenizerRegexp substitutions, verbatim; the first one, " \1 " around single ASCII
-# characters, runs as str.translate.
+# sacrebleu's TokenizerRegexp substitutions, their patterns verbatim; the first one, " \1 "
+# around single ASCII characters, runs as str.translate; the others' templates (r"\1 \2 ",
+# r" \1 \2", r"\1 \2 ") are written as functions, which Python 3.11 applies 2x faster.
 _ISOLATE_13A = re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])")
 _ISOLATE = {code: f" {chr(code)} " for code in range(0x80) if _ISOLATE_13A.match(chr(code))}
 _POST_13A = (
-    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),
-    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),
-    (re.compile(r"([0-9])(-)"), r"\1 \2 "),
+    (re.compile(r"([^0-9])([\.,])"), lambda match: f"{match[1]} {match[2]} "),
+    (re.compile(r"([\.,])([^0-9])"), lambda match: f" {match[1]} {match[2]}"),
+    (re.compile(r"([0-9])(-)"), lambda match: f"{match[1]} {match[2]} "),
 )
 # Masks of the n low bytes of a uint64.
 _LOW_BYTES = np.array([(1 << 8 * n) - 1 for n in range(9)], np.uint64)
@@ -99,8 +101,7 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
     over: list[tuple[np.ndarray, np.ndarray]] = []
     for lo, hi, fits in _batches(groups, texts):
         if fits:
-            over.append(_over_pairs(_Batch(groups, texts, tokenizer, lo, hi), texts, tokenizer,
-                                    max_bleu))
+            over.append(_over_pairs(_Batch(groups, texts, tokenizer, lo, hi), max_bleu))
         else:
             _walk_pairwise(keep, texts, tokenizer, max_bleu, lo, hi)
     for refs, hyps in over:  # by hyp, then ref: keep[ref] is final when read
@@ -286,8 +287,7 @@ def _walk_pairwise(keep: bytearray, texts: list[str], tokenizer: str, max_bleu: 
             keep[hyp] = 0
 
 
-def _over_pairs(batch: _Batch, texts: list[str], tokenizer: str,
-                max_bleu: float) -> tuple[np.ndarray, np.ndarray]:
+def _over_pairs(batch: _Batch, max_bleu: float) -> tuple[np.ndarray, np.ndarray]:
     """Rows (ref, hyp) of the batch's pairs scoring over `max_bleu`, ordered by hyp then ref."""
     if max_bleu < 0:  # every pair is over, even those without a match (score 0)
         ref, hyp = batch.pairs(np.arange(batch.n_pairs))
@@ -295,13 +295,20 @@ def _over_pairs(batch: _Batch, texts: list[str], tokenizer: str,
     matches = batch.matches()
     index = np.flatnonzero(matches[0] > 0)
     ref, hyp = batch.pairs(index)
-    score = _scores(matches[:, index], batch.length[hyp], batch.length[ref])
-    ref += batch.lo
-    hyp += batch.lo
-    for k in np.flatnonzero(np.abs(score - max_bleu) <= _TOLERANCE):
-        score[k] = sentence_bleu(texts[hyp[k]], texts[ref[k]], tokenizer)
+    matches, hyp_len, ref_len = matches[:, index], batch.length[hyp], batch.length[ref]
+    score = _scores(matches, hyp_len, ref_len)
+    for k in np.flatnonzero(np.abs(score - max_bleu) <= _TOLERANCE).tolist():
+        score[k] = _sacrebleu_score(matches[:, k].astype(np.int64).tolist(), int(hyp_len[k]),
+                                    int(ref_len[k]))
     over = score > max_bleu
-    return ref[over], hyp[over]
+    return ref[over] + batch.lo, hyp[over] + batch.lo
+
+
+def _sacrebleu_score(matches: list[int], hyp_len: int, ref_len: int) -> float:
+    """sacrebleu's own score of a pair from its statistics (its float operations, exactly)."""
+    totals = [max(hyp_len - order, 0) for order in range(_MAX_ORDER)]
+    return BLEU.compute_bleu(matches, totals, hyp_len, ref_len, smooth_method="floor",
+                             smooth_value=_SMOOTH_VALUE, effective_order=True).score
 
 
 def _scores(matches: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
