@@ -27,11 +27,14 @@ from tapaco.sentence_ids import numeric_keys
 @dataclass
 class SentenceGraph:
     """Component (set) id per vertex, and the sizes that stats report; the merged edges only
-    when asked for (splitting oversized sets needs them)."""
+    when asked for (splitting oversized sets needs them). `number` and `fraction` are each
+    vertex's numeric id keys; `row_rank` is its rank by (document, number, fraction, vertex),
+    the order of a set's rows."""
 
     set_id: np.ndarray
     number: np.ndarray
     fraction: np.ndarray
+    row_rank: np.ndarray
     edge_counts: dict[str, int]
     component_count: int
     edges: np.ndarray | None = None
@@ -89,16 +92,26 @@ def _distinct_edge_count(aligned_keys: np.ndarray, surface: np.ndarray) -> int:
 
 def _number_components(membership: np.ndarray, number: np.ndarray,
                        fraction: np.ndarray) -> np.ndarray:
-    """Component ids 0..C-1 ordered by each component's smallest (number, fraction, vertex)."""
-    order = lexicographic_order(number, fraction)
-    rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))
-    first_rank = np.full(membership.max(initial=-1) + 1, len(order), np.int64)
-    np.minimum.at(first_rank, membership, rank)
-    is_first = np.zeros(len(order) + 1, bool)
-    is_first[first_rank] = True
-    component_number = np.cumsum(is_first) - 1
-    return component_number[first_rank][membership]
+    """Component ids 0..C-1 ordered by each component's smallest (number, fraction, vertex):
+    that triple is found key by key, as per-component minima among the vertices that tie on
+    the keys before (no sort of the vertices, only of the components)."""
+    count = int(membership.max(initial=-1)) + 1
+    vertex = np.arange(len(membership))
+    candidates = vertex
+    smallest = []
+    for key in (number, fraction, vertex):
+        least = np.full(count, np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(least, membership[candidates], key[candidates])
+        smallest.append(least)
+        candidates = candidates[key[candidates] == least[membership[candidates]]]
+    return _ranks(lexicographic_order(*smallest))[membership]
+
+
+def _ranks(order: np.ndarray) -> np.ndarray:
+    """The rank of every row in an order of the rows."""
+    rank = np.empty(len(order), np.int32 if len(order) < 2**31 else np.int64)
+    rank[order] = np.arange(len(order), dtype=rank.dtype)
+    return rank
 
 
 def _merged_components(aligned: np.ndarray, surface: np.ndarray) -> np.ndarray:
@@ -112,15 +125,16 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     """Merge the three edge kinds, find connected components and number them.
 
     The components and distinct edges of the alignment edges are found by a second, fresh
-    process (sharing no pages with this one) while this one finds the surface edges and the
-    sentences' numeric keys; the surface edges then join those components (a graph as large as
-    the alignment components, not the sentences). A small corpus is not worth starting a
-    process for."""
+    process (sharing no pages with this one) while this one finds the surface edges, the
+    sentences' numeric keys and the order of rows within a set; the surface edges then join
+    those components (a graph as large as the alignment components, not the sentences). A
+    small corpus is not worth starting a process for."""
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
     with Fresh(components_and_edge_keys, corpus.vertex_count, corpus.edges,
                parallel=parallel) as aligned:
         surface = surface_edges(corpus.vertex_lang, corpus.texts, corpus.surface)
         number, fraction = numeric_keys(corpus.sides)
+        row_rank = _ranks(lexicographic_order(corpus.vertex_doc, number, fraction))
         aligned_components, aligned_keys = aligned.result()
     membership = _merged_components(aligned_components, surface)
     counts = {
@@ -132,4 +146,4 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     }
     edges = np.concatenate([corpus.edges, surface]).astype(np.int32) if keep_edges else None
     return SentenceGraph(_number_components(membership, number, fraction), number, fraction,
-                         counts, int(membership.max(initial=-1) + 1), edges)
+                         row_rank, counts, int(membership.max(initial=-1) + 1), edges)

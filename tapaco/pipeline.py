@@ -96,8 +96,7 @@ def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]
     lang_rank = _language_ranks(corpus, wanted)[corpus.vertex_lang]
     chosen = np.flatnonzero(lang_rank >= 0)
     order = chosen[lexicographic_order(lang_rank[chosen], graph.set_id[chosen],
-                                       corpus.vertex_doc[chosen], graph.number[chosen],
-                                       graph.fraction[chosen])]
+                                       graph.row_rank[chosen], distinct_last=True)]
     starts = group_starts(lang_rank[order], graph.set_id[order])
     return Rows(order, lang_rank[order], np.cumsum(starts) - 1)
 
@@ -257,11 +256,11 @@ def _without_graph_inputs(corpus: Corpus) -> Corpus:
 
 
 def _without_sort_keys(graph: SentenceGraph) -> SentenceGraph:
-    """The graph without what only sorting the rows and splitting sets read (numeric keys and
-    merged edges: ~125 MB at full scale), so that the process that runs the filters holds
-    less."""
+    """The graph without what only sorting the rows and splitting sets read (numeric keys, row
+    ranks and merged edges: ~150 MB at full scale), so that the process that runs the filters
+    holds less."""
     return replace(graph, number=np.zeros(0, np.int64), fraction=np.zeros(0, np.int64),
-                   edges=None)
+                   row_rank=np.zeros(0, np.int64), edges=None)
 
 
 def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,

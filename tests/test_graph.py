@@ -72,3 +72,22 @@ def test_distinct_edges_of_the_merged_graph_are_counted_once_either_way_round():
                     if edge[0] != edge[1]}
         found = _distinct_edge_count(distinct_edge_keys(aligned), surface)
         assert found == len(expected) and type(found) is int
+
+
+def test_components_are_numbered_by_their_smallest_number_fraction_and_vertex():
+    from tapaco.graph import _number_components
+    from tapaco.sentence_ids import NO_NUMBER
+
+    rng = np.random.default_rng(3)
+    for size, components, numbers in [(2000, 300, 50), (500, 500, 10), (40, 3, 2), (1, 1, 1)]:
+        membership = rng.permutation(np.arange(size) % components)
+        number = rng.integers(0, numbers, size)
+        number[rng.random(size) < 0.1] = NO_NUMBER
+        fraction = rng.integers(0, 3, size)
+        smallest = {}
+        for vertex, component in enumerate(membership.tolist()):
+            key = (int(number[vertex]), int(fraction[vertex]), vertex)
+            smallest[component] = min(smallest.get(component, key), key)
+        ordered = sorted(smallest, key=smallest.__getitem__)
+        expected = [ordered.index(component) for component in membership.tolist()]
+        assert _number_components(membership, number, fraction).tolist() == expected

@@ -23,34 +23,45 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-def _packed_order(keys: list[np.ndarray], widths: list[int], index_bits: int) -> np.ndarray:
-    """Row indexes sorted by the keys (shifted to start at 0, and fitting in 64 bits with the
-    row index), then by index."""
-    packed = np.arange(len(keys[0]), dtype=np.uint64)
-    shift = index_bits
+def _sorted_packed(keys: list[np.ndarray], widths: list[int], low: np.ndarray,
+                   low_bits: int) -> np.ndarray:
+    """The keys (shifted to start at 0) packed above `low` in its `low_bits` bits, one uint64
+    a row, sorted; what the low bits then hold."""
+    packed = low.astype(np.uint64)
+    shift = low_bits
     for key, width in zip(keys[::-1], widths[::-1]):
         packed |= key.astype(np.uint64) << np.uint64(shift)
         shift += width
     packed.sort()
-    mask = np.uint64((1 << index_bits) - 1) if index_bits else np.uint64(0)
-    return (packed & mask).astype(np.int64)
+    return (packed & np.uint64((1 << low_bits) - 1)).astype(np.int64)
+
+
+def _packed_order(keys: list[np.ndarray], widths: list[int], index_bits: int) -> np.ndarray:
+    """Row indexes sorted by the keys (shifted to start at 0, and fitting in 64 bits with the
+    row index), then by index."""
+    return _sorted_packed(keys, widths, np.arange(len(keys[0])), index_bits)
 
 
 def _from_zero(key: np.ndarray, low: int) -> np.ndarray:
     return key - low if low else key
 
 
-def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
+def lexicographic_order(*keys: np.ndarray, distinct_last: bool = False) -> np.ndarray:
     """Row indexes sorted by keys[0], then keys[1], ..., then row index (non-negative keys).
 
     Keys too wide to pack together with the row index are sorted in blocks that fit, last
-    block first, each a stable packed sort of the order so far (a radix sort by blocks)."""
+    block first, each a stable packed sort of the order so far (a radix sort by blocks).
+    `distinct_last`: the last key differs from row to row, so the keys alone say where each row
+    goes; where they fit in 64 bits, one sort of them then orders the rows."""
     count = len(keys[0])
     index_bits = max(count - 1, 0).bit_length()
     keys = [np.asarray(key, np.int64) for key in keys]
     lows = [int(key.min()) if count else 0 for key in keys]
     widths = [(int(key.max()) - low).bit_length() if count else 0
               for key, low in zip(keys, lows)]
+    if distinct_last and count and sum(widths) <= 64:
+        return _order_by_distinct_last([_from_zero(key, low) for key, low in zip(keys, lows)],
+                                       widths)
     if max(widths, default=0) + index_bits > 64:
         return np.lexsort([np.arange(count)] + [key - low for key, low in zip(keys, lows)][::-1])
     blocks: list[list[int]] = [[]]
@@ -66,6 +77,18 @@ def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
         del picked
         order = step if order is None else order[step]
     return order
+
+
+def _order_by_distinct_last(keys: list[np.ndarray], widths: list[int]) -> np.ndarray:
+    """Rows sorted by keys (from 0, fitting in 64 bits together) whose last key is distinct:
+    the packed keys are sorted, and each row is found again by its last key."""
+    last = keys[-1]
+    row_of = np.zeros(int(last.max()) + 1, np.int64)
+    rows = np.arange(len(last))
+    row_of[last] = rows
+    if not np.array_equal(row_of[last], rows):
+        raise ValueError("distinct_last: the last key repeats")
+    return row_of[_sorted_packed(keys[:-1], widths[:-1], last, widths[-1])]
 
 
 def next_at_or_after(positions: np.ndarray, after: np.ndarray) -> np.ndarray:

@@ -36,6 +36,23 @@ def test_lexicographic_order_of_keys_wider_than_a_word_matches_sorted_tuples():
     assert lexicographic_order(wide, keys[0]).tolist() == expected
 
 
+def test_lexicographic_order_with_a_distinct_last_key_matches_sorted_tuples():
+    """One sort of the keys alone where they fit in a word (a shuffled rank from 5 as last
+    key); blocks with the row index where they do not; a repeated last key is refused."""
+    import pytest
+
+    rng = np.random.default_rng(4)
+    for high in (3, 2**20, 2**44, 2**60):
+        a, b = rng.integers(0, 4, 700), rng.integers(0, high, 700)
+        last = rng.permutation(700) + 5
+        expected = sorted(range(700), key=lambda i: (a[i], b[i], last[i]))
+        assert lexicographic_order(a, b, last, distinct_last=True).tolist() == expected
+        assert lexicographic_order(a, b, last).tolist() == expected
+    with pytest.raises(ValueError, match="repeats"):
+        lexicographic_order(np.zeros(3, np.int64), np.array([0, 1, 1]), distinct_last=True)
+    assert lexicographic_order(np.zeros(0, np.int64), distinct_last=True).tolist() == []
+
+
 def test_group_starts():
     a = np.array([1, 1, 2, 2, 2])
     b = np.array([0, 1, 1, 1, 3])
