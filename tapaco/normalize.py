@@ -8,9 +8,8 @@
 
 Both tables are built once over all of Unicode; ASCII text takes a fast path, so keying
 millions of sentences costs well under a microsecond each. :class:`SurfaceHashes` holds the
-surface keys of many texts as hashes, computed in numpy over their bytes: the reading processes
-compute them while the texts are at hand, so the graph step does not walk millions of texts
-again.
+surface keys of many texts as hashes: the reading processes compute them while the texts are
+at hand, so the graph step does not walk millions of texts again.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
-from itertools import islice
 
 import numpy as np
 import regex
@@ -147,94 +145,42 @@ def surface_keys(texts: Iterable[str]) -> list[str]:
             .replace("!", ".") for text in texts]
 
 
-# A surface key hashes as the sum of its UTF-8 bytes times powers of an odd base (byte i times
-# _HASH_BASE**i, modulo 2**64), xor its length times another constant: computed in numpy over
-# many keys at once, and the same in every process (Python's str hashes are salted per
-# interpreter). Collisions cost time, not correctness: the graph checks every edge's keys.
-_HASH_BASE = 0x100000001B3
-_HASH_LENGTH = 0x9E3779B97F4A7C15
-_HASH_TEXTS = 1 << 14  # texts hashed together: their arrays stay a few MB
-_base_powers_table = [np.ones(1, np.uint64)]
-
-
-def _base_powers(count: int) -> np.ndarray:
-    """_HASH_BASE**i modulo 2**64 for i in 0..count-1 (at least), kept for the next call."""
-    powers = _base_powers_table[0]
-    while len(powers) < count:
-        powers = np.concatenate([powers, powers * np.uint64(pow(_HASH_BASE, len(powers), 1 << 64))])
-    _base_powers_table[0] = powers
-    return powers
-
-
-def _concatenated_hashes(data: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The hashes of the byte strings laid end to end in `data` (uint8), of these lengths."""
-    starts = np.cumsum(lengths) - lengths
-    sums = np.zeros(len(lengths), np.uint64)
-    nonempty = np.flatnonzero(lengths)
-    if len(nonempty):
-        position = np.arange(len(data)) - np.repeat(starts, lengths)
-        terms = data.astype(np.uint64) * _base_powers(int(lengths.max()))[position]
-        sums[nonempty] = np.add.reduceat(terms, starts[nonempty])
-    return sums ^ (lengths.astype(np.uint64) * np.uint64(_HASH_LENGTH))
-
-
-def _encoded(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
-
-
-def _punctuation_mapped(texts: list[str], joined: str) -> str:
-    """The texts `joined`, their non-ASCII punctuation mapped as :func:`surface_key` maps it:
-    on the joined string where most texts are not ASCII, else text by text (the pattern scans
-    long ASCII runs 2-3x slower than checking texts with str.isascii)."""
-    if joined.isascii():
-        return joined
-    plain = [text.isascii() for text in texts]
-    if sum(plain) * 2 < len(texts):
-        return _surface_pattern().sub(_surface_replacement, joined)
-    replace_non_ascii = partial(_surface_pattern().sub, _surface_replacement)
-    return "\n".join([text if ascii_text else replace_non_ascii(text)
-                      for text, ascii_text in zip(texts, plain)])
-
-
-def _surface_hashes_of_batch(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Hashes and byte lengths of the texts' surface keys: keyed as one joined string, whose
-    separators are then dropped from its bytes (one by one where a text holds a newline)."""
-    joined = "\n".join(texts)
-    if joined.count("\n") != len(texts) - 1:
-        encoded = [_encoded(key) for key in surface_keys(texts)]
-        data = np.frombuffer(b"".join(encoded), np.uint8)
-        lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
-    else:
-        keys = _punctuation_mapped(texts, joined).replace('"', "").replace("!", ".")
-        data = np.frombuffer(_encoded(keys), np.uint8)
-        separator = data == ord("\n")
-        lengths = np.diff(np.flatnonzero(separator), prepend=-1, append=len(data)) - 1
-        data = data[~separator]
-    return _concatenated_hashes(data, lengths), lengths
+# Python salts str hashes per interpreter: hashes compare only within a process and its forks.
+_SALT_PROBE = "tapaco surface key"
 
 
 @dataclass(frozen=True)
 class SurfaceHashes:
-    """The hash of each text's surface key (int64) and whether that key is nonempty."""
+    """``hash()`` of each text's surface key (int64) and whether that key is nonempty."""
 
     hashes: np.ndarray
     nonempty: np.ndarray
+    salt: int
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> SurfaceHashes:
-        texts = iter(texts)
-        hashes, lengths = [np.zeros(0, np.uint64)], [np.zeros(0, np.int64)]
-        while batch := list(islice(texts, _HASH_TEXTS)):
-            batch_hashes, batch_lengths = _surface_hashes_of_batch(batch)
-            hashes.append(batch_hashes)
-            lengths.append(batch_lengths)
-        return cls(np.concatenate(hashes).view(np.int64), np.concatenate(lengths) > 0)
+        keys = surface_keys(texts)
+        hashes = np.fromiter(map(hash, keys), np.int64, len(keys))
+        # an empty key hashes as "" does: only keys with that hash need looking at
+        nonempty = hashes != hash("")
+        maybe_empty = np.flatnonzero(~nonempty).tolist()
+        nonempty[maybe_empty] = [keys[index] != "" for index in maybe_empty]
+        return cls(hashes, nonempty, hash(_SALT_PROBE))
 
     @classmethod
     def concatenate(cls, parts: Sequence[SurfaceHashes]) -> SurfaceHashes:
-        """One row after another."""
-        return cls(np.concatenate([np.zeros(0, np.int64), *(part.hashes for part in parts)]),
-                   np.concatenate([np.zeros(0, bool), *(part.nonempty for part in parts)]))
+        """One row after another; parts hashed by another interpreter are refused."""
+        salt = hash(_SALT_PROBE)
+        if any(part.salt != salt for part in parts):
+            raise ValueError("surface hashes from another interpreter (another str hash salt)")
+        if not parts:
+            return cls(np.zeros(0, np.int64), np.zeros(0, bool), salt)
+        return cls(np.concatenate([part.hashes for part in parts]),
+                   np.concatenate([part.nonempty for part in parts]), salt)
 
     def take(self, rows: np.ndarray) -> SurfaceHashes:
-        return SurfaceHashes(self.hashes[rows], self.nonempty[rows])
+        return SurfaceHashes(self.hashes[rows], self.nonempty[rows], self.salt)
+
+    def usable(self) -> bool:
+        """Whether these hashes compare with hashes made in this process."""
+        return self.salt == hash(_SALT_PROBE)
