@@ -107,3 +107,17 @@ def test_documents_are_weighed_by_their_size_and_sides(tmp_path):
                        "bb/t.xml": sizes["bb"] // _BYTES_PER_SIDE + 3, "cc/none.xml": 1}
     assert _halfway([5, 1, 1, 1, 1, 1]) == 1
     assert _halfway([1, 1, 1, 1], 0.5) == 2 and _halfway([1, 1, 1, 1], 0.8) == 4
+
+
+def test_surface_hashes_of_document_moses_and_multi_id_sides(tmp_path, shared_data):
+    """Sides whose texts come from documents (hashed in document order), from Moses lines (a
+    document no file holds, an id a document lacks) and from several ids: every hash is the
+    hash of the side's own surface key."""
+    from test_build import _mixed_forms_release
+
+    for root in (_mixed_forms_release(tmp_path / "opus"), shared_data / "opus-rf"):
+        corpus = read_corpus(root, BadInputLog(), Progress(enabled=False), parallel=False)
+        keys = [surface_key(text) for text in corpus.texts]
+        assert corpus.surface.hashes.tolist() == [hash(key) for key in keys]
+        assert corpus.surface.nonempty.tolist() == [key != "" for key in keys]
+    assert corpus.counts.multi_id_sides > 0
