@@ -157,9 +157,9 @@ def _near_identical_keys_kept(group: np.ndarray, texts: list[str]) -> np.ndarray
     at a time (the keys of all sentences at once would cost ~0.4 GB at full scale)."""
     keep = np.ones(len(group), bool)
     for start, end in _group_chunks(group, _CHUNK_ROWS):
-        codes = string_codes(near_identical_keys(texts[start:end]))
-        frame = pd.DataFrame({"group": group[start:end], "key": codes})
-        keep[start:end] = ~frame.duplicated().to_numpy()
+        codes = string_codes(near_identical_keys(texts[start:end]))  # below end - start
+        pairs = group[start:end].astype(np.int64) * (end - start) + codes
+        keep[start:end] = ~pd.Series(pairs).duplicated().to_numpy()
     return keep
 
 
