@@ -181,14 +181,6 @@ class SurfaceHashes:
     def take(self, rows: np.ndarray) -> SurfaceHashes:
         return SurfaceHashes(self.hashes[rows], self.nonempty[rows], self.salt)
 
-    def replaced(self, rows: np.ndarray, other: SurfaceHashes) -> SurfaceHashes:
-        """These hashes with `other`'s in the given rows."""
-        if other.salt != self.salt:
-            raise ValueError("surface hashes from another interpreter (another str hash salt)")
-        hashes, nonempty = self.hashes.copy(), self.nonempty.copy()
-        hashes[rows], nonempty[rows] = other.hashes, other.nonempty
-        return SurfaceHashes(hashes, nonempty, self.salt)
-
     def usable(self) -> bool:
         """Whether these hashes compare with hashes made in this process."""
         return self.salt == hash(_SALT_PROBE)

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tapaco.core.arrays import sorted_distinct, taken
+from tapaco.core.arrays import taken
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.forked import Forked
 from tapaco.core.opus import (
@@ -238,13 +238,10 @@ class _DocumentTexts:
     lists: list[str]
     tags: list[str]
     valid: np.ndarray
-    surface: SurfaceHashes | None = None  # None once sent by the second process (sent apart)
 
     @classmethod
     def empty(cls, size: int) -> _DocumentTexts:
-        texts = [""] * size
-        return cls(texts, [""] * size, [""] * size, np.zeros(size, bool),
-                   SurfaceHashes.of(texts))
+        return cls([""] * size, [""] * size, [""] * size, np.zeros(size, bool))
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -288,30 +285,14 @@ def _document_texts(document: _Document, store: DocumentStore, table: SideTable,
     counts.document_sentences += len(found.sentences)
     sentences = found.sentences
     index = SentenceIndex(found.keys(table))
-    positions = index.positions(sides)
-    indexes = positions.tolist()
-    # hashed in document order, where the texts were just made: the same texts picked by side
-    # lie scattered in memory, and reading each one costs a cache miss
+    indexes = index.positions(sides).tolist()
     result = _DocumentTexts(_picked_values(sentences.texts, indexes),
                             _picked_values(sentences.lists, indexes),
-                            _picked_values(sentences.tags, indexes), np.ones(len(sides), bool),
-                            _side_hashes(sentences.texts, positions))
-    several = np.flatnonzero(positions < 0)
-    for number in several.tolist():
+                            _picked_values(sentences.tags, indexes), np.ones(len(sides), bool))
+    for number in np.flatnonzero(np.array(indexes, np.int64) < 0).tolist():
         _multi_id_side(result, number, table.text(sides[number]), index, found,
                        document.moses_texts.get(int(sides[number])), table, log, counts)
-    if len(several):
-        result.surface = result.surface.replaced(
-            several, SurfaceHashes.of([result.texts[number] for number in several.tolist()]))
     return result
-
-
-def _side_hashes(texts: list[str], positions: np.ndarray) -> SurfaceHashes:
-    """The surface hashes of the texts at these positions (-1: a placeholder, to be replaced),
-    each linked text hashed once, in document order."""
-    linked = sorted_distinct(positions[positions >= 0])
-    hashed = SurfaceHashes.of(_picked_values(texts, linked.tolist()) + [""])
-    return hashed.take(np.where(positions >= 0, np.searchsorted(linked, positions), len(linked)))
 
 
 def _picked_values(values: list[str], indexes: list[int]) -> list[str]:
@@ -335,7 +316,6 @@ def _moses_texts(document: _Document, store: DocumentStore, log: BadInputLog) ->
             result.valid[number] = True
     if not result.valid.all():
         log.report(store.missing(document.name))
-    result.surface = SurfaceHashes.of(result.texts)
     return result
 
 
@@ -424,7 +404,7 @@ def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: Si
 
 
 def _surface_of(parts: list[_DocumentTexts]) -> SurfaceHashes:
-    return SurfaceHashes.concatenate([part.surface for part in parts])
+    return SurfaceHashes.of(chain.from_iterable(part.texts for part in parts))
 
 
 def _texts_apart(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
