@@ -104,7 +104,7 @@ def _number_components(membership: np.ndarray, number: np.ndarray,
         np.minimum.at(least, membership[candidates], key[candidates])
         smallest.append(least)
         candidates = candidates[key[candidates] == least[membership[candidates]]]
-    return _ranks(lexicographic_order(*smallest))[membership]
+    return _ranks(lexicographic_order(*smallest)).astype(np.int64)[membership]
 
 
 def _ranks(order: np.ndarray) -> np.ndarray:
