@@ -18,7 +18,7 @@ import pandas as pd
 
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
 from tapaco.core.arrays import group_starts, string_codes, taken
-from tapaco.core.forked import in_two_processes
+from tapaco.core.forked import JoinedTexts, in_two_processes
 from tapaco.core.options import check_range
 from tapaco.normalize import near_identical_keys
 
@@ -74,10 +74,6 @@ def _run_sizes(group: np.ndarray) -> np.ndarray:
     return np.bincount(run)[run] if len(run) else run
 
 
-def _group_sizes(rows: Rows) -> np.ndarray:
-    return _run_sizes(rows.group)
-
-
 def _surviving(group: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """The rows :func:`_apply` keeps of `keep`: kept rows of sets keeping at least two."""
     kept = np.flatnonzero(keep)
@@ -121,20 +117,6 @@ def _middle_set_start(group: np.ndarray, first_share: float = 0.5) -> int:
     return int(later[0]) if len(later) else len(group)
 
 
-class _JoinedTexts(list):
-    """A list of texts that pickles as one joined string: 5x faster than item by item."""
-
-    def __reduce__(self):  # noqa: ANN204 - pickle's protocol
-        joined = "\n".join(self)
-        if joined.count("\n") != max(len(self) - 1, 0):
-            return list, (list(self),)
-        return _split_lines, (joined, len(self))
-
-
-def _split_lines(joined: str, count: int) -> list[str]:
-    return joined.split("\n") if count else []
-
-
 def _by_halves(keep_of: Callable[..., tuple[np.ndarray, ...]], group: np.ndarray,
                *per_row: Sequence, minimum: int = _PARALLEL_ROWS) -> tuple[np.ndarray, ...]:
     """`keep_of(group, *per_row)` (masks over the rows) of whole sets, the second part of the
@@ -145,7 +127,7 @@ def _by_halves(keep_of: Callable[..., tuple[np.ndarray, ...]], group: np.ndarray
     through a pipe)."""
     cut = _middle_set_start(group, _FIRST_ROWS_SHARE)
     first = (group[:cut], *(values[:cut] for values in per_row))
-    second = (group[cut:], *(_JoinedTexts(values[cut:]) if isinstance(values, list)
+    second = (group[cut:], *(JoinedTexts(values[cut:]) if isinstance(values, list)
                               else values[cut:] for values in per_row))
     parallel = len(group) >= minimum and 0 < cut < len(group)
     halves = in_two_processes(keep_of, first, second, parallel, fresh=True)
@@ -157,7 +139,8 @@ def _near_identical_keys_kept(group: np.ndarray, texts: list[str]) -> np.ndarray
     at a time (the keys of all sentences at once would cost ~0.4 GB at full scale)."""
     keep = np.ones(len(group), bool)
     for start, end in _group_chunks(group, _CHUNK_ROWS):
-        codes = string_codes(near_identical_keys(texts[start:end]))  # below end - start
+        # codes are below end - start, so each (set, code) packs into one int64
+        codes = string_codes(near_identical_keys(texts[start:end]))
         pairs = group[start:end].astype(np.int64) * (end - start) + codes
         keep[start:end] = ~pd.Series(pairs).duplicated().to_numpy()
     return keep
@@ -189,9 +172,9 @@ def apply_filters(rows: Rows, texts: list[str], languages: list[str],
     if funnel is None:
         funnel = Funnel(languages)
         funnel.record("components split by language", rows, 0, 0)
-    sizes = _group_sizes(rows)
+    sizes = _run_sizes(rows.group)
     rows = _apply(funnel, "(a) single-sentence sets", rows, sizes >= 2)
-    sizes = _group_sizes(rows)
+    sizes = _run_sizes(rows.group)
     rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
                   sizes <= options.max_set_size)
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])

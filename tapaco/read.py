@@ -26,7 +26,7 @@ import pandas as pd
 
 from tapaco.core.arrays import taken
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import Forked
+from tapaco.core.forked import Forked, JoinedTexts
 from tapaco.core.opus import (
     AlignmentSource,
     Document,
@@ -374,34 +374,25 @@ def _sparse(values: list[str]) -> dict[int, str]:
 
 @dataclass
 class _Packed:
-    """A document's texts as one string (for the pipe between processes: one object, not one
-    per sentence; a list where a text holds the separator), its lists and tags by row where
-    not empty."""
+    """A document's texts for the pipe between processes (one joined string, not one object
+    per sentence), its lists and tags by row where not empty."""
 
-    count: int
-    joined: str | None
-    texts: list[str] | None
+    texts: JoinedTexts
     lists: dict[int, str]
     tags: dict[int, str]
     valid: np.ndarray
 
     @classmethod
     def of(cls, part: _DocumentTexts) -> _Packed:
-        count = len(part.texts)
-        joined = "\n".join(part.texts)
-        whole = joined.count("\n") == max(count - 1, 0)
-        return cls(count, joined if whole else None, None if whole else part.texts,
-                   _sparse(part.lists), _sparse(part.tags), part.valid)
+        return cls(JoinedTexts(part.texts), _sparse(part.lists), _sparse(part.tags), part.valid)
 
     def unpacked(self) -> _DocumentTexts:
-        texts = self.texts
-        if texts is None:
-            texts = self.joined.split("\n") if self.count else []
-        lists, tags = [""] * self.count, [""] * self.count
+        count = len(self.texts)
+        lists, tags = [""] * count, [""] * count
         for values, sparse in ((lists, self.lists), (tags, self.tags)):
             for index, value in sparse.items():
                 values[index] = value
-        return _DocumentTexts(texts, lists, tags, self.valid)
+        return _DocumentTexts(list(self.texts), lists, tags, self.valid)
 
 
 def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,

@@ -96,13 +96,3 @@ def test_filters_in_two_processes_decide_as_in_one(monkeypatch):
     steps = {step["step"]: step for step in results[0][2]}
     assert steps["(c) near-identical sentences"]["sentences_removed"] > 0
     assert steps["(d) sentence BLEU over 50"]["sentences_removed"] > 0
-
-
-@pytest.mark.parametrize("texts", [[], [""], ["a", "b"], ["a\nb", "c"], ["", "", "x"]])
-def test_texts_sent_to_the_second_process_come_back_the_same(texts):
-    import pickle
-
-    from tapaco.filters import _JoinedTexts
-
-    back = pickle.loads(pickle.dumps(_JoinedTexts(texts)))
-    assert back == texts and type(back) is list
