@@ -188,16 +188,16 @@ def _add_chunk(builder: _Builder, chunk: TextChunk, ref: FileRef) -> None:
     builder.add(ids, texts, lists, tags)
 
 
-_LT, _GT, _QUOTE, _SLASH, _LETTER_S, _NEWLINE, _AMPERSAND = (ord(c) for c in '<>"/s\n&')
+_LT, _GT, _QUOTE, _SLASH, _LETTER_S, _NEWLINE, _AMPERSAND, _TAB, _SPACE = (
+    ord(c) for c in '<>"/s\n&\t ')
 _LISTS, _TAGS = np.frombuffer(b' lists="', np.uint8), np.frombuffer(b' tags="', np.uint8)
 _OPEN = np.frombuffer(b'<s id="', np.uint8)
 _AFTER_S = np.zeros(256, bool)
 _AFTER_S[[ord(c) for c in " >/\n\t\r"]] = True
-_MARKED = np.zeros(256, bool)  # a text holding one of these takes the general path
-_MARKED[[ord(c) for c in "\n\t"]] = True
-# XML's predefined entities, "&amp;" last: replaced in this order they decode as html.unescape
-# does, provided every "&" of the text opens one of them.
-_XML_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
+# XML's predefined entities: where every "&" of a text opens one of them, decoding each where
+# it starts gives what html.unescape gives
+_XML_ENTITY_BYTES = ((b"&lt;", b"<"), (b"&gt;", b">"), (b"&quot;", b'"'), (b"&apos;", b"'"),
+                     (b"&amp;", b"&"))
 # what str.strip() removes, as UTF-8: a text starting or ending with one of these is stripped
 # by the general path
 _SPACES = [np.frombuffer(char.encode(), np.uint8)
@@ -234,17 +234,62 @@ def _holding(positions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.
     return np.searchsorted(positions, starts) < np.searchsorted(positions, ends)
 
 
-def decoded_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The byte ranges [starts, ends) of `data` as strings, decoded at once: ascending ranges
-    with no newline inside, each followed by at least one byte of its own (overwritten by the
-    newline that separates them)."""
+@dataclass
+class _Entities:
+    """XML entities inside byte ranges: where each starts (its "&"), its length in bytes, the
+    byte it decodes to, and the range holding it."""
+
+    at: np.ndarray
+    length: np.ndarray
+    char: np.ndarray
+    holder: np.ndarray
+
+
+def _xml_entities(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> _Entities | None:
+    """The XML entities of the ascending ranges [starts, ends); None if some "&" in them opens
+    none (as in no file OPUS writes: another entity may decode to a space)."""
+    at = np.flatnonzero(data == _AMPERSAND)
+    holder = np.searchsorted(starts, at, side="right") - 1
+    inside = holder >= 0
+    inside[inside] = at[inside] < ends[holder[inside]]
+    at, holder = at[inside], holder[inside]
+    length, char = np.zeros(len(at), np.int64), np.zeros(len(at), np.uint8)
+    last = len(data) - 1
+    for entity, decoded in _XML_ENTITY_BYTES:
+        found = length == 0
+        for offset, byte in enumerate(entity[1:], 1):
+            found &= data[np.minimum(at + offset, last)] == byte
+        length[found], char[found] = len(entity), decoded[0]
+    return None if (length == 0).any() else _Entities(at, length, char, holder)
+
+
+def _joined_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                   entities: _Entities | None = None) -> bytes:
+    """The byte ranges [starts, ends) of `data` joined, each followed by a newline, `entities`
+    inside them decoded: ascending ranges with no newline inside, each followed by at least one
+    byte of its own (overwritten by the newline)."""
     cuts = np.column_stack([starts, ends + 1]).ravel()
     lengths = np.diff(cuts, prepend=0, append=len(data))
     inside = np.zeros(len(lengths), bool)
     inside[1::2] = True
-    joined = data[np.repeat(inside, lengths)]
-    joined[np.cumsum(ends - starts + 1) - 1] = ord("\n")
-    return joined.tobytes().decode("utf-8").split("\n")[:-1]
+    keep = np.repeat(inside, lengths)
+    sizes = ends - starts + 1
+    if entities is not None and len(entities.at):
+        tails = entities.length - 1  # the bytes after each "&", dropped
+        firsts = entities.at + 1 - (np.cumsum(tails) - tails)
+        keep[np.repeat(firsts, tails) + np.arange(tails.sum())] = False
+        sizes = sizes - np.bincount(entities.holder, tails, len(starts)).astype(np.int64)
+    joined = data[keep]
+    joined[np.cumsum(sizes) - 1] = _NEWLINE
+    if entities is not None:
+        joined[np.flatnonzero(joined == _AMPERSAND)] = entities.char
+    return joined.tobytes()
+
+
+def decoded_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The byte ranges [starts, ends) of `data` as strings, decoded at once (ranges as
+    :func:`_joined_ranges` takes them)."""
+    return _joined_ranges(data, starts, ends).decode("utf-8").split("\n")[:-1]
 
 
 @dataclass
@@ -330,32 +375,23 @@ def _attribute_lists(data: np.ndarray, layout: _Layout) -> tuple[list[str], list
 
 
 def _texts(data: np.ndarray, raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The texts of the bodies [starts, ends): decoded together; entities of texts needing
-    nothing else decoded together too (:func:`_decode_entities`); texts that need space
+    """The texts of the bodies [starts, ends): decoded together, their XML entities too where
+    every "&" opens one (else the texts holding one are read one by one); texts that need space
     collapsing or stripping one by one."""
-    flags = _MARKED[data]
-    flags[:-1] |= (data[:-1] == 32) & (data[1:] == 32)
+    spaces = data == _SPACE
+    flags = (data == _NEWLINE) | (data == _TAB)
+    flags[:-1] |= spaces[:-1] & spaces[1:]
     marked = _holding(np.flatnonzero(flags), starts, ends) | _space_at_an_end(data, starts, ends)
-    texts = decoded_ranges(data, starts, np.where(marked, starts, ends))
-    entities = np.flatnonzero(_holding(np.flatnonzero(data == ord("&")), starts, ends)
-                              & ~marked).tolist()
-    for index, text in zip(entities, _decode_entities([texts[i] for i in entities])):
-        texts[index] = text
+    plain_ends = np.where(marked, starts, ends)
+    entities = _xml_entities(data, starts, plain_ends)
+    texts = _joined_ranges(data, starts, plain_ends, entities).decode("utf-8").split("\n")[:-1]
+    if entities is None:
+        holding = _holding(np.flatnonzero(data == _AMPERSAND), starts, plain_ends)
+        for index in np.flatnonzero(holding).tolist():
+            texts[index] = sentence_text(texts[index])
     for index in np.flatnonzero(marked).tolist():
         texts[index] = _plain_text(raw[starts[index]:ends[index]].decode("utf-8"))
     return texts
-
-
-def _decode_entities(texts: list[str]) -> list[str]:
-    """:func:`sentence_text` of texts holding "&" but no newline, tab, double space or space at
-    an end: by str.replace on all of them joined where every "&" opens an XML entity (as in
-    the files OPUS writes), else one by one (other entities may decode to spaces)."""
-    joined = "\n".join(texts)
-    if joined.count("&") != sum(joined.count(entity) for entity, _ in _XML_ENTITIES):
-        return list(map(sentence_text, texts))
-    for entity, char in _XML_ENTITIES:
-        joined = joined.replace(entity, char)
-    return joined.split("\n") if texts else []
 
 
 def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
