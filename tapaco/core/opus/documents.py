@@ -234,6 +234,10 @@ def _holding(positions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.
     return np.searchsorted(positions, starts) < np.searchsorted(positions, ends)
 
 
+# Ranges covering less than 1/this of the data are gathered by index, not by a mask over it all.
+_GATHER_BELOW = 8
+
+
 @dataclass
 class _Entities:
     """XML entities inside byte ranges: where each starts (its "&"), its length in bytes, the
@@ -268,12 +272,17 @@ def _joined_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     """The byte ranges [starts, ends) of `data` joined, each followed by a newline, `entities`
     inside them decoded: ascending ranges with no newline inside, each followed by at least one
     byte of its own (overwritten by the newline)."""
+    sizes = ends - starts + 1
+    if entities is None and sizes.sum() * _GATHER_BELOW < len(data):
+        firsts = starts - (np.cumsum(sizes) - sizes)
+        joined = data[np.repeat(firsts, sizes) + np.arange(sizes.sum())]
+        joined[np.cumsum(sizes) - 1] = _NEWLINE
+        return joined.tobytes()
     cuts = np.column_stack([starts, ends + 1]).ravel()
     lengths = np.diff(cuts, prepend=0, append=len(data))
     inside = np.zeros(len(lengths), bool)
     inside[1::2] = True
     keep = np.repeat(inside, lengths)
-    sizes = ends - starts + 1
     if entities is not None and len(entities.at):
         tails = entities.length - 1  # the bytes after each "&", dropped
         firsts = entities.at + 1 - (np.cumsum(tails) - tails)
@@ -397,8 +406,6 @@ def _texts(data: np.ndarray, raw: bytes, starts: np.ndarray, ends: np.ndarray) -
 def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
     """Read a chunk of plain raw sentences with numpy; False (nothing added) if it is not one."""
     raw = chunk.data
-    if b"<w" in raw or b"<time" in raw:
-        return False
     data = np.frombuffer(raw, np.uint8)
     layout = _layout(data)
     if layout is None:
