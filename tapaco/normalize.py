@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 
@@ -145,6 +145,68 @@ def surface_keys(texts: Iterable[str]) -> list[str]:
             .replace("!", ".") for text in texts]
 
 
+@cache
+def _changed_code_points() -> np.ndarray:
+    """Whether :func:`surface_key` changes each code point."""
+    changed = np.zeros(sys.maxunicode + 1, bool)
+    changed[list(_surface_table())] = True
+    return changed
+
+
+@cache
+def _changed_first_bytes() -> list[tuple[int, int]]:
+    """Runs [low, high] of the first UTF-8 bytes of the characters :func:`surface_key`
+    changes."""
+    runs: list[list[int]] = []
+    for byte in sorted({chr(code).encode()[0] for code in _surface_table()}):
+        if runs and runs[-1][1] == byte - 1:
+            runs[-1][1] = byte
+        else:
+            runs.append([byte, byte])
+    return [(low, high) for low, high in runs]
+
+
+def _code_points_at(data: np.ndarray, leads: np.ndarray) -> np.ndarray:
+    """The code point of each UTF-8 sequence of two or more bytes starting at `leads`."""
+    last = len(data) - 1
+    lead = data[leads].astype(np.int32)
+    b1, b2, b3 = ((data[np.minimum(leads + k, last)] & 0x3F).astype(np.int32) for k in (1, 2, 3))
+    return np.where(lead < 0xE0, ((lead & 0x1F) << 6) | b1,
+                    np.where(lead < 0xF0, ((lead & 0x0F) << 12) | (b1 << 6) | b2,
+                             ((lead & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))
+
+
+def _changed_at(data: np.ndarray) -> np.ndarray:
+    """Offsets in UTF-8 `data` of every character :func:`surface_key` changes: the bytes that
+    may begin one (compared by runs, faster than a table lookup per byte), then the code points
+    of the non-ASCII ones looked up."""
+    may_begin = np.zeros(len(data), bool)
+    for low, high in _changed_first_bytes():
+        may_begin |= (data == low) if low == high else (data >= low) & (data <= high)
+    at = np.flatnonzero(may_begin)
+    is_ascii = data[at] < 0x80
+    wide = at[~is_ascii]
+    return np.concatenate([at[is_ascii], wide[_changed_code_points()[_code_points_at(data, wide)]]])
+
+
+class SurfaceHasher:
+    """``hash()`` of texts' surface keys as documents are read (a
+    :class:`tapaco.core.opus.documents.TextHasher`): a text whose key is the text itself, as
+    most are, is hashed as it is, and only the others are keyed."""
+
+    def texts(self, texts: list[str]) -> np.ndarray:
+        return np.fromiter(map(hash, surface_keys(texts)), np.int64, len(texts))
+
+    def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
+        hashes = np.fromiter(map(hash, texts), np.int64, len(texts))
+        data = np.frombuffer(joined, np.uint8)
+        keyed = ~exact
+        keyed[np.searchsorted(np.flatnonzero(data == ord("\n")), _changed_at(data))] = True
+        for index in np.flatnonzero(keyed).tolist():
+            hashes[index] = hash(surface_key(texts[index]))
+        return hashes
+
+
 # Python salts str hashes per interpreter: hashes compare only within a process and its forks.
 _SALT_PROBE = "tapaco surface key"
 
@@ -158,13 +220,16 @@ class SurfaceHashes:
     salt: int
 
     @classmethod
-    def of(cls, texts: Iterable[str]) -> SurfaceHashes:
-        keys = surface_keys(texts)
-        hashes = np.fromiter(map(hash, keys), np.int64, len(keys))
-        # an empty key hashes as "" does: only keys with that hash need looking at
+    def of(cls, texts: Sequence[str]) -> SurfaceHashes:
+        return cls.of_hashes(SurfaceHasher().texts(list(texts)), texts.__getitem__)
+
+    @classmethod
+    def of_hashes(cls, hashes: np.ndarray, text_at: Callable[[int], str]) -> SurfaceHashes:
+        """From the hashes of texts' surface keys, made in this process (`text_at`: the text of
+        a row, looked at only where its hash is that of "")."""
         nonempty = hashes != hash("")
         maybe_empty = np.flatnonzero(~nonempty).tolist()
-        nonempty[maybe_empty] = [keys[index] != "" for index in maybe_empty]
+        nonempty[maybe_empty] = [surface_key(text_at(row)) != "" for row in maybe_empty]
         return cls(hashes, nonempty, hash(_SALT_PROBE))
 
     @classmethod

@@ -15,6 +15,7 @@ order of reading alone, so the corpus, the errors raised and the skipped-input l
 from __future__ import annotations
 
 import zipfile
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -38,7 +39,7 @@ from tapaco.core.opus.links import KeyedLinks
 from tapaco.core.opus.sidekeys import EMPTY, STRING, SideColumn, SideTable
 from tapaco.core.opus.textstream import FileRef
 from tapaco.core.progress import Progress
-from tapaco.normalize import SurfaceHashes
+from tapaco.normalize import SurfaceHasher, SurfaceHashes, surface_key
 
 INTRA, INTER = 0, 1
 
@@ -246,14 +247,24 @@ def _collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: P
 
 @dataclass
 class _DocumentTexts:
+    """The texts of a document's sides, their lists and tags, whether each side was found, and
+    the hashes of the texts' surface keys."""
+
     texts: list[str]
     lists: list[str]
     tags: list[str]
     valid: np.ndarray
+    surface: np.ndarray
 
     @classmethod
     def empty(cls, size: int) -> _DocumentTexts:
-        return cls([""] * size, [""] * size, [""] * size, np.zeros(size, bool))
+        return cls([""] * size, [""] * size, [""] * size, np.zeros(size, bool),
+                   np.full(size, hash(""), np.int64))
+
+    def rehash(self, rows: list[int]) -> None:
+        """Hash again the surface keys of the texts of `rows` (filled after picking)."""
+        for row in rows:
+            self.surface[row] = hash(surface_key(self.texts[row]))
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -297,14 +308,26 @@ def _document_texts(document: _Document, store: DocumentStore, table: SideTable,
     counts.document_sentences += len(found.sentences)
     sentences = found.sentences
     index = SentenceIndex(found.keys(table))
-    indexes = index.positions(sides).tolist()
+    positions = index.positions(sides)
+    indexes = positions.tolist()
     result = _DocumentTexts(_picked_values(sentences.texts, indexes),
                             _picked_values(sentences.lists, indexes),
-                            _picked_values(sentences.tags, indexes), np.ones(len(sides), bool))
-    for number in np.flatnonzero(np.array(indexes, np.int64) < 0).tolist():
+                            _picked_values(sentences.tags, indexes), np.ones(len(sides), bool),
+                            _picked_hashes(sentences.hashes, positions))
+    unfound = np.flatnonzero(positions < 0).tolist()
+    for number in unfound:
         _multi_id_side(result, number, table.text(sides[number]), index, found,
                        document.moses_texts.get(int(sides[number])), table, log, counts)
+    result.rehash(unfound)
     return result
+
+
+def _picked_hashes(hashes: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """hashes[p] for each position, the hash of "" where it is -1 (the caller fills those)."""
+    picked = np.full(len(positions), hash(""), np.int64)
+    found = positions >= 0
+    picked[found] = hashes[positions[found]]
+    return picked
 
 
 def _picked_values(values: list[str], indexes: list[int]) -> list[str]:
@@ -326,6 +349,7 @@ def _moses_texts(document: _Document, store: DocumentStore, log: BadInputLog) ->
         if side in known:
             result.texts[number] = known[side]
             result.valid[number] = True
+    result.rehash(np.flatnonzero(result.valid).tolist())
     if not result.valid.all():
         log.report(store.missing(document.name))
     return result
@@ -381,10 +405,12 @@ class _Packed:
     lists: dict[int, str]
     tags: dict[int, str]
     valid: np.ndarray
+    surface: np.ndarray
 
     @classmethod
     def of(cls, part: _DocumentTexts) -> _Packed:
-        return cls(JoinedTexts(part.texts), _sparse(part.lists), _sparse(part.tags), part.valid)
+        return cls(JoinedTexts(part.texts), _sparse(part.lists), _sparse(part.tags), part.valid,
+                   part.surface)
 
     def unpacked(self) -> _DocumentTexts:
         count = len(self.texts)
@@ -392,13 +418,13 @@ class _Packed:
         for values, sparse in ((lists, self.lists), (tags, self.tags)):
             for index, value in sparse.items():
                 values[index] = value
-        return _DocumentTexts(list(self.texts), lists, tags, self.valid)
+        return _DocumentTexts(list(self.texts), lists, tags, self.valid, self.surface)
 
 
 def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
               log: BadInputLog, counts: ReadCounts, progress: Progress,
               total: int) -> list[_DocumentTexts]:
-    with DocumentStore(opus_dir, preference(folder)) as store:
+    with DocumentStore(opus_dir, preference(folder), hasher=SurfaceHasher()) as store:
         parts = []
         for number, document in enumerate(documents, 1):
             progress.update(document.name, number, total)
@@ -407,7 +433,15 @@ def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: Si
 
 
 def _surface_of(parts: list[_DocumentTexts]) -> SurfaceHashes:
-    return SurfaceHashes.of(chain.from_iterable(part.texts for part in parts))
+    starts = np.cumsum([0, *(len(part.texts) for part in parts)]).tolist()
+
+    def text_at(row: int) -> str:
+        number = bisect_right(starts, row) - 1
+        return parts[number].texts[row - starts[number]]
+
+    hashes = (np.concatenate([part.surface for part in parts]) if parts
+              else np.zeros(0, np.int64))
+    return SurfaceHashes.of_hashes(hashes, text_at)
 
 
 def _texts_apart(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,

@@ -118,3 +118,70 @@ def test_surface_hashes_say_which_keys_are_empty():
     assert hashed.nonempty.tolist() == [key != "" for key in keys]
     assert hashed.nonempty.tolist() == [False, False, False, True, True, True, False]
     assert hashed.hashes.tolist() == [hash(key) for key in keys]
+
+
+def _joined(texts: list[str]) -> bytes:
+    return "".join(f"{text}\n" for text in texts).encode()
+
+
+def test_surface_hasher_hashes_the_key_of_texts_holding_each_character_it_changes():
+    """Every character surface_key changes, alone and among others (ASCII, Cyrillic, CJK, an
+    emoji: UTF-8 sequences of one to four bytes), gets its text keyed; the rest are hashed as
+    they are."""
+    import sys
+
+    import numpy as np
+
+    from tapaco.normalize import SurfaceHasher
+
+    changed = [chr(code) for code in range(sys.maxunicode + 1)
+               if surface_key(chr(code)) != chr(code)]
+    assert {'"', "!", "’", "“", "…", "«", "！", "。"} <= set(changed)
+    texts = [f"{prefix}{char}{suffix}" for char in changed
+             for prefix, suffix in (("", ""), ("Он ", " 東京😀"), ("😀", "x"))]
+    texts += ["Plain.", "", "Он устал.", "東京へ行きます", "emoji 😀 ok", "Ü ß é"]
+    hashed = SurfaceHasher().joined(texts, _joined(texts), np.ones(len(texts), bool))
+    assert hashed.tolist() == [hash(surface_key(text)) for text in texts]
+
+
+def test_surface_hasher_keys_texts_that_are_not_exactly_in_the_joined_bytes():
+    import numpy as np
+
+    from tapaco.normalize import SurfaceHasher
+
+    texts = ["Go!", "Stay.", "“Hi”", "Plain"]
+    exact = np.array([False, True, False, True])
+    joined = _joined(["", "Stay.", "", "Plain"])
+    assert (SurfaceHasher().joined(texts, joined, exact).tolist()
+            == [hash(surface_key(text)) for text in texts])
+
+
+@pytest.mark.parametrize("general", [False, True])
+def test_surface_hashes_of_documents_read_with_the_surface_hasher(tmp_path, monkeypatch, general):
+    """As documents are read: texts whose entities decode to a character the key changes
+    (&quot;), texts read one by one (spaces, tabs); by the numpy reader, and by the general
+    one (a `<time/>` in a sentence sends the chunk there)."""
+    import random
+
+    from tapaco.core.opus import FileRef, read_sentences
+    from tapaco.normalize import SurfaceHasher
+
+    calls = []
+    for method in ("texts", "joined"):
+        real = getattr(SurfaceHasher, method)
+        monkeypatch.setattr(SurfaceHasher, method,
+                            lambda self, *args, real=real, method=method:
+                            calls.append(method) or real(self, *args))
+    rng = random.Random(4)
+    pieces = ["&quot;Go&quot;", "Don’t", "stop!", "«да»", "我饿了！", "a  b", "tab\tx", " lead",
+              "plain", "R&amp;D", "¿Qué?", "😀", "…", "Ա՞"]
+    texts = [" ".join(rng.choices(pieces, k=rng.randint(1, 4))) for _ in range(3000)]
+    lines = [f'<s id="s{number}">{text}</s>' for number, text in enumerate(texts)]
+    if general:
+        lines[1500] = '<s id="s1500"><time id="T1S"/>Hi “there”!</s>'
+    path = tmp_path / "d.xml"
+    path.write_text("\n".join(["<document>", *lines, "</document>", ""]), encoding="utf-8")
+    sentences = read_sentences(FileRef(path), hasher=SurfaceHasher())
+    assert ("texts" in calls) == general
+    assert len(sentences.texts) == 3000
+    assert sentences.hashes.tolist() == [hash(surface_key(text)) for text in sentences.texts]

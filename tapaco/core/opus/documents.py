@@ -20,6 +20,7 @@ import html
 import re
 import zipfile
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -52,6 +53,7 @@ class Sentences:
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     other_ids: dict[int, str] = field(default_factory=dict)
     tokenised: bool = False
+    hashes: np.ndarray | None = None  # of the texts, by the reader's TextHasher if it had one
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -65,16 +67,32 @@ class Sentences:
         return ids
 
 
-class _Builder:
-    """Collects a document's sentences chunk by chunk."""
+class TextHasher(Protocol):
+    """Hashes texts to int64 as documents are read, while they are at hand (the keys a caller
+    would otherwise compute by walking millions of texts again)."""
 
-    def __init__(self) -> None:
+    def texts(self, texts: list[str]) -> np.ndarray:
+        """A hash of each text."""
+
+    def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
+        """A hash of each text, given `joined`: the UTF-8 of the texts, each followed by a
+        newline, where `exact` (elsewhere an empty line: that text must be hashed alone)."""
+
+
+class _Builder:
+    """Collects a document's sentences chunk by chunk, hashing their texts if given a hasher."""
+
+    def __init__(self, hasher: TextHasher | None = None) -> None:
         self.sentences = Sentences()
         self.key_parts: list[np.ndarray] = []
+        self.hasher = hasher
+        self.hash_parts: list[np.ndarray] = []
 
     def add(self, ids: list[str] | None, texts: list[str], lists: list[str], tags: list[str],
-            keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None) -> None:
-        """Sentences of a chunk, their ids as strings, or as keys and other ids."""
+            keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None,
+            joined: tuple[bytes, np.ndarray] | None = None) -> None:
+        """Sentences of a chunk, their ids as strings, or as keys and other ids; `joined`: the
+        texts' bytes and where they are exact, as :meth:`TextHasher.joined` takes them."""
         sentences = self.sentences
         offset = len(sentences.texts)
         if ids is not None:
@@ -84,10 +102,16 @@ class _Builder:
         sentences.texts.extend(texts)
         sentences.lists.extend(lists)
         sentences.tags.extend(tags)
+        if self.hasher is not None:
+            self.hash_parts.append(self.hasher.texts(texts) if joined is None
+                                   else self.hasher.joined(texts, *joined))
 
     def finish(self) -> Sentences:
         if self.key_parts:
             self.sentences.keys = np.concatenate(self.key_parts)
+        if self.hasher is not None:
+            self.sentences.hashes = (np.concatenate(self.hash_parts) if self.hash_parts
+                                     else np.zeros(0, np.int64))
         return self.sentences
 
 
@@ -383,24 +407,29 @@ def _attribute_lists(data: np.ndarray, layout: _Layout) -> tuple[list[str], list
     return lists, tags
 
 
-def _texts(data: np.ndarray, raw: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+def _texts(data: np.ndarray, raw: bytes, starts: np.ndarray,
+           ends: np.ndarray) -> tuple[list[str], bytes, np.ndarray]:
     """The texts of the bodies [starts, ends): decoded together, their XML entities too where
     every "&" opens one (else the texts holding one are read one by one); texts that need space
-    collapsing or stripping one by one."""
+    collapsing or stripping one by one. Also their joined bytes and where those are exact (as
+    :meth:`TextHasher.joined` takes them)."""
     spaces = data == _SPACE
     flags = (data == _NEWLINE) | (data == _TAB)
     flags[:-1] |= spaces[:-1] & spaces[1:]
     marked = _holding(np.flatnonzero(flags), starts, ends) | _space_at_an_end(data, starts, ends)
     plain_ends = np.where(marked, starts, ends)
     entities = _xml_entities(data, starts, plain_ends)
-    texts = _joined_ranges(data, starts, plain_ends, entities).decode("utf-8").split("\n")[:-1]
+    joined = _joined_ranges(data, starts, plain_ends, entities)
+    texts = joined.decode("utf-8").split("\n")[:-1]
+    exact = ~marked
     if entities is None:
         holding = _holding(np.flatnonzero(data == _AMPERSAND), starts, plain_ends)
+        exact &= ~holding
         for index in np.flatnonzero(holding).tolist():
             texts[index] = sentence_text(texts[index])
     for index in np.flatnonzero(marked).tolist():
         texts[index] = _plain_text(raw[starts[index]:ends[index]].decode("utf-8"))
-    return texts
+    return texts, joined, exact
 
 
 def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
@@ -417,14 +446,16 @@ def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
     others = {index: raw[a:b].decode("utf-8") for index, a, b in zip(
         np.flatnonzero(~plain).tolist(), (layout.opens[~plain] + len(_OPEN)).tolist(),
         layout.id_ends[~plain].tolist())}
-    texts = _texts(data, raw, layout.tag_ends + 1, layout.closes)
-    builder.add(None, texts, *attributes, keys=keys, other_ids=others)
+    texts, joined, exact = _texts(data, raw, layout.tag_ends + 1, layout.closes)
+    builder.add(None, texts, *attributes, keys=keys, other_ids=others, joined=(joined, exact))
     return True
 
 
-def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None) -> Sentences:
-    """All sentences of one document, in document order (`archive`: the open zip of `ref`)."""
-    builder = _Builder()
+def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
+                   hasher: TextHasher | None = None) -> Sentences:
+    """All sentences of one document, in document order (`archive`: the open zip of `ref`),
+    their texts hashed by `hasher` if given."""
+    builder = _Builder(hasher)
     seen_root = False
     start = ""
     for chunk in byte_chunks(ref, b"</s>", archive):

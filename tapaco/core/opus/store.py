@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.documents import Sentences, read_sentences
+from tapaco.core.opus.documents import Sentences, TextHasher, read_sentences
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.opus.textstream import FileRef
 
@@ -98,11 +98,12 @@ class _Archive:
 class DocumentStore:
     """Sentence documents of the OPUS release in `opus_dir`, found in the `prefer` order.
 
-    Use it as a context manager (or call `close`) to close the zips it opened.
+    Use it as a context manager (or call `close`) to close the zips it opened. `hasher`: hashes
+    every document's texts as it is read (:attr:`Sentences.hashes`).
     """
 
     def __init__(self, opus_dir: Path, prefer: tuple[str, ...] = FOLDERS,
-                 cache_size: int = 8) -> None:
+                 cache_size: int = 8, hasher: TextHasher | None = None) -> None:
         if not prefer or not set(prefer) <= set(FOLDERS) or len(set(prefer)) != len(prefer):
             raise ValueError(f"prefer must order folders of {FOLDERS}, got {prefer!r}")
         if cache_size < 1:
@@ -110,6 +111,7 @@ class DocumentStore:
         self.opus_dir = opus_dir
         self.prefer = tuple(prefer)
         self.cache_size = cache_size
+        self.hasher = hasher
         self._places: dict[tuple[str, str], tuple[_Archive | None, bool]] = {}
         self._parsed: OrderedDict[str, Document] = OrderedDict()
 
@@ -162,7 +164,7 @@ class DocumentStore:
         located = self.locate(name)
         if located is None:
             return None
-        document = Document(name, located[0], read_sentences(*located))
+        document = Document(name, located[0], read_sentences(*located, self.hasher))
         self._parsed[name] = document
         if len(self._parsed) > self.cache_size:
             self._parsed.popitem(last=False)
