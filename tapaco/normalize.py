@@ -198,13 +198,48 @@ class SurfaceHasher:
         return np.fromiter(map(hash, surface_keys(texts)), np.int64, len(texts))
 
     def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
+        """Texts changed only in ASCII (`"`, `!`) are keyed together on their bytes; texts
+        with a non-ASCII change, or not exact, one by one."""
         hashes = np.fromiter(map(hash, texts), np.int64, len(texts))
         data = np.frombuffer(joined, np.uint8)
+        ends = np.flatnonzero(data == ord("\n"))
+        changed = _changed_at(data)
+        wide = data[changed] >= 0x80
         keyed = ~exact
-        keyed[np.searchsorted(np.flatnonzero(data == ord("\n")), _changed_at(data))] = True
+        keyed[np.searchsorted(ends, changed[wide])] = True
+        translated = np.zeros(len(texts), bool)
+        translated[np.searchsorted(ends, changed[~wide])] = True
+        rows = np.flatnonzero(translated & ~keyed)
+        if len(rows):
+            starts = np.concatenate([[0], ends[:-1] + 1])[rows]
+            table, deleted = _ascii_surface_translation()
+            keys = (_ranges_with_ends(data, starts, ends[rows] + 1).translate(table, deleted)
+                    .decode("utf-8").split("\n")[:-1])
+            hashes[rows] = np.fromiter(map(hash, keys), np.int64, len(keys))
         for index in np.flatnonzero(keyed).tolist():
             hashes[index] = hash(surface_key(texts[index]))
         return hashes
+
+
+@cache
+def _ascii_surface_translation() -> tuple[bytes, bytes]:
+    """What :func:`surface_key` does to ASCII characters (each maps to one character or
+    none), as a bytes.translate table and the bytes it deletes."""
+    table, deleted = bytearray(range(256)), bytearray()
+    for code, mapped in _surface_table().items():
+        if code < 0x80:
+            if mapped:
+                table[code] = ord(mapped)
+            else:
+                deleted.append(code)
+    return bytes(table), bytes(deleted)
+
+
+def _ranges_with_ends(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bytes:
+    """The byte ranges [starts, ends) of `data`, one after another."""
+    sizes = ends - starts
+    return data[np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+                + np.arange(sizes.sum())].tobytes()
 
 
 # Python salts str hashes per interpreter: hashes compare only within a process and its forks.
