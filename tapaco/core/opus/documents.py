@@ -337,6 +337,11 @@ class _Layout:
     quotes: np.ndarray
 
 
+# More tags than this besides <s> and </s> (an OpenSubtitles <time/> in every sentence) send a
+# chunk to the general reader at once; a few are the document's own (<?xml?>, <document>).
+_OTHER_TAGS = 8
+
+
 def _layout(data: np.ndarray) -> _Layout | None:
     """The sentences of a chunk if every one is `<s id="..."...>text</s>` with no `<` in the
     text, else None."""
@@ -345,7 +350,7 @@ def _layout(data: np.ndarray) -> _Layout | None:
     starts_s = less[(padded[less + 1] == _LETTER_S) & _AFTER_S[padded[less + 2]]]
     closes = less[(padded[less + 1] == _SLASH) & (padded[less + 2] == _LETTER_S)
                   & (padded[less + 3] == _GT)]
-    if len(starts_s) != len(closes):
+    if len(starts_s) != len(closes) or len(less) - 2 * len(closes) > _OTHER_TAGS:
         return None
     if len(starts_s) == 0:
         return _Layout(starts_s, starts_s, starts_s, closes, starts_s)
