@@ -9,7 +9,8 @@
 Both tables are built once over all of Unicode; ASCII text takes a fast path, so keying
 millions of sentences costs well under a microsecond each. :class:`SurfaceHashes` holds the
 surface keys of many texts as hashes: the reading processes compute them while the texts are
-at hand, so the graph step does not walk millions of texts again.
+at hand (:class:`SurfaceHasher`, as each chunk of a document is read), so the graph step does
+not walk millions of texts again.
 """
 
 from __future__ import annotations
@@ -176,17 +177,17 @@ def _code_points_at(data: np.ndarray, leads: np.ndarray) -> np.ndarray:
                              ((lead & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))
 
 
-def _changed_at(data: np.ndarray) -> np.ndarray:
-    """Offsets in UTF-8 `data` of every character :func:`surface_key` changes: the bytes that
-    may begin one (compared by runs, faster than a table lookup per byte), then the code points
-    of the non-ASCII ones looked up."""
+def _changed_at(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets in UTF-8 `data` of the ASCII and of the other characters :func:`surface_key`
+    changes: the bytes that may begin one (compared by runs, faster than a table lookup per
+    byte), then the code points of the non-ASCII ones looked up."""
     may_begin = np.zeros(len(data), bool)
     for low, high in _changed_first_bytes():
         may_begin |= (data == low) if low == high else (data >= low) & (data <= high)
     at = np.flatnonzero(may_begin)
     is_ascii = data[at] < 0x80
     wide = at[~is_ascii]
-    return np.concatenate([at[is_ascii], wide[_changed_code_points()[_code_points_at(data, wide)]]])
+    return at[is_ascii], wide[_changed_code_points()[_code_points_at(data, wide)]]
 
 
 class SurfaceHasher:
@@ -203,12 +204,11 @@ class SurfaceHasher:
         hashes = np.fromiter(map(hash, texts), np.int64, len(texts))
         data = np.frombuffer(joined, np.uint8)
         ends = np.flatnonzero(data == ord("\n"))
-        changed = _changed_at(data)
-        wide = data[changed] >= 0x80
+        ascii_changed, wide_changed = _changed_at(data)
         keyed = ~exact
-        keyed[np.searchsorted(ends, changed[wide])] = True
+        keyed[np.searchsorted(ends, wide_changed)] = True
         translated = np.zeros(len(texts), bool)
-        translated[np.searchsorted(ends, changed[~wide])] = True
+        translated[np.searchsorted(ends, ascii_changed)] = True
         rows = np.flatnonzero(translated & ~keyed)
         if len(rows):
             starts = np.concatenate([[0], ends[:-1] + 1])[rows]
