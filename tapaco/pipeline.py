@@ -124,7 +124,7 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
         ids = display_ids(corpus, vertices, documents_per_rank[rank] > 1)
         files[languages[rank]] = list(zip(
             graph.set_id[vertices].tolist(), ids, taken(corpus.texts, vertices),
-            taken(corpus.lists, vertices), taken(corpus.tags, vertices)))
+            corpus.lists.take(vertices), corpus.tags.take(vertices)))
     return files
 
 

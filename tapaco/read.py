@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tapaco.core.arrays import taken
+from tapaco.core.arrays import SparseStrings, taken
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.forked import Forked, JoinedTexts
 from tapaco.core.opus import (
@@ -85,8 +85,8 @@ class Corpus:
     vertex_doc: np.ndarray
     sides: Sequence[str]
     texts: list[str]
-    lists: list[str]
-    tags: list[str]
+    lists: SparseStrings
+    tags: SparseStrings
     edges: np.ndarray
     edge_kind: np.ndarray
     counts: ReadCounts
@@ -247,19 +247,18 @@ def _collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: P
 
 @dataclass
 class _DocumentTexts:
-    """The texts of a document's sides, their lists and tags, whether each side was found, and
-    the hashes of the texts' surface keys."""
+    """The texts of a document's sides, their lists and tags by row where not empty, whether
+    each side was found, and the hashes of the texts' surface keys."""
 
     texts: list[str]
-    lists: list[str]
-    tags: list[str]
+    lists: dict[int, str]
+    tags: dict[int, str]
     valid: np.ndarray
     surface: np.ndarray
 
     @classmethod
     def empty(cls, size: int) -> _DocumentTexts:
-        return cls([""] * size, [""] * size, [""] * size, np.zeros(size, bool),
-                   np.full(size, hash(""), np.int64))
+        return cls([""] * size, {}, {}, np.zeros(size, bool), np.full(size, hash(""), np.int64))
 
     def rehash(self, rows: list[int]) -> None:
         """Hash again the surface keys of the texts of `rows` (filled after picking)."""
@@ -311,15 +310,25 @@ def _document_texts(document: _Document, store: DocumentStore, table: SideTable,
     positions = index.positions(sides)
     indexes = positions.tolist()
     result = _DocumentTexts(_picked_values(sentences.texts, indexes),
-                            _picked_values(sentences.lists, indexes),
-                            _picked_values(sentences.tags, indexes), np.ones(len(sides), bool),
-                            _picked_hashes(sentences.hashes, positions))
+                            _picked_nonempty(sentences.lists, positions),
+                            _picked_nonempty(sentences.tags, positions),
+                            np.ones(len(sides), bool), _picked_hashes(sentences.hashes, positions))
     unfound = np.flatnonzero(positions < 0).tolist()
     for number in unfound:
         _multi_id_side(result, number, table.text(sides[number]), index, found,
                        document.moses_texts.get(int(sides[number])), table, log, counts)
     result.rehash(unfound)
     return result
+
+
+def _picked_nonempty(values: list[str], positions: np.ndarray) -> dict[int, str]:
+    """values[p] by row for each position p (not -1) whose value is not empty."""
+    if not any(values):
+        return {}
+    nonempty = np.fromiter(map(bool, values), bool, len(values))
+    rows = np.flatnonzero(positions >= 0)
+    rows = rows[nonempty[positions[rows]]]
+    return dict(zip(rows.tolist(), map(values.__getitem__, positions[rows].tolist())))
 
 
 def _picked_hashes(hashes: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -365,7 +374,7 @@ def _multi_id_side(result: _DocumentTexts, number: int, side: str, index: Senten
     sentences = found.sentences
     if -1 in indexes:
         if moses_text is not None:
-            result.texts[number], result.lists[number], result.tags[number] = moses_text, "", ""
+            result.texts[number] = moses_text
             return
         missing = ids[indexes.index(-1)]
         log.report(InputError(found.ref, f"sentence id {missing!r} is linked by an alignment "
@@ -374,8 +383,10 @@ def _multi_id_side(result: _DocumentTexts, number: int, side: str, index: Senten
         indexes = []
     counts.multi_id_sides += len(indexes) > 1
     result.texts[number] = " ".join(sentences.texts[i] for i in indexes)
-    result.lists[number] = _joined([sentences.lists[i] for i in indexes], ";")
-    result.tags[number] = _joined([sentences.tags[i] for i in indexes], ";")
+    for values, found_values in ((result.lists, sentences.lists), (result.tags, sentences.tags)):
+        joined = _joined([found_values[i] for i in indexes], ";")
+        if joined:
+            values[number] = joined
 
 
 def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -392,10 +403,6 @@ def _edges(collector: _LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, 
     return edges, kinds
 
 
-def _sparse(values: list[str]) -> dict[int, str]:
-    return {index: value for index, value in enumerate(values) if value}
-
-
 @dataclass
 class _Packed:
     """A document's texts for the pipe between processes (one joined string, not one object
@@ -409,16 +416,10 @@ class _Packed:
 
     @classmethod
     def of(cls, part: _DocumentTexts) -> _Packed:
-        return cls(JoinedTexts(part.texts), _sparse(part.lists), _sparse(part.tags), part.valid,
-                   part.surface)
+        return cls(JoinedTexts(part.texts), part.lists, part.tags, part.valid, part.surface)
 
     def unpacked(self) -> _DocumentTexts:
-        count = len(self.texts)
-        lists, tags = [""] * count, [""] * count
-        for values, sparse in ((lists, self.lists), (tags, self.tags)):
-            for index, value in sparse.items():
-                values[index] = value
-        return _DocumentTexts(list(self.texts), lists, tags, self.valid, self.surface)
+        return _DocumentTexts(list(self.texts), self.lists, self.tags, self.valid, self.surface)
 
 
 def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
@@ -539,9 +540,13 @@ def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts],
         edges = (np.cumsum(valid) - 1)[edges[keep_edge]].astype(np.int32)
     pick = np.flatnonzero(valid)
 
-    def gather(name: str) -> list[str]:
-        values = list(chain.from_iterable(getattr(part, name) for part in parts))
-        return values if len(pick) == len(values) else taken(values, pick)
+    texts = list(chain.from_iterable(part.texts for part in parts))
+    if len(pick) < len(texts):
+        texts = taken(texts, pick)
+
+    def sparse(name: str) -> SparseStrings:
+        column = SparseStrings.of_parts([getattr(part, name) for part in parts], sizes.tolist())
+        return column if len(pick) == len(valid) else column.kept(valid)
 
     keys = (np.concatenate([document.sides for document in documents]) if documents
             else np.zeros(0, np.uint64))
@@ -549,7 +554,7 @@ def _assemble(collector: _LinkCollector, parts: list[_DocumentTexts],
         languages=list(collector.languages), documents=[d.name for d in collector.documents],
         document_lang=doc_lang, vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
         sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
-        texts=gather("texts"), lists=gather("lists"), tags=gather("tags"),
+        texts=texts, lists=sparse("lists"), tags=sparse("tags"),
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
         surface=surface if len(pick) == len(valid) else surface.take(pick),
     )

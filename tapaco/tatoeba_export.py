@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from tapaco.core.arrays import sorted_distinct
+from tapaco.core.arrays import SparseStrings, sorted_distinct
 from tapaco.core.errors import InputError
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.progress import Progress
@@ -208,5 +208,6 @@ def _corpus(folder: Path, texts: pa.ChunkedArray, rows: np.ndarray, lang_of_id: 
         languages=languages, documents=[f"{lang}/tatoeba" for lang in languages],
         document_lang=np.arange(len(languages), dtype=np.int32), vertex_lang=vertex_lang,
         vertex_doc=vertex_lang.copy(), sides=[f"s{i}" for i in ids[vertices].tolist()],
-        texts=texts.take(pa.array(rows[vertices])).to_pylist(), lists=lists, tags=tags,
+        texts=texts.take(pa.array(rows[vertices])).to_pylist(), lists=SparseStrings.of(lists),
+        tags=SparseStrings.of(tags),
         edges=edges, edge_kind=edge_kind, counts=counts)

@@ -133,3 +133,25 @@ def test_surface_hashes_of_document_moses_and_multi_id_sides(tmp_path, shared_da
         assert corpus.surface.hashes.tolist() == [hash(key) for key in keys]
         assert corpus.surface.nonempty.tolist() == [key != "" for key in keys]
     assert corpus.counts.multi_id_sides > 0
+
+
+def test_lists_and_tags_of_single_and_multi_id_sides(tmp_path):
+    """A side's lists and tags are its sentence's; a side of several ids joins those of its
+    sentences with ";" (each value once, empty ones left out); Moses-line sides have none."""
+    from conftest import OpusFolder, Sentence
+
+    release = OpusFolder(tmp_path / "opus")
+    release.sentences("en/t.xml", Sentence("s1", "One.", "7", "a"), Sentence("s2", "Two.", "8"),
+                      Sentence("s3", "Three.", tags="b;c"), Sentence("s4", "Four."),
+                      Sentence("s5", "Five.", "7", "a"))
+    release.sentences("fr/t.xml", *(Sentence(f"s{n}", f"fr {n}") for n in range(1, 6)))
+    release.links("en-fr", "en/t.xml", "fr/t.xml",
+                  [("s1", "s1"), ("s2 s3", "s2"), ("s4", "s3"), ("s1 s5", "s4"), ("s3 s4", "s5")])
+    corpus = read_corpus(release.write(), BadInputLog(), Progress(enabled=False), parallel=False)
+    english = [i for i, lang in enumerate(corpus.vertex_lang.tolist())
+               if corpus.languages[lang] == "en"]
+    found = {corpus.texts[i]: (corpus.lists[i], corpus.tags[i]) for i in english}
+    assert found == {"One.": ("7", "a"), "Two. Three.": ("8", "b;c"), "Four.": ("", ""),
+                     "One. Five.": ("7", "a"), "Three. Four.": ("", "b;c")}
+    assert all(corpus.lists[i] == corpus.tags[i] == "" for i in range(len(corpus.texts))
+               if i not in english)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -123,6 +124,63 @@ def taken(values: Sequence, indexes: np.ndarray) -> list:
     """values[i] for every index, indexed by Python ints (numpy scalars index a list 4x
     slower)."""
     return list(map(values.__getitem__, indexes.tolist()))
+
+
+@dataclass(frozen=True, eq=False)
+class SparseStrings(Sequence[str]):
+    """A column of strings that are mostly empty (a sentence's lists and tags): its length, and
+    its other values by row (ascending rows). It reads, and compares, as the list of all its
+    values."""
+
+    size: int
+    rows: np.ndarray
+    values: list[str]
+
+    @classmethod
+    def of(cls, values: Sequence[str]) -> SparseStrings:
+        rows = [row for row, value in enumerate(values) if value]
+        return cls(len(values), np.array(rows, np.int64), [values[row] for row in rows])
+
+    @classmethod
+    def of_parts(cls, parts: Sequence[dict[int, str]], sizes: Sequence[int]) -> SparseStrings:
+        """The parts (values by row, empty ones left out) one after another, of these sizes."""
+        offsets = np.cumsum([0, *sizes]).tolist()
+        rows, values = [], []
+        for part, offset in zip(parts, offsets):
+            for row in sorted(part):
+                rows.append(row + offset)
+                values.append(part[row])
+        return cls(offsets[-1], np.array(rows, np.int64), values)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, row):  # noqa: ANN001, ANN204 - an int, as a list takes
+        return self.take(np.array([range(self.size)[row]]))[0]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.take(np.arange(self.size)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None
+
+    def kept(self, keep: np.ndarray) -> SparseStrings:
+        """The rows where `keep` (a mask over the rows) is True, numbered anew."""
+        rows = np.flatnonzero(keep[self.rows])
+        return SparseStrings(int(keep.sum()), (np.cumsum(keep) - 1)[self.rows[rows]],
+                             [self.values[row] for row in rows.tolist()])
+
+    def take(self, indexes: np.ndarray) -> list[str]:
+        """The value of every row of `indexes`."""
+        at = np.searchsorted(self.rows, indexes)
+        found = at < len(self.rows)
+        found[found] = self.rows[at[found]] == indexes[found]
+        picked = [""] * len(indexes)
+        for position, value in zip(np.flatnonzero(found).tolist(), at[found].tolist()):
+            picked[position] = self.values[value]
+        return picked
 
 
 def string_codes(strings: Sequence[str]) -> np.ndarray:

@@ -135,3 +135,25 @@ def test_taken_picks_by_numpy_indexes_in_their_order():
     values = ["a", "b", "c", "d"]
     assert taken(values, np.array([3, 0, 3, 1])) == ["d", "a", "d", "b"]
     assert taken(values, np.zeros(0, np.int64)) == []
+
+
+def test_sparse_strings_read_as_the_list_of_their_values():
+    import random
+
+    from tapaco.core.arrays import SparseStrings
+
+    rng = random.Random(3)
+    parts = [[rng.choice(["", "", "", "1;2", "x", "é;😀"]) for _ in range(rng.randint(0, 40))]
+             for _ in range(30)]
+    values = [value for part in parts for value in part]
+    column = SparseStrings.of_parts([{row: value for row, value in enumerate(part) if value}
+                                     for part in parts], [len(part) for part in parts])
+    assert len(column) == len(values) and list(column) == values
+    assert column == SparseStrings.of(values) and column == values
+    assert column.values == [value for value in values if value]
+    indexes = np.array([rng.randrange(len(values)) for _ in range(500)])
+    assert column.take(indexes) == [values[index] for index in indexes]
+    assert column[-1] == values[-1] and column[3] == values[3]
+    keep = np.array([rng.random() < 0.6 for _ in values])
+    assert column.kept(keep) == [value for value, kept in zip(values, keep) if kept]
+    assert SparseStrings.of([]) == [] and SparseStrings.of(["", ""]).take(np.array([1])) == [""]
