@@ -19,7 +19,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-import igraph
 import numpy as np
 
 from tapaco.core.arrays import group_starts, lexicographic_order
@@ -56,6 +55,8 @@ class SplitOptions:
 
 def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOptions) -> np.ndarray:
     """Leiden communities of a graph given as an (m, 2) edge array, multiple edges merged."""
+    import igraph  # imported here: it imports matplotlib where present (~0.5 s of every start)
+
     graph = igraph.Graph(vertex_count)
     graph.add_edges(edges)
     graph.simplify()
