@@ -17,6 +17,7 @@ import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -172,13 +173,19 @@ class SparseStrings(Sequence[str]):
         return SparseStrings(int(keep.sum()), (np.cumsum(keep) - 1)[self.rows[rows]],
                              [self.values[row] for row in rows.tolist()])
 
+    @cached_property
+    def _value_at(self) -> np.ndarray:
+        """For every row, the index of its value, -1 where it is empty."""
+        value_at = np.full(self.size, -1, np.int64)
+        value_at[self.rows] = np.arange(len(self.rows))
+        return value_at
+
     def take(self, indexes: np.ndarray) -> list[str]:
         """The value of every row of `indexes`."""
-        at = np.searchsorted(self.rows, indexes)
-        found = at < len(self.rows)
-        found[found] = self.rows[at[found]] == indexes[found]
+        at = self._value_at[indexes]
+        found = np.flatnonzero(at >= 0)
         picked = [""] * len(indexes)
-        for position, value in zip(np.flatnonzero(found).tolist(), at[found].tolist()):
+        for position, value in zip(found.tolist(), at[found].tolist()):
             picked[position] = self.values[value]
         return picked
 
