@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 from sacrebleu.metrics import BLEU
 
+from tapaco.core.arrays import index_ranges
+
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
 
 _SMOOTH_VALUE = 0.1
@@ -151,7 +153,7 @@ def _codes_13a(texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     per_word = np.bincount(of_word, minlength=len(words))
     counts = per_word[word]
     first = (np.cumsum(per_word) - per_word)[word]
-    return token[_ranges(first, counts)], np.repeat(row, counts), tokens
+    return token[index_ranges(first, counts)], np.repeat(row, counts), tokens
 
 
 def _preprocess_13a(joined: str) -> str:
@@ -249,12 +251,6 @@ def _rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The codes other than 0, and their row: code 0 is the separator word opening each row."""
     is_word = codes != 0
     return codes[is_word], np.cumsum(~is_word)[is_word] - 1
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenation of the index ranges [start, start + length)."""
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)
 
 
 def _batches(groups: np.ndarray, texts: list[str]) -> Iterator[tuple[int, int, bool]]:
@@ -384,7 +380,7 @@ class _Batch:
         size = np.diff(np.r_[first, len(gram)])
         later = np.repeat(first + size, size) - 1 - np.arange(len(gram))
         a = np.repeat(np.arange(len(gram)), later)
-        b = a + 1 + _ranges(np.zeros(len(later), np.int64), later)
+        b = a + 1 + index_ranges(np.zeros(len(later), np.int64), later)
         pair = self.pair_base[row[b]] + self.local[row[a]]
         return np.bincount(pair, weights=np.minimum(count[a], count[b]), minlength=self.n_pairs)
 

@@ -26,6 +26,8 @@ import numpy as np
 import regex
 from unidecode import unidecode
 
+from tapaco.core.arrays import index_ranges
+
 _PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}\s]")
 
 
@@ -213,8 +215,8 @@ class SurfaceHasher:
         if len(rows):
             starts = np.concatenate([[0], ends[:-1] + 1])[rows]
             table, deleted = _ascii_surface_translation()
-            keys = (_ranges_with_ends(data, starts, ends[rows] + 1).translate(table, deleted)
-                    .decode("utf-8").split("\n")[:-1])
+            lines = data[index_ranges(starts, ends[rows] + 1 - starts)].tobytes()
+            keys = lines.translate(table, deleted).decode("utf-8").split("\n")[:-1]
             hashes[rows] = np.fromiter(map(hash, keys), np.int64, len(keys))
         for index in np.flatnonzero(keyed).tolist():
             hashes[index] = hash(surface_key(texts[index]))
@@ -233,13 +235,6 @@ def _ascii_surface_translation() -> tuple[bytes, bytes]:
             else:
                 deleted.append(code)
     return bytes(table), bytes(deleted)
-
-
-def _ranges_with_ends(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bytes:
-    """The byte ranges [starts, ends) of `data`, one after another."""
-    sizes = ends - starts
-    return data[np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
-                + np.arange(sizes.sum())].tobytes()
 
 
 # Python salts str hashes per interpreter: hashes compare only within a process and its forks.

@@ -103,6 +103,12 @@ def next_at_or_after(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
     return found
 
 
+def index_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of the index ranges [start, start + length)."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)
+
+
 def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
     """Boolean array: True where any key differs from the previous row (rows already sorted)."""
     count = len(sorted_keys[0])

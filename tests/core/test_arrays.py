@@ -157,3 +157,12 @@ def test_sparse_strings_read_as_the_list_of_their_values():
     keep = np.array([rng.random() < 0.6 for _ in values])
     assert column.kept(keep) == [value for value, kept in zip(values, keep) if kept]
     assert SparseStrings.of([]) == [] and SparseStrings.of(["", ""]).take(np.array([1])) == [""]
+
+
+def test_index_ranges_concatenate_the_ranges():
+    from tapaco.core.arrays import index_ranges
+
+    starts, lengths = np.array([5, 0, 9, 2, 7]), np.array([3, 0, 1, 4, 0])
+    expected = [i for start, length in zip(starts, lengths) for i in range(start, start + length)]
+    assert index_ranges(starts, lengths).tolist() == expected == [5, 6, 7, 9, 2, 3, 4, 5]
+    assert index_ranges(np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == []

@@ -24,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tapaco.core.arrays import next_at_or_after
+from tapaco.core.arrays import index_ranges, next_at_or_after
 from tapaco.core.errors import InputError
 from tapaco.core.opus.sidekeys import parse_ids, plain_key, plain_text
 from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chunks
@@ -298,8 +298,7 @@ def _joined_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     byte of its own (overwritten by the newline)."""
     sizes = ends - starts + 1
     if entities is None and sizes.sum() * _GATHER_BELOW < len(data):
-        firsts = starts - (np.cumsum(sizes) - sizes)
-        joined = data[np.repeat(firsts, sizes) + np.arange(sizes.sum())]
+        joined = data[index_ranges(starts, sizes)]
         joined[np.cumsum(sizes) - 1] = _NEWLINE
         return joined.tobytes()
     cuts = np.column_stack([starts, ends + 1]).ravel()
@@ -309,8 +308,7 @@ def _joined_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     keep = np.repeat(inside, lengths)
     if entities is not None and len(entities.at):
         tails = entities.length - 1  # the bytes after each "&", dropped
-        firsts = entities.at + 1 - (np.cumsum(tails) - tails)
-        keep[np.repeat(firsts, tails) + np.arange(tails.sum())] = False
+        keep[index_ranges(entities.at + 1, tails)] = False
         sizes = sizes - np.bincount(entities.holder, tails, len(starts)).astype(np.int64)
     joined = data[keep]
     joined[np.cumsum(sizes) - 1] = _NEWLINE
