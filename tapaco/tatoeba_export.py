@@ -152,24 +152,26 @@ def _linked_pairs(ids: np.ndarray, links: pa.Table) -> tuple[np.ndarray, ReadCou
     return pairs[pairs[:, 0] != pairs[:, 1]], counts
 
 
-def _joined_per_row(rows: np.ndarray, values: np.ndarray, count: int) -> list[str]:
+def _joined_per_row(rows: np.ndarray, values: np.ndarray, count: int) -> SparseStrings:
     """For each of `count` rows, its `values` joined by `;` in the given order (once each).
     A plain loop: most rows have one value, and pandas' per-group join is 3x slower here."""
-    joined = [""] * count
+    joined: dict[int, str] = {}
     for row, value in zip(rows.tolist(), values.astype(str).tolist()):
-        if value and value not in joined[row].split(";"):
-            joined[row] = f"{joined[row]};{value}" if joined[row] else value
-    return joined
+        before = joined.get(row, "")
+        if value and value not in before.split(";"):
+            joined[row] = f"{before};{value}" if before else value
+    return SparseStrings.of_parts([joined], [count])
 
 
-def _attributes(folder: Path, ids: np.ndarray, vertices: np.ndarray) -> tuple[list, list]:
+def _attributes(folder: Path, ids: np.ndarray,
+                vertices: np.ndarray) -> tuple[SparseStrings, SparseStrings]:
     """Lists (ascending list id) and tags (file order) of the vertex sentences."""
     index = _IdIndex(ids[vertices])
     result = []
     for kind, value_column, sort in (("lists", "list", True), ("tags", "tag", False)):
         table = _read(folder, kind, required=False)
         if table is None:
-            result.append([""] * len(vertices))
+            result.append(SparseStrings.of_parts([{}], [len(vertices)]))
             continue
         found = index.find(table["id"].to_numpy())
         picked = np.flatnonzero(found >= 0)
@@ -208,6 +210,5 @@ def _corpus(folder: Path, texts: pa.ChunkedArray, rows: np.ndarray, lang_of_id: 
         languages=languages, documents=[f"{lang}/tatoeba" for lang in languages],
         document_lang=np.arange(len(languages), dtype=np.int32), vertex_lang=vertex_lang,
         vertex_doc=vertex_lang.copy(), sides=[f"s{i}" for i in ids[vertices].tolist()],
-        texts=texts.take(pa.array(rows[vertices])).to_pylist(), lists=SparseStrings.of(lists),
-        tags=SparseStrings.of(tags),
+        texts=texts.take(pa.array(rows[vertices])).to_pylist(), lists=lists, tags=tags,
         edges=edges, edge_kind=edge_kind, counts=counts)

@@ -144,11 +144,6 @@ class SparseStrings(Sequence[str]):
     values: list[str]
 
     @classmethod
-    def of(cls, values: Sequence[str]) -> SparseStrings:
-        rows = [row for row, value in enumerate(values) if value]
-        return cls(len(values), np.array(rows, np.int64), [values[row] for row in rows])
-
-    @classmethod
     def of_parts(cls, parts: Sequence[dict[int, str]], sizes: Sequence[int]) -> SparseStrings:
         """The parts (values by row, empty ones left out) one after another, of these sizes."""
         offsets = np.cumsum([0, *sizes]).tolist()

@@ -149,14 +149,18 @@ def test_sparse_strings_read_as_the_list_of_their_values():
     column = SparseStrings.of_parts([{row: value for row, value in enumerate(part) if value}
                                      for part in parts], [len(part) for part in parts])
     assert len(column) == len(values) and list(column) == values
-    assert column == SparseStrings.of(values) and column == values
+    assert column == values and column != values[:-1]
+    whole = SparseStrings.of_parts([{row: value for row, value in enumerate(values) if value}],
+                                   [len(values)])
+    assert column == whole and whole.rows.tolist() == column.rows.tolist()
     assert column.values == [value for value in values if value]
     indexes = np.array([rng.randrange(len(values)) for _ in range(500)])
     assert column.take(indexes) == [values[index] for index in indexes]
     assert column[-1] == values[-1] and column[3] == values[3]
     keep = np.array([rng.random() < 0.6 for _ in values])
     assert column.kept(keep) == [value for value, kept in zip(values, keep) if kept]
-    assert SparseStrings.of([]) == [] and SparseStrings.of(["", ""]).take(np.array([1])) == [""]
+    assert SparseStrings.of_parts([], []) == []
+    assert SparseStrings.of_parts([{}], [2]).take(np.array([1])) == [""]
 
 
 def test_index_ranges_concatenate_the_ranges():
