@@ -118,8 +118,10 @@ def test_transformers_refuses_integer_compute_types(marian_dir, tmp_path, capsys
 
 @pytest.mark.parametrize("which", ["marian_dir", "ct2_dir"])
 def test_cuda_without_a_gpu_is_one_line(which, request, tmp_path, capsys):
-    import ctranslate2
-    import torch
+    ctranslate2 = pytest.importorskip("ctranslate2", reason="CUDA checks of the NMT backends "
+                                      "need the enrich extra")
+    torch = pytest.importorskip("torch", reason="CUDA checks of the NMT backends need the "
+                                "enrich extra")
 
     if torch.cuda.is_available() or ctranslate2.get_cuda_device_count():
         pytest.skip("a GPU is present")
