@@ -157,7 +157,9 @@ class SparseStrings(Sequence[str]):
     def __len__(self) -> int:
         return self.size
 
-    def __getitem__(self, row):  # noqa: ANN001, ANN204 - an int, as a list takes
+    def __getitem__(self, row):  # noqa: ANN001, ANN204 - an int or a slice, as a list takes
+        if isinstance(row, slice):
+            return self.take(np.arange(self.size)[row])
         return self.take(np.array([range(self.size)[row]]))[0]
 
     def __iter__(self) -> Iterator[str]:

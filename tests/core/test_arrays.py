@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from tapaco.core.arrays import (
     dictionary_encoded,
@@ -157,6 +158,10 @@ def test_sparse_strings_read_as_the_list_of_their_values():
     indexes = np.array([rng.randrange(len(values)) for _ in range(500)])
     assert column.take(indexes) == [values[index] for index in indexes]
     assert column[-1] == values[-1] and column[3] == values[3]
+    for cut in (slice(1, 3), slice(None, None, -2), slice(-5, None), slice(7, 2)):
+        assert column[cut] == values[cut], cut
+    with pytest.raises(IndexError):
+        column[len(values)]
     keep = np.array([rng.random() < 0.6 for _ in values])
     assert column.kept(keep) == [value for value, kept in zip(values, keep) if kept]
     assert SparseStrings.of_parts([], []) == []
