@@ -96,3 +96,19 @@ def test_filters_in_two_processes_decide_as_in_one(monkeypatch):
     steps = {step["step"]: step for step in results[0][2]}
     assert steps["(c) near-identical sentences"]["sentences_removed"] > 0
     assert steps["(d) sentence BLEU over 50"]["sentences_removed"] > 0
+
+
+def test_bleu_compares_only_with_sentences_that_survive_near_identity():
+    texts = ["The cat sleeps on the red mat today.",
+             "THE CAT SLEEPS ON THE RED MAT TODAY!",  # near-identical to 0: (c) removes it
+             "THE CAT SLEEPS ON THE RED MAT NOW!",    # BLEU high against 1 only
+             "A dog runs."]
+    from tapaco.normalize import near_identical_key
+
+    assert near_identical_key(texts[0]) == near_identical_key(texts[1])
+    bleu = BLEU(smooth_method="floor", smooth_value=0.1, effective_order=True)
+    assert bleu.sentence_score(texts[2], [texts[1]]).score > 50
+    assert bleu.sentence_score(texts[2], [texts[0]]).score < 50
+    kept, _ = apply_filters(_rows([0, 0, 0, 0], [0, 0, 0, 0]), texts, ["en"],
+                            FilterOptions(min_sets=1))
+    assert kept.vertex.tolist() == [0, 2, 3]
