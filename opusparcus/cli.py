@@ -293,7 +293,7 @@ def summary(stats: dict) -> str:
     undated = (f" ({stats['links_without_year']} without a year, counted as train)"
                if stats["links_without_year"] else "")
     skipped = stats["bad_input"]["skipped"]
-    bad = ("; skipped bad input: " + ", ".join(f"{count} {kind}"
+    bad = ("; skipped bad input: " + ", ".join(f"{kind} ({count})"
                                                for kind, count in skipped.items())
            if skipped else "")
     empty = sum(bitext.get("links_with_empty_text", 0) for bitext in stats["bitexts"].values())

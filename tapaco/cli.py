@@ -131,7 +131,7 @@ def summary(stats: dict, timings: dict) -> str:
         lines.append(_empty_hint(stats))
     skipped = stats["bad_input"]["skipped"]
     if skipped:
-        lines.append("skipped bad input: " + ", ".join(f"{count} {kind}"
+        lines.append("skipped bad input: " + ", ".join(f"{kind} ({count})"
                                                       for kind, count in skipped.items()))
     lines.append(f"{timings['total_seconds']:.1f} s, peak memory {timings['peak_rss_mib']:.0f} MiB")
     return "\n".join(lines)

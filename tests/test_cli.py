@@ -209,7 +209,7 @@ def test_summary_says_what_each_filter_removed_in_natural_words():
                    _step("(d) sentence BLEU over 50", 1, 2),
                    _step("(e) languages with fewer than 1 set", 1, 2)],
         "languages": {"fr": {"sets": 1, "sentences": 2}},
-        "bad_input": {"skipped": {}}}
+        "bad_input": {"skipped": {"unknown sentence id": 2, "missing document": 1}}}
     lines = summary(stats, {"total_seconds": 1.0, "peak_rss_mib": 10}).splitlines()
     assert lines[2:8] == [
         "  components split by language: 2 sets, 5 sentences",
@@ -219,6 +219,7 @@ def test_summary_says_what_each_filter_removed_in_natural_words():
         "  (c) near-identical sentences: removed 2 sentences and 1 set; left 1 set, 2 sentences",
         "  (d) sentence BLEU over 50: removed nothing; left 1 set, 2 sentences",
         "  (e) languages with fewer than 1 set: removed nothing; left 1 set, 2 sentences"]
+    assert lines[-2] == "skipped bad input: unknown sentence id (2), missing document (1)"
 
 
 def test_the_funnel_of_a_real_build_reads_as_what_each_step_removed(tmp_path, capsys):

@@ -72,7 +72,7 @@ def test_summary_counts_in_words_and_names_what_was_skipped(opus, tmp_path, caps
                  "--out", str(tmp_path / "o"), "--skip-bad-input"]) == 0
     summary = capsys.readouterr().err.strip().splitlines()[-1]
     assert summary == ("en: 3 links read from 1 pivot, 3 one-to-one; pairs written: train 1, "
-                       "dev 0, test 0; skipped bad input: 1 unknown sentence id")
+                       "dev 0, test 0; skipped bad input: unknown sentence id (1)")
 
 
 def test_spark_master_needs_engine_spark(tmp_path, capsys):
