@@ -36,6 +36,7 @@ from tapaco.core.files import json_text
 from tapaco.core.memory import default_memory_limit, format_size
 from tapaco.core.options import (
     Parser,
+    add_version,
     integer,
     languages,
     number,
@@ -80,6 +81,7 @@ def _levels(value: str) -> tuple[float, ...]:
 
 def parser() -> argparse.ArgumentParser:
     main = Parser(prog="opusparcus", description=DESCRIPTION)
+    add_version(main)
     commands = subcommands(main)
     add_download_parser(commands, corpus="OpenSubtitles", form="moses", pivots=True)
     for add in (_rank_parser, _sample_parser, _annotate_parser, _serve_parser, _combine_parser,
@@ -135,6 +137,7 @@ def _rank_parser(commands) -> None:
                               "filters and rendering as Spark jobs (the 'spark' extra), with "
                               "the same output")
     command.add_argument("--spark-master", default="local[*]", metavar="URL",
+                         only_with=("--engine", "spark"),
                          help="with --engine spark: the master, e.g. local[2] or "
                               "spark://host:7077 (--temp-dir must then be shared storage)")
     command.add_argument("--documents", choices=("xml", "raw"), default="xml",
@@ -290,17 +293,17 @@ def summary(stats: dict) -> str:
     undated = (f" ({stats['links_without_year']} without a year, counted as train)"
                if stats["links_without_year"] else "")
     skipped = stats["bad_input"]["skipped"]
-    bad = ("; skipped bad input: " + ", ".join(f"{count} {kind}"
+    bad = ("; skipped bad input: " + ", ".join(f"{kind} ({count})"
                                                for kind, count in skipped.items())
            if skipped else "")
     empty = sum(bitext.get("links_with_empty_text", 0) for bitext in stats["bitexts"].values())
     empty_text = f", {_plural(empty, 'link')} with an empty sentence left out" if empty else ""
-    return (f"{stats['language']}: {_plural(stats['links_read'], 'link')} read, "
-            f"{stats['one_to_one_links']} 1:1 over {_plural(len(stats['bitexts']), 'pivot')}"
-            f"{undated}{empty_text}; train {written['train']}, dev {written['dev']}, "
-            f"test {written['test']} pairs; fan-out cap skipped "
-            f"{_plural(skips['pivots'], 'pivot sentence')} ({_plural(skips['pairs'], 'pair')})"
-            f"{bad}")
+    capped = (f"; fan-out cap skipped {_plural(skips['pivots'], 'pivot sentence')} "
+              f"({_plural(skips['pairs'], 'pair')})" if skips["pivots"] else "")
+    return (f"{stats['language']}: {_plural(stats['links_read'], 'link')} read from "
+            f"{_plural(len(stats['bitexts']), 'pivot')}, {stats['one_to_one_links']} "
+            f"one-to-one{undated}{empty_text}; pairs written: train {written['train']}, "
+            f"dev {written['dev']}, test {written['test']}{capped}{bad}")
 
 
 def _run_rank(arguments: argparse.Namespace) -> None:
@@ -308,7 +311,8 @@ def _run_rank(arguments: argparse.Namespace) -> None:
                           arguments.min_edit_ratio, arguments.min_edit_ratio_short,
                           arguments.short_length, arguments.workers, arguments.skip_bad_input,
                           arguments.documents, arguments.memory_limit, arguments.temp_dir,
-                          arguments.engine, arguments.spark_master, arguments.format)
+                          arguments.engine, arguments.spark_master, arguments.format,
+                          quiet=arguments.quiet)
     langs = arguments.langs or arguments.lang
     if langs == ("all",):
         langs = languages_with_bitexts(arguments.opus_dir)

@@ -61,7 +61,8 @@ MAX_WORKERS = 64
 MIN_MEMORY_LIMIT = 256 << 20
 # How the ranking runs, not what it gives: left out of stats.json so the outputs do not depend
 # on them.
-RUN_SETTINGS = ("workers", "memory_limit", "temp_dir", "engine", "spark_master", "formats")
+RUN_SETTINGS = ("workers", "memory_limit", "temp_dir", "engine", "spark_master", "formats",
+                "quiet")
 ENGINES = ("local", "spark")
 SPARK_MASTER = regex.compile(r"local(\[[^\]]+\])?|local-cluster\[[^\]]+\]|yarn|"
                              r"(spark|k8s|mesos)://\S+")
@@ -77,7 +78,7 @@ class RankOptions:
     the Opusparcus release) or `raw` (Moses-tokenised here). `memory_limit` (bytes; None: a
     share of the machine's memory): when a split's candidate pairs would not fit beside what the
     process already holds, they are summed in partitions on disk under `temp_dir` (None:
-    the system's), with the same output.
+    the system's), with the same output. `quiet`: Spark's JVM prints nothing (its warnings).
     """
 
     pivots: tuple[str, ...] = ()
@@ -94,6 +95,7 @@ class RankOptions:
     engine: str = "local"
     spark_master: str = "local[*]"
     formats: tuple[str, ...] = ("tsv",)
+    quiet: bool = False
 
     def __post_init__(self) -> None:
         if self.score not in SCHEMES:
@@ -427,7 +429,8 @@ def _spark_ranker(options: RankOptions) -> Callable[..., dict]:
     """`_rank_language` for `--engine spark`: one Spark session for every language."""
     from opusparcus import spark_engine
 
-    session = spark_engine.spark_session(options.spark_master, options.memory_budget())
+    session = spark_engine.spark_session(options.spark_master, options.memory_budget(),
+                                         options.quiet)
 
     def rank_one(lang: str, links: list[PivotLinks], read: _Read, vocabulary: Vocabulary,
                  output: OutputFolder, options: RankOptions, progress: Progress,

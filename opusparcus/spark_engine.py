@@ -32,6 +32,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -74,9 +75,10 @@ def check_available() -> None:
         raise OptionError("--engine", "spark needs Java 17 (no java on PATH, no JAVA_HOME)")
 
 
-def spark_session(master: str, memory_limit: int) -> SparkSession:
+def spark_session(master: str, memory_limit: int, quiet: bool = False) -> SparkSession:
     """The Spark session to rank on (an active one is reused). On a local master, the driver
-    gets `memory_limit` and Python workers run this interpreter."""
+    gets `memory_limit` and Python workers run this interpreter. `quiet`: the JVM prints
+    nothing."""
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas",
                             FutureWarning)
     try:
@@ -93,12 +95,53 @@ def spark_session(master: str, memory_limit: int) -> SparkSession:
                    .config("spark.sql.shuffle.partitions", str(SHUFFLES_PER_THREAD * threads))
                    .config("spark.ui.enabled", "false"))
     try:
-        session = builder.config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate()
+        with (workers_run_this_python() if threads else nullcontext(),
+              output_of_children_discarded() if quiet else nullcontext()):
+            session = builder.config("spark.sql.execution.arrow.pyspark.enabled",
+                                     "true").getOrCreate()
     except Exception as error:  # pyspark raises plain exceptions when Java or the master fails
         raise OptionError("--spark-master", f"cannot start Spark on {master}: "
                           f"{str(error).splitlines()[0]}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+@contextmanager
+def workers_run_this_python() -> Iterator[None]:
+    """While a session starts: PYSPARK_PYTHON and PYSPARK_DRIVER_PYTHON name this interpreter,
+    unless the user set them. PySpark starts its Python workers with PYSPARK_PYTHON (default:
+    `python3` on PATH), not with the `spark.pyspark.python` setting, so a run through a virtual
+    environment's python by its path, the environment not activated, would start workers
+    without this package."""
+    added = [name for name in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")
+             if name not in os.environ]
+    for name in added:
+        os.environ[name] = sys.executable
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
+
+
+@contextmanager
+def output_of_children_discarded() -> Iterator[None]:
+    """Processes started inside (the JVM, through spark-submit) write their stdout and stderr
+    to the null device for as long as they live: the JVM warns there before any log level can
+    be set, and some of its lines (incubator modules) are no log messages."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in saved:
+            os.dup2(null, fd)
+        yield
+    finally:
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(null)
 
 
 def local_threads(master: str) -> int:

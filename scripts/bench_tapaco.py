@@ -243,7 +243,7 @@ def build_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Pa
         command = [part.format(**places) for part in template]
     else:
         command = [sys.executable, "-m", "tapaco", "build", "--opus-dir", str(corpus),
-                   "--out", str(out), "--timings", str(timings), "--min-sets", "100"]
+                   "--out", str(out), "--timings", str(timings)]
     return command + shlex.split(args.build_args)
 
 

@@ -17,19 +17,21 @@ from tapaco.communities import OBJECTIVES, OVERSIZED, SplitOptions
 from tapaco.core.download_command import add_download_parser, run_download
 from tapaco.core.errors import exit_status
 from tapaco.core.files import json_text
-from tapaco.core.options import Parser, languages, output_formats, subcommands
+from tapaco.core.options import Parser, add_version, languages, output_formats, subcommands
 from tapaco.core.opus import FOLDERS
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
 from tapaco.filters import FilterOptions
 from tapaco.pipeline import COMMAND, BuildOptions, build
 
+SPLIT = ("--oversized", "split")  # the options of Leiden apply only with it
 DESCRIPTION = ("TaPaCo: paraphrase sets from the translation graph of an OPUS Tatoeba release\n"
                "(Scherrer 2020), and NMT back-translation paraphrase candidates.")
 
 
 def parser() -> argparse.ArgumentParser:
     main = Parser(prog="tapaco", description=DESCRIPTION)
+    add_version(main)
     commands = subcommands(main)
     _build_parser(commands)
     add_download_parser(commands, corpus="Tatoeba", form="raw", pivots=False)
@@ -68,10 +70,13 @@ def _build_parser(commands) -> None:
                               "component holding one into Leiden communities that go through "
                               "the remaining filters")
     command.add_argument("--leiden-objective", choices=tuple(OBJECTIVES), default="modularity",
+                         only_with=SPLIT,
                          help="with --oversized split: the quality Leiden optimises")
     command.add_argument("--leiden-resolution", type=float, default=1.0, metavar="X",
+                         only_with=SPLIT,
                          help="with --oversized split: higher gives more, smaller communities")
     command.add_argument("--seed", type=int, default=0, metavar="N",
+                         only_with=SPLIT,
                          help="with --oversized split: the seed of Leiden's random choices")
     command.add_argument("--marks", action="store_true",
                          help="also write marks/<lang>.tsv: pairs inside kept sets that differ "
@@ -97,8 +102,8 @@ def _build_parser(commands) -> None:
     command.add_argument("--quiet", action="store_true", help="no progress line, no summary")
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+def _plural(count: int, noun: str, nouns: str = "") -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
 
 
 def summary(stats: dict, timings: dict) -> str:
@@ -114,8 +119,10 @@ def summary(stats: dict, timings: dict) -> str:
         f"intra-lingual, {graph['surface_similarity_links']} surface-similarity links; "
         f"{_plural(graph['components'], 'component')}",
     ]
-    lines += [f"  {step['step']}: {step['sets']} sets, {step['sentences']} sentences"
-              for step in stats["funnel"]]
+    first, *filters = stats["funnel"]
+    lines.append(f"  {first['step']}: {_plural(first['sets'], 'set')}, "
+                 f"{_plural(first['sentences'], 'sentence')}")
+    lines += [_step_line(step) for step in filters]
     top = sorted(languages_kept.items(), key=lambda item: -item[1]["sentences"])[:10]
     lines.append(f"wrote {_plural(len(languages_kept), 'language')}"
                  + (": " + ", ".join(f"{lang} {v['sentences']}" for lang, v in top)
@@ -124,10 +131,23 @@ def summary(stats: dict, timings: dict) -> str:
         lines.append(_empty_hint(stats))
     skipped = stats["bad_input"]["skipped"]
     if skipped:
-        lines.append("skipped bad input: " + ", ".join(f"{count} {kind}"
+        lines.append("skipped bad input: " + ", ".join(f"{kind} ({count})"
                                                       for kind, count in skipped.items()))
     lines.append(f"{timings['total_seconds']:.1f} s, peak memory {timings['peak_rss_mib']:.0f} MiB")
     return "\n".join(lines)
+
+
+def _step_line(step: dict) -> str:
+    """What a step of the funnel did and what is left: '(d) ...: removed 4 sentences and 2
+    sets; left 13 sets, 33 sentences' (the Leiden split: 'split 3 components into 5
+    communities; now ...')."""
+    left = f"{_plural(step['sets'], 'set')}, {_plural(step['sentences'], 'sentence')}"
+    if "communities" in step:
+        return (f"  {step['step']}: split {_plural(step['components_split'], 'component')} "
+                f"into {_plural(step['communities'], 'community', 'communities')}; now {left}")
+    removed = [_plural(count, noun) for count, noun in ((step["sentences_removed"], "sentence"),
+                                                        (step["sets_dissolved"], "set")) if count]
+    return f"  {step['step']}: removed {' and '.join(removed) or 'nothing'}; left {left}"
 
 
 def _empty_hint(stats: dict) -> str:

@@ -45,13 +45,15 @@ Decisions:
   explained.
 - **Drawing** (`--draw FILE.svg|FILE.png`, matplotlib from the optional `plot` extra, imported
   only then): sentences coloured by language (legend: language and sentence count), sentences
-  of the set outlined in black, inter-lingual links solid grey, intra-lingual dashed blue,
-  surface dotted red, a `--sentence` path underlaid in yellow (two sentences that are not
-  connected: nothing is drawn, a note says so); sentence ids are written beside
-  the vertices up to 60 of them. The layout is networkx's spring layout with a fixed seed and
-  the files carry no date, so reruns give identical files. Components of more than
-  `DRAW_LIMIT` sentences are drawn as the set's sentences and the paths between them only (and
-  refused if that is still too many). The picture is never written inside DIR or OUT.
+  of the set outlined in black; alignment links inter-lingual solid grey, intra-lingual dashed
+  blue, surface-similarity links dotted red; a `--sentence` path underlaid in yellow (two
+  sentences that are not connected: nothing is drawn, a note says so). Up to `LABEL_LIMIT`
+  sentences are labelled with their text (cut to `LABEL_CHARACTERS` characters; glyphs the
+  font lacks show in the SVG by the viewer's fonts) above language and id. The layout is
+  networkx's spring layout with a fixed seed and the files carry no date, so reruns give
+  identical files. Components of more than `DRAW_LIMIT` sentences are drawn as the set's
+  sentences and the paths between them only (and refused if that is still too many). The
+  picture is never written inside DIR or OUT.
 - **Cost**: the release is read again and its components found as in a build (the same time
   and memory as those steps of `tapaco build`); the component's analysis is small.
 """
@@ -62,6 +64,7 @@ import argparse
 import io
 import json
 import sys
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -90,7 +93,8 @@ KINDS = (INTRA_LINGUAL, INTER_LINGUAL, SURFACE)
 _KIND_OF_CODE = {INTRA: INTRA_LINGUAL, INTER: INTER_LINGUAL}
 MAX_PAIRS = 20
 DRAW_LIMIT = 400  # sentences drawn at most (networkx's dense spring layout stops at 499)
-LABEL_LIMIT = 60  # sentence ids are written beside the vertices up to this many
+LABEL_LIMIT = 60  # sentences are labelled up to this many
+LABEL_CHARACTERS = 32  # a label's sentence text is cut to this many characters
 PICTURE_SUFFIXES = (".png", ".svg")
 MARKER = "tapaco explain"  # in every picture's metadata: a rerun may replace its own pictures
 _MISSING = "--draw needs matplotlib: pip install 'pivot-paraphrase-miner[plot]'"
@@ -609,6 +613,17 @@ def _language_colours(languages: list[str], matplotlib: Any) -> dict[str, Any]:
 _EDGE_STYLES = {INTER_LINGUAL: {"colors": "#9a9a9a", "linestyles": "solid", "linewidths": 1.2},
                 INTRA_LINGUAL: {"colors": "#1f4e9c", "linestyles": "dashed", "linewidths": 1.6},
                 SURFACE: {"colors": "#c0392b", "linestyles": "dotted", "linewidths": 2.2}}
+LINK_LEGEND = {INTER_LINGUAL: "inter-lingual alignment", INTRA_LINGUAL: "intra-lingual alignment",
+               SURFACE: "surface similarity"}
+
+
+def node_label(sentence: Sentence) -> str:
+    """A drawn sentence's label: its text on one line, cut to LABEL_CHARACTERS characters
+    (`$` escaped, as matplotlib reads `$...$` as mathematics), above language and id."""
+    text = " ".join(sentence.text.split())
+    if len(text) > LABEL_CHARACTERS:
+        text = text[:LABEL_CHARACTERS - 1].rstrip() + "…"
+    return f"{text}\n{sentence.lang} {sentence.id}".replace("$", r"\$")
 
 
 def _picture(component: _Component, nodes: list[int], size: int, highlight: list[int],
@@ -649,11 +664,9 @@ def _picture(component: _Component, nodes: list[int], size: int, highlight: list
                          edgecolors="black" if kept else "none", linewidths=outline if kept else 0)
     if len(nodes) <= LABEL_LIMIT:
         for node in nodes:
-            x, y = position[node]
-            axes.annotate(f"{sentences[node].lang} {sentences[node].id}", (x, y),
+            axes.annotate(node_label(sentences[node]), position[node],
                           xytext=(0, np.sqrt(node_size) / 2 + 2), textcoords="offset points",
-                          ha="center", fontsize=7,
-                          zorder=4)
+                          ha="center", va="bottom", fontsize=7, zorder=4)
     axes.autoscale_view()
     axes.margins(0.08)
     counts = Counter(sentences[node].lang for node in nodes)
@@ -664,7 +677,7 @@ def _picture(component: _Component, nodes: list[int], size: int, highlight: list
                         markerfacecolor="white", markeredgecolor="black", markeredgewidth=1.6,
                         label=f"row of set {component.set_id} in OUT")]
     handles += [line_2d([], [], color=style["colors"], linestyle=style["linestyles"],
-                        linewidth=style["linewidths"], label=kind)
+                        linewidth=style["linewidths"], label=LINK_LEGEND[kind])
                 for kind, style in _EDGE_STYLES.items()
                 if any(kind in kinds for _, _, kinds in graph.edges(data="kinds"))]
     if len(highlight) > 1:
@@ -682,7 +695,8 @@ def _picture(component: _Component, nodes: list[int], size: int, highlight: list
     metadata = {"png": {"Software": MARKER}, "svg": {"Date": None, "Creator": MARKER}}[fmt]
     buffer = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": MARKER, "svg.fonttype": "none",
-                                "path.simplify": True}):
+                                "path.simplify": True}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Glyph .* missing from", UserWarning)
         figure.savefig(buffer, format=fmt, metadata=metadata)
     return buffer.getvalue()
 

@@ -184,6 +184,7 @@ def apply_filters(rows: Rows, texts: list[str], languages: list[str],
     surviving = _surviving(rows.group, near_identical)
     rows = _apply(funnel, "(c) near-identical sentences", rows, near_identical)
     rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows, bleu[surviving])
-    rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} sets", rows,
+    rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} "
+                  f"{'set' if options.min_sets == 1 else 'sets'}", rows,
                   _language_keep(rows, languages, options.min_sets))
     return rows, funnel

@@ -1,4 +1,5 @@
-"""The command line: summary, exit status 2 with a one-line error, skip-and-count."""
+"""The command line: summary, exit status 2 with a one-line error, skip-and-count, options that
+only apply with another."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 import pytest
 from conftest import PROJECT, SAMPLE, Sentence
 
-from tapaco.cli import main
+from tapaco.cli import main, parser, summary
 
 
 def run(*arguments: str) -> subprocess.CompletedProcess:
@@ -166,3 +167,69 @@ def test_build_options_refuse_an_unknown_document_folder():
 
     with pytest.raises(OptionError, match="--documents"):
         BuildOptions(documents="moses")
+
+
+def _usage_error(arguments: list[str], capsys) -> str:
+    with pytest.raises(SystemExit) as stopped:
+        main(arguments)
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1, error
+    return error[0]
+
+
+@pytest.mark.parametrize("option", [["--leiden-objective", "cpm"], ["--leiden-resolution", "2"],
+                                    ["--seed", "3"]])
+def test_leiden_options_need_oversized_split(option, tmp_path, capsys):
+    build = ["build", "--opus-dir", str(SAMPLE), "--out", str(tmp_path / "o")]
+    error = _usage_error([*build, *option], capsys)
+    assert f"argument {option[0]}: only applies with --oversized split" in error
+    error = _usage_error([*build, *option, "--oversized", "drop"], capsys)
+    assert "only applies with --oversized split" in error
+    arguments = parser().parse_args([*build, *option, "--oversized", "split"])
+    assert arguments.oversized == "split"
+    assert not (tmp_path / "o").exists()
+
+
+def _step(step: str, sets: int, sentences: int, removed: int = 0, dissolved: int = 0) -> dict:
+    return {"step": step, "sets": sets, "sentences": sentences, "sentences_removed": removed,
+            "sets_dissolved": dissolved}
+
+
+def test_summary_says_what_each_filter_removed_in_natural_words():
+    stats = {
+        "input": {"links": 1, "alignment_sources": 1, "languages": 1},
+        "graph": {"vertices": 5, "inter_lingual_links": 1, "intra_lingual_links": 0,
+                  "surface_similarity_links": 0, "components": 1},
+        "funnel": [_step("components split by language", 2, 5),
+                   {**_step("(b) sets over 2 split into Leiden communities", 3, 5),
+                    "components_split": 1, "communities": 2},
+                   _step("(a) single-sentence sets", 2, 4, 1, 1),
+                   _step("(c) near-identical sentences", 1, 2, 2, 1),
+                   _step("(d) sentence BLEU over 50", 1, 2),
+                   _step("(e) languages with fewer than 1 set", 1, 2)],
+        "languages": {"fr": {"sets": 1, "sentences": 2}},
+        "bad_input": {"skipped": {"unknown sentence id": 2, "missing document": 1}}}
+    lines = summary(stats, {"total_seconds": 1.0, "peak_rss_mib": 10}).splitlines()
+    assert lines[2:8] == [
+        "  components split by language: 2 sets, 5 sentences",
+        "  (b) sets over 2 split into Leiden communities: split 1 component into 2 communities;"
+        " now 3 sets, 5 sentences",
+        "  (a) single-sentence sets: removed 1 sentence and 1 set; left 2 sets, 4 sentences",
+        "  (c) near-identical sentences: removed 2 sentences and 1 set; left 1 set, 2 sentences",
+        "  (d) sentence BLEU over 50: removed nothing; left 1 set, 2 sentences",
+        "  (e) languages with fewer than 1 set: removed nothing; left 1 set, 2 sentences"]
+    assert lines[-2] == "skipped bad input: unknown sentence id (2), missing document (1)"
+
+
+def test_the_funnel_of_a_real_build_reads_as_what_each_step_removed(tmp_path, capsys):
+    assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(tmp_path / "o"),
+                 "--min-sets", "1"]) == 0
+    printed = capsys.readouterr().err
+    steps = json.loads((tmp_path / "o" / "stats.json").read_text())["funnel"]
+    assert steps[-1]["step"] == "(e) languages with fewer than 1 set"
+    for before, step in zip(steps, steps[1:]):
+        gone = before["sentences"] - step["sentences"]
+        removed = (f"removed {gone} sentence{'s' if gone > 1 else ''}" if gone
+                   else "removed nothing")
+        assert f"  {step['step']}: {removed}" in printed, step["step"]

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import warnings
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -28,6 +31,7 @@ from tapaco.explain import (
     as_dict,
     explain_sentences,
     explain_set,
+    node_label,
     run_explain,
     text,
 )
@@ -437,9 +441,13 @@ def test_draw_the_sample_set(sample_out, tmp_path, capsys, matplotlib_installed,
     else:
         svg = data.decode("utf-8")
         assert svg.startswith("<?xml") and "<svg" in svg and svg.rstrip().endswith("</svg>")
-        for legend in ("de (1)", "en (3)", "fr (3)", "inter-lingual", "row of set 1 in OUT"):
+        for legend in ("de (1)", "en (3)", "fr (3)", "inter-lingual alignment",
+                       "row of set 1 in OUT"):
             assert f">{legend}</text>" in svg, legend
-        assert ">fr 564436</text>" in svg
+        # every sentence labelled with its text above language and id
+        for text, label in (("C' est quoi ?", "fr 564436"), ("Was ist das ?", "de 80"),
+                            ("What is this ?", "en 392210")):
+            assert f">{text}</text>" in svg and f">{label}</text>" in svg
     # a rerun replaces its own picture, with the same bytes
     assert cli("--opus-dir", str(SAMPLE), "--out", str(sample_out), "--set", "1", "--draw",
                str(picture), "--quiet", capsys=capsys)[0] == 0
@@ -453,9 +461,35 @@ def test_draw_a_path_between_two_sentences(opus, tmp_path, matplotlib_installed)
     result = explainer.explain_sentences("fr", "10", "11")
     picture = explainer.draw(0, tmp_path / "path.svg", result.path)
     svg = picture.read_text(encoding="utf-8")
-    for legend in ("en (2)", "fr (2)", "inter-lingual", "surface", "shortest path"):
+    for legend in ("en (2)", "fr (2)", "inter-lingual alignment", "surface similarity",
+                   "shortest path"):
         assert f">{legend}</text>" in svg, legend
-    assert ">intra-lingual</text>" not in svg  # only kinds the component has
+    assert ">intra-lingual alignment</text>" not in svg  # only kinds the component has
+
+
+def test_node_labels_are_the_sentence_text_shortened_then_language_and_id():
+    assert node_label(Kept("fr", "564436", "C' est quoi ?", True)) == "C' est quoi ?\nfr 564436"
+    long = "This  sentence\nis much longer than thirty-two characters."
+    assert node_label(Kept("en", "7", long, False)) == (
+        "This sentence is much longer th…\nen 7")
+    assert node_label(Kept("en", "8", "It costs $5, not $6.", False)) == (
+        "It costs \\$5, not \\$6.\nen 8")  # matplotlib reads $...$ as mathematics
+
+
+def test_each_link_kind_is_drawn_in_its_own_colour(opus, tmp_path, matplotlib_installed):
+    """en 1 - en 2 are joined by an intra-lingual and a surface link, fr 10 - en 1 and
+    en 2 - fr 11 by inter-lingual ones: all three kinds, each its own stroke colour."""
+    root = _surface_release(opus, intra_too=True)
+    out = built(root, tmp_path / "out")
+    svg = Explainer(root, out).draw(0, tmp_path / "kinds.svg").read_text(encoding="utf-8")
+    colours = {"inter-lingual alignment": "#9a9a9a", "intra-lingual alignment": "#1f4e9c",
+               "surface similarity": "#c0392b"}
+    assert len(set(colours.values())) == 3
+    strokes = Counter(re.findall(r"stroke: (#[0-9a-f]{6})", svg))
+    for legend, colour in colours.items():
+        assert f">{legend}</text>" in svg, legend
+        assert strokes[colour] >= 2, (legend, strokes)  # the links and the legend's line
+    assert ">Don’t stop!</text>" in svg and ">Ne t'arrête pas !</text>" in svg
 
 
 def test_draw_refuses_a_file_it_did_not_write_and_paths_inside_inputs(
@@ -498,3 +532,16 @@ def test_draw_without_matplotlib_says_how_to_install_it(sample_out, tmp_path, ca
                               "--draw", str(tmp_path / "set.svg"), capsys=capsys))
     assert "pip install 'pivot-paraphrase-miner[plot]'" in err
     assert not (tmp_path / "set.svg").exists()
+
+
+def test_labels_in_a_script_the_font_lacks_draw_without_warnings(opus, tmp_path,
+                                                                 matplotlib_installed):
+    opus.sentences(EN, Sentence("s1", "I see."), Sentence("s2", "I understand."))
+    opus.sentences("ja/tatoeba.xml.gz", Sentence("s30", "分かりました。"))
+    opus.links("en-ja", EN, "ja/tatoeba.xml.gz", [("s1", "s30"), ("s2", "s30")])
+    root = opus.write("raw")
+    out = built(root, tmp_path / "out")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        picture = Explainer(root, out).draw(0, tmp_path / "ja.png")
+    assert picture.read_bytes().startswith(b"\x89PNG")

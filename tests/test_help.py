@@ -1,8 +1,10 @@
-"""`--help` of both programs: every subcommand listed, every option explained with its default."""
+"""`--help` of both programs: every subcommand listed, every option explained with its default;
+`--version`; an option taking values refused when given twice (argparse would keep the last)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 
 import pytest
 
@@ -45,3 +47,72 @@ def test_annotate_help_lists_the_keys():
     text = _subcommands(opusparcus.cli.parser())["annotate"].format_help()
     for key in ("4 good", "1 bad", "t trash", "u undo", "q quit"):
         assert key in text
+
+
+def _value_accepted_by(action: argparse.Action) -> str:
+    """A command-line value the option's type and choices accept."""
+    if action.choices:
+        return str(next(iter(action.choices)))
+    for value in ("1", "en", "tsv", "jsonl", "95", "8G", "picture.svg"):
+        try:
+            if action.type:
+                action.type(value)
+        except (argparse.ArgumentTypeError, ValueError, TypeError):
+            continue
+        return value
+    raise AssertionError(f"no value found for {action.option_strings}")
+
+
+def _options_taking_values() -> list[tuple[str, str, str, str]]:
+    """(program, subcommand, option, value) for every option that stores what follows it."""
+    return [(program, name, action.option_strings[-1], _value_accepted_by(action))
+            for program, make in PROGRAMS.items()
+            for name, command in _subcommands(make()).items()
+            for action in command._actions
+            if action.option_strings and isinstance(action, argparse._StoreAction)]
+
+
+def test_every_option_taking_values_is_covered():
+    covered = {(program, name, option) for program, name, option, _ in _options_taking_values()}
+    assert {("opusparcus", "rank", "--lang"), ("opusparcus", "plot", "--ranked"),
+            ("tapaco", "build", "--seed"), ("tapaco", "explain", "--draw"),
+            ("tapaco", "download", "--out"), ("tapaco", "enrich", "--beam-size")} <= covered
+    assert len(covered) > 80
+
+
+@pytest.mark.parametrize(("program", "command", "option", "value"), _options_taking_values())
+def test_an_option_taking_values_given_twice_is_refused(program, command, option, value,
+                                                        capsys):
+    with pytest.raises(SystemExit) as stopped:
+        PROGRAMS[program]().parse_args([command, option, value, option, value])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1, error
+    assert error[0].startswith(f"{program} {command}: error: argument {option}: given twice;")
+
+
+def test_list_options_keep_taking_several_values():
+    plot = opusparcus.cli.parser().parse_args(
+        ["plot", "--ranked", "a.bz2", "b.bz2", "--label", "A", "B", "--annotations", "c.tsv",
+         "--out", "p"])
+    assert [str(path) for path in plot.ranked] == ["a.bz2", "b.bz2"]
+    assert plot.label == ["A", "B"]
+    explain = tapaco.cli.parser().parse_args(
+        ["explain", "--opus-dir", "o", "--out", "b", "--lang", "fr", "--sentence", "s1",
+         "--sentence", "s2"])
+    assert explain.sentences == ["s1", "s2"]
+
+
+def test_plot_ranked_twice_says_to_give_the_files_after_one_option(capsys):
+    with pytest.raises(SystemExit):
+        opusparcus.cli.parser().parse_args(["plot", "--ranked", "A", "--ranked", "B"])
+    assert "give all its values after one --ranked" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_version_names_program_package_and_version(program, capsys):
+    expected = importlib.metadata.version("pivot-paraphrase-miner")
+    with pytest.raises(SystemExit) as stopped:
+        PROGRAMS[program]().parse_args(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"{program} (pivot-paraphrase-miner) {expected}\n"

@@ -1,5 +1,7 @@
 """Command-line parsing shared by `tapaco` and `opusparcus`: one-line errors, help with
-defaults, and argument types that check ranges before any work starts.
+defaults, argument types that check ranges before any work starts, single-value options
+refused when given twice (argparse keeps the last) or without the option they depend on
+(`only_with=("--oversized", "split")`), and `--version`.
 
 Options that the library API takes too are checked once, by the options dataclasses
 (`__post_init__` raising :class:`~tapaco.core.errors.OptionError`), so the command line and
@@ -17,6 +19,7 @@ from typing import NoReturn
 
 from tapaco.core.errors import OptionError
 from tapaco.core.memory import parse_size
+from tapaco.core.versions import PACKAGE, package_version
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -38,16 +41,62 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {shown})"
 
 
+class StoreOnce(argparse._StoreAction):
+    """argparse's `store` (every option taking a value, or one list of values) that refuses
+    a second occurrence, and an option given without the value of another it depends on
+    (`only_with`: that option's name and value)."""
+
+    def __init__(self, *args, only_with: tuple[str, str] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.only_with = only_with
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if option_string is not None:
+            if self.dest in parser.options_given:
+                several = self.nargs in ("+", "*")
+                parser.error(f"argument {option_string}: given twice; "
+                             + (f"give all its values after one {option_string}" if several
+                                else "it takes one value"))
+            parser.options_given[self.dest] = option_string
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line (`prog: error: ...; see --help`), exit 2."""
+    """An ArgumentParser whose errors are one line (`prog: error: ...; see --help`), exit 2,
+    whose single-value options are :class:`StoreOnce`."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
+        self.options_given: dict[str, str] = {}  # this parse's StoreOnce options: dest -> name
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.options_given = {}
+        parsed, rest = super().parse_known_args(args, namespace)
+        self._check_dependencies(parsed)
+        return parsed, rest
+
+    def _check_dependencies(self, parsed: argparse.Namespace) -> None:
+        for action in self._actions:
+            if getattr(action, "only_with", None) and action.dest in self.options_given:
+                option, value = action.only_with
+                needed = self._option_string_actions[option]
+                if getattr(parsed, needed.dest) != value:
+                    self.error(f"argument {self.options_given[action.dest]}: only applies "
+                               f"with {option} {value}")
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message}; see {self.prog} --help", file=sys.stderr)
         sys.exit(2)
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """`--version`: the program's name, the package's and its version (from its metadata)."""
+    parser.add_argument("--version", action="version",
+                        version=f"{parser.prog} ({PACKAGE}) {package_version()}",
+                        help="print the program's version and exit")
 
 
 def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:

@@ -13,9 +13,11 @@ SAMPLE = Path(__file__).resolve().parents[2] / "tapaco" / "sample" / "tatoeba-v2
 
 
 def _arguments(model: Path, out: Path, *extra: str):
+    """The enrich options of these tests; `extra` adds some (a --beam-size replaces the 2)."""
+    beam = () if "--beam-size" in extra else ("--beam-size", "2")
     return parser().parse_args(["enrich", "--opus-dir", str(SAMPLE), "--pair", "de-en",
                                 "--target", "en", "--model", str(model), "--out", str(out),
-                                "--beam-size", "2", "--variants", "2", "--write-dropped",
+                                *beam, "--variants", "2", "--write-dropped",
                                 "--max-batch-tokens", "64", *extra])
 
 

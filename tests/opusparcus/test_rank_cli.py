@@ -5,7 +5,7 @@ import sys
 import pytest
 from conftest import PROJECT, SAMPLE, Sentence, write_moses
 
-from opusparcus.cli import main
+from opusparcus.cli import main, parser, summary
 
 
 def test_rank_several_languages_with_timings(tmp_path):
@@ -71,10 +71,22 @@ def test_summary_counts_in_words_and_names_what_was_skipped(opus, tmp_path, caps
     assert main(["rank", "--opus-dir", str(root), "--lang", "en", "--workers", "1",
                  "--out", str(tmp_path / "o"), "--skip-bad-input"]) == 0
     summary = capsys.readouterr().err.strip().splitlines()[-1]
-    assert summary.startswith("en: 3 links read, 3 1:1 over 1 pivot;"), summary
-    assert "train 1, dev 0, test 0 pairs" in summary
-    assert "skipped 0 pivot sentences (0 pairs)" in summary
-    assert summary.endswith("; skipped bad input: 1 unknown sentence id")
+    assert summary == ("en: 3 links read from 1 pivot, 3 one-to-one; pairs written: train 1, "
+                       "dev 0, test 0; skipped bad input: unknown sentence id (1)")
+
+
+def test_spark_master_needs_engine_spark(tmp_path, capsys):
+    rank = ["rank", "--opus-dir", str(SAMPLE), "--lang", "en", "--out", str(tmp_path / "o"),
+            "--spark-master", "local[2]"]
+    for engine in ([], ["--engine", "local"]):
+        with pytest.raises(SystemExit) as stopped:
+            main([*rank, *engine])
+        assert stopped.value.code == 2
+        error = capsys.readouterr().err.strip().splitlines()
+        assert error == ["opusparcus rank: error: argument --spark-master: only applies with "
+                         "--engine spark; see opusparcus rank --help"]
+    assert parser().parse_args([*rank, "--engine", "spark"]).spark_master == "local[2]"
+    assert not (tmp_path / "o").exists()
 
 
 def test_an_empty_ranking_is_a_valid_bz2_file(shared_data, tmp_path):
@@ -155,3 +167,15 @@ def test_rank_parquet_card_loads_with_datasets(tmp_path):
     loaded = datasets.load_dataset(str(out / "fr"), cache_dir=str(tmp_path / "cache"))
     assert list(loaded) == ["train"] and loaded["train"].num_rows == 24
     assert loaded["train"][0]["id"] == "fr-N1"
+
+
+def test_summary_of_a_capped_undated_ranking_in_singular_words():
+    stats = {"language": "fr", "links_read": 1, "one_to_one_links": 1, "links_without_year": 1,
+             "bitexts": {"en": {"links_with_empty_text": 1}},
+             "pairs_written": {"train": 1, "dev": 0, "test": 0},
+             "splits": {"train": {"fanout_skips": {"pivots": 1, "links": 3, "pairs": 1}}},
+             "bad_input": {"skipped": {}}}
+    assert summary(stats) == (
+        "fr: 1 link read from 1 pivot, 1 one-to-one (1 without a year, counted as train), "
+        "1 link with an empty sentence left out; pairs written: train 1, dev 0, test 0; "
+        "fan-out cap skipped 1 pivot sentence (1 pair)")

@@ -5,12 +5,15 @@ every scoring scheme and for several languages in one run."""
 from __future__ import annotations
 
 import builtins
+import os
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import write_moses
+from conftest import PROJECT, write_moses
 from test_rank_languages import _files, _release
 
 from opusparcus import spark_engine
@@ -105,3 +108,44 @@ def test_without_pyspark_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_pyspark)
     with pytest.raises(OptionError, match=r"spark\]"):
         spark_engine.spark_session("local[2]", 1 << 30)
+
+
+def _python_without_numpy() -> Path:
+    """An interpreter that cannot run this package (no numpy): the venv's base interpreter or
+    the system's; skip when every candidate has it."""
+    for candidate in (Path(sys.base_prefix) / "bin" / "python3", Path("/usr/bin/python3")):
+        if candidate.is_file() and subprocess.run(
+                [str(candidate), "-I", "-c", "import numpy"], capture_output=True).returncode:
+            return candidate
+    pytest.skip("no python3 without numpy to stand for the one on PATH outside the venv")
+
+
+def test_a_venvs_python_run_by_its_path_ranks_on_spark_quietly(shared_data, tmp_path):
+    """`/venv/bin/python -m opusparcus rank --engine spark`, the venv not activated: `python3`
+    on PATH lacks this package, yet the Spark workers run this interpreter and write the local
+    engine's bytes; `--quiet` prints nothing, the JVM's warnings included."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(_python_without_numpy())
+    unset = ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH", "VIRTUAL_ENV")
+    environment = {name: value for name, value in os.environ.items() if name not in unset}
+    environment["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    release = shared_data / "opus-rf"
+    result = subprocess.run(
+        [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(release), "--lang", "en",
+         "--out", str(tmp_path / "spark"), "--engine", "spark", "--spark-master", "local[1]",
+         "--workers", "1", "--quiet"],
+        capture_output=True, text=True, cwd=PROJECT, env=environment, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stderr == "" and result.stdout == ""
+    rank(release, "en", tmp_path / "local", RankOptions(workers=1))
+    assert _files(tmp_path / "spark" / "en") == _files(tmp_path / "local" / "en")
+
+
+def test_workers_python_is_this_one_unless_the_user_chose(monkeypatch):
+    monkeypatch.delenv("PYSPARK_DRIVER_PYTHON", raising=False)
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/users/python")
+    with spark_engine.workers_run_this_python():
+        assert os.environ["PYSPARK_PYTHON"] == "/opt/users/python"
+        assert os.environ["PYSPARK_DRIVER_PYTHON"] == sys.executable
+    assert "PYSPARK_DRIVER_PYTHON" not in os.environ
