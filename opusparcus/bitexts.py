@@ -217,7 +217,7 @@ def read_bitext(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
             return _read_moses_columns(source, log)
         reader = _Reader(store, source.langs, log)
         try:
-            for block in source.link_blocks():
+            for block in source.link_blocks(bad_line=log.report):
                 reader.add(block)
         except InputError as error:
             log.report(error)
@@ -247,7 +247,7 @@ def _marked(keys: pa.Array, mark: str) -> pa.Array:
 def _read_moses_columns(source: AlignmentSource, log: BadInputLog) -> Bitext:
     """A Moses bitext with no sentence documents in the release, read as columns."""
     try:
-        links = one_to_one_links(source.path, source.langs)
+        links = one_to_one_links(source.path, source.langs, bad_line=log.report)
     except InputError as error:
         log.report(error)
         return Bitext(str(source.path), (_empty_side(source.langs[0]),

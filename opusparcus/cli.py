@@ -286,6 +286,12 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def _usable_links(bitext: dict) -> int:
+    """A bitext's 1:1 links with a known, non-empty sentence on both sides."""
+    return (bitext["one_to_one"] - bitext.get("links_with_empty_text", 0)
+            - bitext.get("links_to_unknown_sentences", 0))
+
+
 def summary(stats: dict) -> str:
     """The one-line summary of a ranked language."""
     written = stats["pairs_written"]
@@ -298,10 +304,14 @@ def summary(stats: dict) -> str:
            if skipped else "")
     empty = sum(bitext.get("links_with_empty_text", 0) for bitext in stats["bitexts"].values())
     empty_text = f", {_plural(empty, 'link')} with an empty sentence left out" if empty else ""
+    unused = [pivot for pivot, bitext in stats["bitexts"].items() if not _usable_links(bitext)]
+    pivots = _plural(len(stats["bitexts"]) - len(unused), "pivot")
+    if unused:
+        pivots += f" (no usable link through {', '.join(unused)})"
     capped = (f"; fan-out cap skipped {_plural(skips['pivots'], 'pivot sentence')} "
               f"({_plural(skips['pairs'], 'pair')})" if skips["pivots"] else "")
     return (f"{stats['language']}: {_plural(stats['links_read'], 'link')} read from "
-            f"{_plural(len(stats['bitexts']), 'pivot')}, {stats['one_to_one_links']} "
+            f"{pivots}, {stats['one_to_one_links']} "
             f"one-to-one{undated}{empty_text}; pairs written: train {written['train']}, "
             f"dev {written['dev']}, test {written['test']}{capped}{bad}")
 

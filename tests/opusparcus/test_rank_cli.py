@@ -170,12 +170,12 @@ def test_rank_parquet_card_loads_with_datasets(tmp_path):
 
 
 def test_summary_of_a_capped_undated_ranking_in_singular_words():
-    stats = {"language": "fr", "links_read": 1, "one_to_one_links": 1, "links_without_year": 1,
-             "bitexts": {"en": {"links_with_empty_text": 1}},
+    stats = {"language": "fr", "links_read": 2, "one_to_one_links": 2, "links_without_year": 1,
+             "bitexts": {"en": {"one_to_one": 2, "links_with_empty_text": 1}},
              "pairs_written": {"train": 1, "dev": 0, "test": 0},
              "splits": {"train": {"fanout_skips": {"pivots": 1, "links": 3, "pairs": 1}}},
              "bad_input": {"skipped": {}}}
     assert summary(stats) == (
-        "fr: 1 link read from 1 pivot, 1 one-to-one (1 without a year, counted as train), "
+        "fr: 2 links read from 1 pivot, 2 one-to-one (1 without a year, counted as train), "
         "1 link with an empty sentence left out; pairs written: train 1, dev 0, test 0; "
         "fan-out cap skipped 1 pivot sentence (1 pair)")

@@ -8,7 +8,7 @@ without it each line is its own sentence, numbered from 1 in a pseudo-document p
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tapaco.core.errors import InputError
@@ -87,14 +87,18 @@ def _numbered_block(source: str, pair, first_line: int, first, second) -> LinkBl
                      numbers, list(numbers), first, second)
 
 
-def read_moses(source: Path, pair: tuple[str, str]) -> Iterator[LinkBlock]:
-    """Yield the links of a Moses bitext, with the texts of both sides."""
-    refs = moses_files(source, pair)
-    readers = [LineChunks(ref) for ref in refs if ref is not None]
+def read_moses(source: Path, pair: tuple[str, str],
+               bad_line: Callable[[InputError], None] | None = None) -> Iterator[LinkBlock]:
+    """Yield the links of a Moses bitext, with the texts of both sides. A text line too long or
+    not UTF-8 goes to `bad_line` (raised by default) and reads as empty."""
+    first, second, ids = moses_files(source, pair)
+    readers = [LineChunks(first, bad_line=bad_line), LineChunks(second, bad_line=bad_line)]
+    if ids is not None:
+        readers.append(LineChunks(ids))
     try:
         while True:
             line = readers[0].line
-            batches = [reader.take(LINES_PER_BLOCK).decoded(reader.ref) for reader in readers]
+            batches = [reader.take(LINES_PER_BLOCK).decoded() for reader in readers]
             batches[0] = [clean_line(text) for text in batches[0]]
             batches[1] = [clean_line(text) for text in batches[1]]
             lengths = {len(batch) for batch in batches}

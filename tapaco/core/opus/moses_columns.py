@@ -12,7 +12,7 @@ sentences. The lines come from :class:`~tapaco.core.opus.textstream.LineChunks`,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,11 +104,14 @@ class MosesChunk:
         return len(self.ids.one_to_one)
 
 
-def moses_chunks(source: Path, pair: tuple[str, str],
-                 lines_per_chunk: int = LINES_PER_CHUNK) -> Iterator[MosesChunk]:
-    """The links of a Moses bitext in chunks; the sides are in the order of `pair`."""
-    refs = moses_files(source, pair)
-    readers = [LineChunks(ref, BLOCK_BYTES) for ref in refs if ref is not None]
+def moses_chunks(source: Path, pair: tuple[str, str], lines_per_chunk: int = LINES_PER_CHUNK,
+                 bad_line: Callable[[InputError], None] | None = None) -> Iterator[MosesChunk]:
+    """The links of a Moses bitext in chunks; the sides are in the order of `pair`. A text line
+    too long or not UTF-8 goes to `bad_line` (raised by default) and reads as empty."""
+    first, second, ids = moses_files(source, pair)
+    readers = [LineChunks(first, BLOCK_BYTES, bad_line), LineChunks(second, BLOCK_BYTES, bad_line)]
+    if ids is not None:
+        readers.append(LineChunks(ids, BLOCK_BYTES))
     try:
         while True:
             parts = [reader.take(lines_per_chunk) for reader in readers]
@@ -118,9 +121,8 @@ def moses_chunks(source: Path, pair: tuple[str, str],
                                  f"line {short.line}", kind="malformed Moses")
             if not len(parts[0]):
                 return
-            texts = (parts[0].strings(readers[0].ref), parts[1].strings(readers[1].ref))
+            texts = (parts[0].strings(), parts[1].strings())
             if len(parts) == 3:
-                parts[2].check_utf8(readers[2].ref)
                 ids = parse_ids(parts[2], readers[2].ref)
             else:
                 none = np.full(len(parts[0]), NO_YEAR, np.int16)
@@ -201,10 +203,12 @@ def _first_appearance(codes: np.ndarray, keys: pa.Array) -> tuple[np.ndarray, pa
 
 
 def one_to_one_links(source: Path, pair: tuple[str, str],
-                     lines_per_chunk: int = LINES_PER_CHUNK) -> OneToOneLinks:
-    """The 1:1 links of a Moses bitext with a text on both sides, sides in `pair` order."""
+                     lines_per_chunk: int = LINES_PER_CHUNK,
+                     bad_line: Callable[[InputError], None] | None = None) -> OneToOneLinks:
+    """The 1:1 links of a Moses bitext with a text on both sides, sides in `pair` order (a bad
+    line: see :func:`moses_chunks`)."""
     sides, years, links = (_SideCodes(), _SideCodes()), ([], []), 0
-    for chunk in moses_chunks(source, pair, lines_per_chunk):
+    for chunk in moses_chunks(source, pair, lines_per_chunk, bad_line):
         links += len(chunk)
         keep = pa.array(chunk.ids.one_to_one)
         for side, texts in zip(sides, chunk.texts):

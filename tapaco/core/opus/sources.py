@@ -10,7 +10,7 @@ pairs and are ignored.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,10 +48,12 @@ class AlignmentSource:
                 p for p in self.path.rglob("*") if p.name.endswith((".xml", ".gz")))]
         return [FileRef(self.path)]
 
-    def link_blocks(self) -> Iterator[LinkBlock]:
-        """The links, sides as strings."""
+    def link_blocks(self, bad_line: Callable[[InputError], None] | None = None
+                    ) -> Iterator[LinkBlock]:
+        """The links, sides as strings (a Moses line too long or not UTF-8 goes to `bad_line`,
+        raised by default, and reads as empty)."""
         if self.form.startswith("Moses"):
-            yield from read_moses(self.path, self.langs)
+            yield from read_moses(self.path, self.langs, bad_line)
             return
         for ref in self._cesalign_files():
             yield from read_cesalign(ref, self.langs)

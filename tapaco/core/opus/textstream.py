@@ -12,11 +12,12 @@ line: each chunk's newline positions are found with numpy.
 
 from __future__ import annotations
 
+import codecs
 import io
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -28,6 +29,9 @@ from isal import igzip, isal_zlib
 from tapaco.core.errors import InputError
 
 CHUNK_BYTES = 8 << 20
+# A line of a Moses file longer than this is no sentence (OpenSubtitles' longest lines are a few
+# KB): it is skipped as bad input, without ever being held whole.
+MAX_LINE_BYTES = 1 << 20
 _NEWLINE = ord("\n")
 _DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error, zipfile.BadZipFile)
 
@@ -180,16 +184,27 @@ def _decode(data: bytes, ref: FileRef, first_line: int) -> str:
         ) from error
 
 
-def check_utf8(data: bytes, ref: FileRef, first_line: int) -> None:
-    """Raise :class:`InputError` (line and column of the first bad byte) unless `data` is
-    valid UTF-8; checked in C, without decoding."""
+def _is_utf8(data: bytes) -> bool:
+    """Whether `data` is valid UTF-8 (checked by Arrow in C, without decoding)."""
     whole = pa.LargeStringArray.from_buffers(
         1, pa.py_buffer(np.array([0, len(data)], np.int64)), pa.py_buffer(data))
     try:
         whole.validate(full=True)
     except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _raise(error: InputError) -> None:
+    raise error
+
+
+def check_utf8(data: bytes, ref: FileRef, first_line: int) -> None:
+    """Raise :class:`InputError` (line and column of the first bad byte) unless `data` is
+    valid UTF-8; checked in C, without decoding."""
+    if not _is_utf8(data):
         _decode(data, ref, first_line)  # raises, naming line and column
-        raise InputError(ref, "invalid UTF-8", f"line {first_line}", kind="encoding") from None
+        raise InputError(ref, "invalid UTF-8", f"line {first_line}", kind="encoding")
 
 
 @dataclass(frozen=True)
@@ -255,8 +270,9 @@ def text_chunks(ref: FileRef, boundary: bytes,
 
 @dataclass
 class Lines:
-    """Consecutive lines of a file: their bytes, and each line's start and end in them (the end
-    excludes the newline); `first_line` is the number of the first one (1-based)."""
+    """Consecutive lines of a file, valid UTF-8: their bytes, and each line's start and end in
+    them (the end excludes the newline); `first_line` is the number of the first one (1-based).
+    A line that was too long or not UTF-8 is there as an empty line (see :class:`LineChunks`)."""
 
     data: bytes
     starts: np.ndarray
@@ -266,35 +282,67 @@ class Lines:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def check_utf8(self, ref: FileRef) -> None:
-        """Raise :class:`InputError` (line and column of the first bad byte) unless the lines
-        are valid UTF-8; checked in C, without decoding."""
-        check_utf8(self.data, ref, self.first_line)
-
-    def strings(self, ref: FileRef) -> pa.Array:
+    def strings(self) -> pa.Array:
         """The lines as an Arrow string array over `data`, without a copy (each line with its
-        newline, if it has one); UTF-8 checked as by :meth:`check_utf8`."""
-        self.check_utf8(ref)
+        newline, if it has one)."""
         offsets = np.append(self.starts, len(self.data)).astype(np.int64)
         return pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(offsets),
                                                 pa.py_buffer(self.data))
 
-    def decoded(self, ref: FileRef) -> list[str]:
+    def decoded(self) -> list[str]:
         """The lines as Python strings, without their newlines."""
-        return _decode(self.data, ref, self.first_line).split("\n")[:len(self)]
+        return self.data.decode("utf-8").split("\n")[:len(self)]
+
+
+def _bad_utf8_offsets(data: bytes) -> list[int]:
+    """The offset of every invalid UTF-8 sequence in `data` (one decoding in Python)."""
+    offsets: list[int] = []
+
+    def record(error: UnicodeDecodeError) -> tuple[str, int]:
+        offsets.append(error.start)
+        return "", error.end
+
+    codecs.register_error("tapaco-record-offsets", record)
+    data.decode("utf-8", "tapaco-record-offsets")
+    return offsets
+
+
+def _blanked(data: bytes, ranges: list[tuple[int, int]]) -> bytes:
+    """`data` without the bytes of the (start, end) ranges (ascending, disjoint)."""
+    pieces, kept_from = [], 0
+    for start, end in ranges:
+        pieces.append(data[kept_from:start])
+        kept_from = end
+    pieces.append(data[kept_from:])
+    return b"".join(pieces)
+
+
 
 
 class LineChunks:
     """Takes the lines of a file in chunks of a given number of lines, reading `block_bytes`
-    of it at a time; `line` is the number of the next line to take."""
+    of it at a time; `line` is the number of the next line to take.
 
-    def __init__(self, ref: FileRef, block_bytes: int = CHUNK_BYTES) -> None:
+    A line longer than `max_line_bytes` is never held whole (memory stays bounded whatever the
+    input), and a line that is not valid UTF-8 is not passed on: either is handed to `bad_line`
+    as an :class:`InputError` naming file and line (by default raised; a caller skipping bad
+    input counts it instead) and then read as an empty line, so the line numbers, and the files
+    of a bitext, stay in step.
+    """
+
+    def __init__(self, ref: FileRef, block_bytes: int = CHUNK_BYTES,
+                 bad_line: Callable[[InputError], None] | None = None,
+                 max_line_bytes: int = MAX_LINE_BYTES) -> None:
         self.ref = ref
         self.block_bytes = block_bytes
+        self.bad_line = bad_line or _raise
+        self.max_line_bytes = max_line_bytes
         self.stream = open_binary(ref)
         self.blocks: list[bytes] = []
         self.newlines: list[np.ndarray] = []  # positions in each block
         self.pending_lines = 0
+        self.tail = 0  # bytes of the unfinished last line held in `blocks`
+        self.skipping = False  # within a line found too long: its bytes are dropped
         self.done = False
         self.line = 1
 
@@ -306,11 +354,62 @@ class LineChunks:
                              kind="corrupt file") from error
         if not block:
             self.done = True
+            if self.skipping:  # a last line found too long ends the file without a newline
+                self.skipping = False
+                self.bad_line(self._too_long(self.line + self.pending_lines))
+                self._append(b"\n", np.zeros(1, np.int64))
             return
         found = np.flatnonzero(np.frombuffer(block, np.uint8) == _NEWLINE)
+        block, found = self._without_long_lines(block, found)
+        self._append(block, found)
+
+    def _append(self, block: bytes, found: np.ndarray) -> None:
         self.blocks.append(block)
         self.newlines.append(found)
         self.pending_lines += len(found)
+
+    def _without_long_lines(self, block: bytes, found: np.ndarray) -> tuple[bytes, np.ndarray]:
+        """The block with the bytes of lines over `max_line_bytes` dropped (their newlines
+        kept), the unfinished line's bytes held before it dropped too when that line is."""
+        starts = np.concatenate([[0], found + 1])
+        lengths = np.append(found, len(block)) - starts
+        lengths[0] += self.tail
+        too_long = lengths > self.max_line_bytes
+        too_long[0] |= self.skipping
+        if not too_long.any():
+            self.tail = int(lengths[-1])
+            return block, found
+        first_line = self.line + self.pending_lines
+        for index in np.flatnonzero(too_long[:len(found)]).tolist():
+            self.bad_line(self._too_long(first_line + index))
+        if too_long[0]:
+            self._drop_tail()
+        ends = np.append(found, len(block))
+        block = _blanked(block, [(int(starts[i]), int(ends[i]))
+                                 for i in np.flatnonzero(too_long).tolist()])
+        found = np.flatnonzero(np.frombuffer(block, np.uint8) == _NEWLINE)
+        self.skipping = bool(too_long[-1])
+        self.tail = 0 if self.skipping else int(lengths[-1])
+        return block, found
+
+    def _too_long(self, line: int) -> InputError:
+        return InputError(self.ref, f"a line over {self.max_line_bytes:,} bytes, longer than "
+                          "any sentence (--skip-bad-input skips it)", f"line {line}",
+                          kind="line too long")
+
+    def _drop_tail(self) -> None:
+        """Drop the bytes of the unfinished line from the blocks held."""
+        left = self.tail
+        while left:
+            last = self.blocks[-1]
+            if len(last) <= left:
+                self.blocks.pop()
+                self.newlines.pop()
+                left -= len(last)
+            else:
+                self.blocks[-1] = last[:-left]
+                left = 0
+        self.tail = 0
 
     def take(self, count: int) -> Lines:
         """The next `count` lines (fewer at the end of the file; a last line without a newline
@@ -331,9 +430,28 @@ class LineChunks:
         self.newlines = [newlines[len(ends):] - cut] if rest else []
         self.pending_lines = len(newlines) - min(len(newlines), count)
         starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64) if len(ends) else ends
-        lines = Lines(data[:cut], starts, ends.astype(np.int64), self.line)
+        lines = self._valid(Lines(data[:cut], starts, ends.astype(np.int64), self.line))
         self.line += len(lines)
         return lines
+
+    def _valid(self, lines: Lines) -> Lines:
+        """The lines with those that are not UTF-8 reported and emptied."""
+        if lines.data.isascii() or _is_utf8(lines.data):
+            return lines
+        bad_offsets = np.array(_bad_utf8_offsets(lines.data), np.int64)
+        bad = np.unique(np.searchsorted(lines.starts, bad_offsets, side="right") - 1)
+        for index in bad.tolist():
+            offset = int(bad_offsets[np.searchsorted(bad_offsets, lines.starts[index])])
+            column = offset - int(lines.starts[index]) + 1
+            self.bad_line(InputError(self.ref, f"invalid UTF-8 byte 0x{lines.data[offset]:02x}",
+                                     f"line {lines.first_line + index}, column {column}",
+                                     kind="encoding"))
+        data = _blanked(lines.data, [(int(lines.starts[i]), int(lines.ends[i]))
+                                     for i in bad.tolist()])
+        lengths = lines.ends - lines.starts
+        lengths[bad] = 0
+        starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
+        return Lines(data, starts, starts + lengths, lines.first_line)
 
     def close(self) -> None:
         """Close the file."""

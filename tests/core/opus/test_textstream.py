@@ -100,3 +100,67 @@ def test_a_missing_local_header_cannot_be_opened(tmp_path):
     with pytest.raises(InputError, match="cannot open") as raised:
         _read_all(_damaged_zip(tmp_path, no_header))
     assert raised.value.kind == "corrupt file"
+
+
+def _reference_lines(data: bytes, limit: int) -> tuple[list[bytes], list[int], list[int]]:
+    """The lines as the Moses readers should see them, computed line by line in Python: a line
+    over `limit` bytes or not UTF-8 reads as empty; the numbers of those lines apart."""
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    too_long, not_utf8, seen = [], [], []
+    for number, line in enumerate(lines, 1):
+        if len(line) > limit:
+            too_long.append(number)
+            line = b""
+        else:
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                not_utf8.append(number)
+                line = b""
+        seen.append(line)
+    return seen, too_long, not_utf8
+
+
+@pytest.mark.parametrize("block_bytes", [1, 7, 64, 1 << 20])
+@pytest.mark.parametrize("seed", range(4))
+def test_line_chunks_empty_long_and_non_utf8_lines_and_report_them(tmp_path, block_bytes, seed):
+    import random
+
+    from tapaco.core.opus.textstream import LineChunks
+
+    rng = random.Random(seed)
+    pieces = [b"", b"ab", "é😀".encode(), b"x" * 40, b"y" * 41, b"\xff", b"caf\xc3", b"z" * 90]
+    lines = [b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 3)))
+             for _ in range(rng.randint(0, 60))]
+    data = b"\n".join(lines) + rng.choice([b"\n", b""])
+    path = tmp_path / "t.txt"
+    path.write_bytes(data)
+    expected, too_long, not_utf8 = _reference_lines(data, limit=40)
+    reported: list[InputError] = []
+    chunks = LineChunks(FileRef(path), block_bytes, reported.append, max_line_bytes=40)
+    seen = []
+    while True:
+        taken = chunks.take(rng.randint(1, 9))
+        if not len(taken):
+            break
+        seen += [taken.data[start:end] for start, end in zip(taken.starts, taken.ends)]
+        assert taken.strings().to_pylist() == [taken.data[start:end + 1].decode()
+                                               for start, end in zip(taken.starts, taken.ends)]
+    chunks.close()
+    assert seen == expected
+    by_kind = {"line too long": [], "encoding": []}
+    for error in reported:
+        by_kind[error.kind].append(int(error.position.split()[1].rstrip(",")))
+    assert by_kind == {"line too long": too_long, "encoding": not_utf8}
+
+
+def test_line_chunks_raise_a_bad_line_by_default(tmp_path):
+    from tapaco.core.opus.textstream import LineChunks
+
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"short\n" + b"x" * 100 + b"\nshort\n")
+    chunks = LineChunks(FileRef(path), 16, max_line_bytes=50)
+    with pytest.raises(InputError, match=r"t\.txt: line 2: a line over 50 bytes"):
+        chunks.take(10)
