@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLE, write_cesalign, write_moses
+from rapidfuzz.distance import Levenshtein
 from reference import scores as reference_scores
 
 from opusparcus.rank import RankOptions, rank
@@ -235,3 +236,48 @@ def test_documents_option_chooses_the_folder_searched_first(tmp_path):
         ["Do not .", "Don 't ."]]
     with pytest.raises(InputError, match="--documents"):
         RankOptions(documents="moses")
+
+
+@pytest.mark.parametrize("engine", ["local", "spark"])
+def test_pairs_of_short_sentences_take_the_short_edit_ratio(tmp_path, engine):
+    # every sentence of the release is shorter than 24 characters: only the short ratio counts
+    if engine == "spark":
+        pytest.importorskip("pyspark", reason="the Spark engine needs the 'spark' extra")
+        import shutil
+        if not shutil.which("java"):
+            pytest.skip("the Spark engine needs Java")
+    root = _yearly_release(tmp_path / "opus")
+    held_out = {}
+    for name, ratio, short_ratio in (("lenient", 0.99, 0.0), ("strict", 0.0, 0.99)):
+        out = tmp_path / name
+        rank(root, "en", out, RankOptions(min_edit_ratio=ratio, min_edit_ratio_short=short_ratio,
+                                          workers=1, engine=engine))
+        held_out[name] = {split: {(r[1], r[2]) for r in read_split(out, "en", split)}
+                          for split in ("dev", "test")}
+    assert held_out["lenient"] == {
+        "dev": {("Good morning .", "Hello there ."), ("I 'm your friend .", "I am your friend .")},
+        "test": {("Go away .", "Leave now ."), ("What .", "What ?")}}
+    # the short ratio 0.99 keeps only pairs that differ in (nearly) every character
+    assert held_out["strict"] == {split: {(a, b) for a, b in pairs if Levenshtein.distance(a, b)
+                                          >= 0.99 * min(len(a), len(b))}
+                                  for split, pairs in held_out["lenient"].items()}
+    assert held_out["strict"] == {"dev": set(), "test": {("Go away .", "Leave now .")}}
+
+
+def test_a_year_is_four_ascii_digits_in_both_readers(tmp_path):
+    """Document paths whose second part is not exactly four ASCII digits have no year (their
+    links count as train): the documents' reader (year_of) and the Moses columns agree."""
+    from opusparcus.bitexts import year_of
+    from tapaco.core.opus.moses_columns import NO_YEAR, parse_ids
+    from tapaco.core.opus.textstream import FileRef, LineChunks
+
+    expected = {"en/1994/1/2.xml.gz": 1994, "en/1988.xml.gz": 1988, "en/4/1/2.xml.gz": None,
+                "en/204/1/2.xml.gz": None, "en/02004/1/2.xml.gz": None,
+                "en/20045/1/2.xml.gz": None, "en/2004a/1.xml.gz": None,
+                "en/١٩٩٤/1/2.xml.gz": None, "en.xml.gz": None}
+    assert {path: year_of(path) for path in expected} == expected
+    ids = tmp_path / "t.ids"
+    ids.write_text("".join(f"{path}\t{path}\t1\t1\n" for path in expected), encoding="utf-8")
+    columns = parse_ids(LineChunks(FileRef(ids)).take(len(expected)), FileRef(ids))
+    assert [None if year == NO_YEAR else year for year in columns.years[0].tolist()] == list(
+        expected.values())
