@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from tapaco.core.options import integer, languages
@@ -72,4 +71,4 @@ def run_download(arguments: argparse.Namespace) -> None:
         return
     quiet = arguments.quiet
     download(request, arguments.out, api, Rate(enabled=False if quiet else None),
-             (lambda line: None) if quiet else (lambda line: print(line, file=sys.stderr)))
+             (lambda line: None) if quiet else None)

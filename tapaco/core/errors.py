@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -78,13 +79,22 @@ class BadInputLog:
         return {"skipped": dict(sorted(self.counts.items())), "examples": list(self.examples)}
 
 
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (terminal escapes, carriage returns, newlines, bidi
+    overrides) shown as escapes: what names and messages from a file or a server print as."""
+    return _HIDDEN.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
+
+
 def exit_status(program: str, action: Callable[[], None]) -> int:
     """Run a command's `action`: 0 when it completes, 2 with a one-line error for bad input,
     130 when interrupted (outputs are only ever moved into place complete)."""
     try:
         action()
     except (InputError, MissingDependency) as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
+        print(f"{program}: error: {printable(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{program}: interrupted; earlier outputs are left as they were", file=sys.stderr)

@@ -6,6 +6,11 @@ A transfer writes `NAME.part` only. A cut connection or a server error is retrie
 ranges (status 200) sends the whole file again and the part is restarted. A body shorter than
 its announced length is never taken as complete. Moving the part into place is the caller's
 step, after its own checks.
+
+The server is not trusted: only http(s) URLs are fetched (redirects included); a body is never
+received past the size the caller expects (`limit`), and an API answer never past
+`API_ANSWER_BYTES`; every transfer has a deadline (its timeout plus the time its size takes at
+`min_rate`), so a trickling server cannot hold a run forever.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import socket
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +32,9 @@ from tapaco.core.errors import InputError
 from tapaco.core.versions import package_version
 
 BLOCK = 1 << 20
+# The OPUS API's answer for the largest corpus (OpenSubtitles, every language) is a few MB.
+API_ANSWER_BYTES = 64 << 20
+_SCHEMES = ("http", "https")
 _CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+|\*)")
 _RETRIED = (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError,
             socket.timeout)
@@ -45,21 +54,60 @@ class _Retry(Exception):
     """This attempt failed in a way worth another one."""
 
 
+def check_url(url: str) -> None:
+    """Refuse a URL that is not http(s) (a `file://` URL from a server would copy a local
+    file), or that holds control characters (no HTTP request can carry them)."""
+    if any(ord(character) < 32 or ord(character) == 127 for character in url):
+        raise DownloadError(url, "a URL with control characters")
+    scheme = urllib.parse.urlsplit(url).scheme.lower()
+    if scheme not in _SCHEMES:
+        what = f"{scheme}:" if scheme else "a URL without a scheme"
+        raise DownloadError(url, f"only http and https URLs are downloaded, not {what}")
+
+
 def open_url(url: str, timeout: float, offset: int = 0):
     """The response to GET `url` (from byte `offset` on); HTTP errors other than server errors
     and 416 become a DownloadError at once."""
+    check_url(url)
     headers = {"User-Agent": f"pivot-paraphrase-miner/{package_version()}"}
     if offset:
         headers["Range"] = f"bytes={offset}-"
     try:
-        return urllib.request.urlopen(urllib.request.Request(url, headers=headers),
-                                      timeout=timeout)
+        response = urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                          timeout=timeout)
     except urllib.error.HTTPError as error:
         if error.code >= 500 or error.code in (408, 416, 429):
             raise
         raise DownloadError(url, f"the server answered {error.code} {error.reason}") from None
     except ValueError as error:
         raise DownloadError(url, f"not a URL that can be downloaded ({error})") from None
+    try:
+        check_url(response.geturl())  # where redirects led
+    except DownloadError:
+        response.close()
+        raise
+    return response
+
+
+class _Deadline:
+    """The moment a transfer must be over by."""
+
+    def __init__(self, url: str, seconds: float) -> None:
+        self.url, self.seconds = url, seconds
+        self.end = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.end:
+            raise DownloadError(self.url, f"not complete after {self.seconds:.0f} s (the "
+                                "deadline for its size); rerun to resume")
+
+
+def _blocks(response, deadline: _Deadline):
+    """The body as it arrives (whatever is there, up to BLOCK), the deadline checked between
+    blocks: a full-size read would wait for a trickling server's whole block."""
+    while block := response.read1(BLOCK):
+        deadline.check()
+        yield block
 
 
 @dataclass
@@ -113,19 +161,39 @@ class Transfer:
     backoff: float = 1.0
     timeout: float = 60.0
     sleep: Callable[[float], None] = time.sleep
+    min_rate: float = 10_000  # bytes a second, on average, that a transfer's deadline allows
+    answer_limit: int = API_ANSWER_BYTES
 
-    def fetch(self, url: str, part: Path, rate: Rate | None = None) -> int:
-        """Download `url` into `part`, resuming what it holds; the size received."""
+    def deadline(self, url: str, size: int) -> _Deadline:
+        """The deadline of a transfer of `size` bytes."""
+        return _Deadline(url, self.timeout + size / self.min_rate)
+
+    def fetch(self, url: str, part: Path, rate: Rate | None = None,
+              limit: int | None = None) -> int:
+        """Download `url` into `part`, resuming what it holds; the size received. A body
+        that goes past `limit` bytes is an error (the part is removed); the deadline is that of
+        `limit` bytes."""
         rate = rate or Rate(enabled=False)
-        return self._retried(url, lambda: self._attempt(url, part, rate),
+        deadline = self.deadline(url, limit or 0)
+        return self._retried(url, lambda: self._attempt(url, part, rate, limit, deadline),
                              lambda: f"; rerun to resume from "
                                      f"{part.stat().st_size if part.exists() else 0} bytes")
 
     def read(self, url: str) -> bytes:
-        """The whole body of a small answer (an API query), retried like a download."""
+        """The whole body of a small answer (an API query), retried like a download; one over
+        `answer_limit` bytes is an error."""
+        limit = self.answer_limit
+        deadline = self.deadline(url, limit)
+
         def attempt() -> bytes:
+            body = bytearray()
             with open_url(url, self.timeout) as response:
-                return response.read()
+                for block in _blocks(response, deadline):
+                    body += block
+                    if len(body) > limit:
+                        raise DownloadError(url, f"the answer is over {limit:,} bytes, more "
+                                            "than any OPUS API answer")
+            return bytes(body)
 
         return self._retried(url, attempt, lambda: "")
 
@@ -140,7 +208,8 @@ class Transfer:
                 self.sleep(self.backoff * 2 ** number)
         raise AssertionError("unreachable")
 
-    def _attempt(self, url: str, part: Path, rate: Rate) -> int:
+    def _attempt(self, url: str, part: Path, rate: Rate, limit: int | None,
+                 deadline: _Deadline) -> int:
         offset = part.stat().st_size if part.exists() else 0
         try:
             response = open_url(url, self.timeout, offset)
@@ -154,13 +223,22 @@ class Transfer:
                 part.unlink()
                 raise _Retry(f"the server sent bytes from {start}, not from {offset}")
             offset = start  # 0: the server ignored the range and sends the whole file
+            if limit is not None and total is not None and total > limit:
+                raise DownloadError(url, f"the server announces {total:,} bytes, more than "
+                                    f"the {limit:,} expected")
             rate.start()
             try:
                 with open(part, "ab" if offset else "wb") as handle:
                     received = offset
-                    while block := response.read(BLOCK):
+                    for block in _blocks(response, deadline):
                         handle.write(block)
                         received += len(block)
+                        if limit is not None and received > limit:
+                            handle.close()
+                            part.unlink()
+                            raise DownloadError(url, f"the server sent over {limit:,} bytes, "
+                                                "more than expected; the partial file was "
+                                                "removed")
                         rate.show(part.name.removesuffix(".part"), received, total, offset)
             finally:
                 rate.done()

@@ -4,7 +4,9 @@ The API part answers as Helsinki-NLP/OPUS-API does (opustools `DbOperations.get_
 `preprocessing=xml|raw` the xml alignments (`target` not empty) and then the sentence files of
 each language in them in the asked form; for `moses` the bitexts; `version=latest` selects
 the rows marked latest. The file part serves bytes with or without `Range` support, can cut a
-transfer after some bytes, and logs every request.
+transfer after some bytes, and logs every request. It can also misbehave as a hostile or broken
+server would: send more than it lists (or without end), trickle, pad the API answer, or list
+URLs of its choosing.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ class OpusServer:
     missing: set[str] = field(default_factory=set)  # paths answered 404
     failures: dict[str, int] = field(default_factory=dict)  # path -> 503s before success
     requests: list[tuple[str, str]] = field(default_factory=list)  # (path, Range header)
+    endless: set[str] = field(default_factory=set)  # paths whose body never ends
+    trickle: dict[str, float] = field(default_factory=dict)  # path -> seconds between bytes
+    api_padding: int = 0  # spaces streamed after the API's JSON
+    urls: dict[str, str] = field(default_factory=dict)  # path -> URL the API lists instead
+    _stop: threading.Event = field(default_factory=threading.Event)
 
     def __enter__(self) -> OpusServer:
         server = self
@@ -64,6 +71,7 @@ class OpusServer:
         return self
 
     def __exit__(self, *exc) -> None:
+        self._stop.set()
         self._http.shutdown()
         self._http.server_close()
 
@@ -81,13 +89,16 @@ class OpusServer:
     def url(self, row: Row) -> str:
         return f"{self.base}/OPUS-{row.corpus}/{row.version}/{row.path}"
 
+    def listed_url(self, row: Row) -> str:
+        return self.urls.get(row.path, self.url(row))
+
     def _entry(self, row: Row) -> dict:
         source, target = row.languages
         size = row.listed_kb if row.listed_kb is not None else round(len(row.data) / 1024)
         return {"alignment_pairs": 3, "corpus": row.corpus, "documents": 1, "id": 1,
                 "latest": str(row.latest), "preprocessing": row.preprocessing, "size": size,
                 "source": source, "source_tokens": 9, "target": target, "target_tokens": 9,
-                "url": self.url(row), "version": row.version}
+                "url": self.listed_url(row), "version": row.version}
 
     def catalogue(self, query: dict[str, str]) -> list[dict]:
         def matches(row: Row, preprocessing: str) -> bool:
@@ -111,6 +122,8 @@ class OpusServer:
             self.requests.append(("api", parts.query))
             query = dict(urllib.parse.parse_qsl(parts.query))
             body = json.dumps({"corpora": self.catalogue(query)}).encode()
+            if self.api_padding:
+                return self._stream(handler, [body], self.api_padding)
             return self._send(handler, 200, body, {"Content-Type": "application/json"})
         row = next((row for row in self.rows
                     if parts.path == urllib.parse.urlsplit(self.url(row)).path), None)
@@ -121,6 +134,10 @@ class OpusServer:
         if self.failures.get(row.path, 0) > 0:
             self.failures[row.path] -= 1
             return self._send(handler, 503, b"busy", {})
+        if row.path in self.endless:
+            return self._stream(handler, [row.data], 1 << 40)
+        if row.path in self.trickle:
+            return self._trickle(handler, row.data, self.trickle[row.path])
         start = int(asked[len("bytes="):].split("-")[0]) if asked and self.ranges else 0
         if start >= len(row.data) and start:
             return self._send(handler, 416, b"", {"Content-Range": f"bytes */{len(row.data)}"})
@@ -132,6 +149,37 @@ class OpusServer:
             headers["Content-Range"] = f"bytes {start}-{len(row.data) - 1}/{len(row.data)}"
         cut = self.cut_after.pop(row.path, None)
         self._send(handler, status, body if cut is None else body[:cut], headers)
+
+    def _stream(self, handler: BaseHTTPRequestHandler, first: list[bytes], padding: int) -> None:
+        """`first`, then `padding` spaces, with no length: the body ends when the connection
+        does (or when the client goes away, or the server stops)."""
+        handler.send_response(200)
+        handler.end_headers()
+        block = b" " * (1 << 16)
+        try:
+            for data in first:
+                handler.wfile.write(data)
+            while padding > 0 and not self._stop.is_set():
+                handler.wfile.write(block[:padding])
+                padding -= len(block)
+        except OSError:  # the client stopped reading
+            pass
+        handler.close_connection = True
+
+    def _trickle(self, handler: BaseHTTPRequestHandler, data: bytes, pause: float) -> None:
+        """The body one byte at a time, `pause` seconds apart, its length announced."""
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        try:
+            for byte in data:
+                if self._stop.wait(pause):
+                    break
+                handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+        except OSError:
+            pass
+        handler.close_connection = True
 
     @staticmethod
     def _send(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict) -> None:

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tapaco.core.errors import InputError
-from tapaco.core.transfer import Transfer
+from tapaco.core.transfer import Transfer, check_url
 
 DEFAULT_API = "https://opus.nlpl.eu/opusapi/"
 FORMS = ("raw", "xml", "moses")
+# A file name may have 255 bytes on Linux file systems, and the download adds `.part`.
+_LONGEST_NAME = 255 - len(".part")
 _SUFFIXES = {"xml": (".xml.gz", ".zip"), "raw": (".zip",), "moses": (".txt.zip",)}
 
 
@@ -93,6 +95,7 @@ def _opus_file(row: object, form: str, where: str) -> OpusFile:
         raise InputError(where, f"an OPUS API entry lacks {missing}", kind="download") from None
     if not isinstance(size, int) or size < 0:
         raise InputError(url, f"the OPUS API gives no size in KB ({size!r})", kind="download")
+    check_url(url)
     return OpusFile(url, release_path(url, version, form), size, version, source, target)
 
 
@@ -106,6 +109,9 @@ def release_path(url: str, version: str, form: str) -> str:
     if not name_ok or (tail[0] != form and not (form == "raw" and tail[0] == "xml")):
         raise InputError(url, f"not a {form} file of an OPUS release layout "
                          f"(<{version}>/{form}/<name>)", kind="download")
+    if len(tail[1].encode()) > _LONGEST_NAME:
+        raise InputError(url, f"a file name of {len(tail[1].encode())} bytes, longer than the "
+                         f"{_LONGEST_NAME} a download's file can have", kind="download")
     return "/".join(tail)
 
 

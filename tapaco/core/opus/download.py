@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tapaco.core.errors import InputError, OptionError
+from tapaco.core.errors import InputError, OptionError, printable
 from tapaco.core.files import json_text, write_file_atomically
 from tapaco.core.opus.catalog import FORMS, OpusApi, OpusFile, missing_pairs, select, select_pivots
 from tapaco.core.outputs import MANIFEST, read_manifest
@@ -85,14 +85,20 @@ def listing(files: list[OpusFile], out: Path) -> str:
     lines = []
     for file in files:
         present = _recorded(out, manifest, file)
-        lines.append(f"{_size(file.size_kb * 1024):>10}  {file.path}"
+        lines.append(f"{_listed_size(file.size_kb):>10}  {printable(file.path)}"
                      + ("  (already downloaded)" if present else ""))
-    total = sum(file.size_kb for file in files) * 1024
-    remaining = sum(file.size_kb for file in files if not _recorded(out, manifest, file)) * 1024
-    version = files[0].version if files else "?"
-    lines.append(f"{_size(total):>10}  total, {len(files)} files of release {version}; "
-                 f"{_size(remaining)} still to fetch into {out}")
+    total = _listed_size(sum(file.size_kb for file in files)) if files else "0 B"
+    left = [file.size_kb for file in files if not _recorded(out, manifest, file)]
+    remaining = _listed_size(sum(left)) if left else "nothing"
+    version = printable(files[0].version) if files else "?"
+    lines.append(f"{total:>10}  total, {len(files)} files of release {version}; "
+                 f"{remaining} still to fetch into {printable(str(out))}")
     return "\n".join(lines)
+
+
+def _listed_size(size_kb: int) -> str:
+    """A size as OPUS lists it, in KB (0: under 1 KB)."""
+    return _size(size_kb * 1024) if size_kb else "under 1 KB"
 
 
 def _size(count: float) -> str:
@@ -107,11 +113,22 @@ def download(request: DownloadRequest, out: Path, api: OpusApi | None = None,
              rate: Rate | None = None, log: Callable[[str], None] | None = None) -> dict:
     """Fetch what `request` needs into `out`; the manifest written there."""
     api = api or OpusApi()
-    log = log or (lambda line: print(line, file=sys.stderr))
+    log = log or (lambda line: print(printable(line), file=sys.stderr))
     earlier = _earlier_download(out)
     files = plan(api, request)
+    created = _Folders()
+    try:
+        return _download_files(request, out, api, files, created, earlier, rate, log)
+    except BaseException:
+        created.remove_empty()
+        raise
+
+
+def _download_files(request: DownloadRequest, out: Path, api: OpusApi, files: list[OpusFile],
+                    created: _Folders, earlier: dict | None, rate: Rate | None,
+                    log: Callable[[str], None]) -> dict:
     version = files[0].version
-    manifest = _open_folder(out, earlier, request, version, api.base_url)
+    manifest = _open_folder(out, earlier, request, version, api.base_url, created)
     fetched = 0
     for number, file in enumerate(files, 1):
         if _recorded(out, manifest, file):
@@ -121,7 +138,8 @@ def download(request: DownloadRequest, out: Path, api: OpusApi | None = None,
             log(f"[{number}/{len(files)}] {file.path}: already there, checking it")
             manifest["files"][file.path] = _adopt(file, target)
         else:
-            log(f"[{number}/{len(files)}] {file.path} ({_size(file.size_kb * 1024)})")
+            log(f"[{number}/{len(files)}] {file.path} ({_listed_size(file.size_kb)})")
+            created.make(target.parent)
             manifest["files"][file.path] = _get(file, target, api.transfer, rate)
             fetched += 1
         manifest["date"] = _today()
@@ -155,14 +173,35 @@ def _earlier_download(out: Path) -> dict | None:
     return manifest
 
 
+class _Folders:
+    """The folders a download made, so that a failed one leaves none of them empty."""
+
+    def __init__(self) -> None:
+        self.made: list[Path] = []
+
+    def make(self, folder: Path) -> None:
+        missing = [parent for parent in (folder, *folder.parents) if not parent.exists()]
+        for parent in reversed(missing):
+            parent.mkdir()
+            self.made.append(parent)
+
+    def remove_empty(self) -> None:
+        """Remove the folders made here that are empty, the deepest first."""
+        for folder in reversed(self.made):
+            try:
+                folder.rmdir()
+            except OSError:  # not empty (a kept part, or someone else's file)
+                pass
+
+
 def _open_folder(out: Path, manifest: dict | None, request: DownloadRequest, version: str,
-                 api: str) -> dict:
+                 api: str, created: _Folders) -> dict:
     """The folder's manifest, new or from an earlier download of the same release."""
     if manifest and (manifest.get("corpus"), manifest.get("release")) != (request.corpus,
                                                                           version):
         raise InputError(out, f"holds {manifest.get('corpus')} {manifest.get('release')}, "
                          f"not {request.corpus} {version}; choose another folder", kind="usage")
-    out.mkdir(parents=True, exist_ok=True)
+    created.make(out)
     manifest = manifest or {"written_by": WRITTEN_BY, "corpus": request.corpus,
                             "release": version, "files": {}}
     forms = sorted({*manifest.get("forms", []), request.form})
@@ -179,18 +218,22 @@ def _recorded(out: Path, manifest: dict, file: OpusFile) -> bool:
             and target.stat().st_size == entry.get("bytes"))
 
 
+def largest_size(size_kb: int) -> int:
+    """The most bytes a file OPUS lists as `size_kb` KB can have (see :func:`size_agrees`)."""
+    return (size_kb + 1) * 1024
+
+
 def size_agrees(size: int, size_kb: int) -> bool:
     """Whether `size` bytes is what OPUS lists as `size_kb` KB: bytes / 1,000 or / 1,024,
     rounded down or up. (Truncation is caught exactly by the transfer and the archive check;
     this catches a URL that serves another file.)"""
-    return (size_kb - 1) * 1000 < size <= (size_kb + 1) * 1024
+    return (size_kb - 1) * 1000 < size <= largest_size(size_kb)
 
 
 def _get(file: OpusFile, target: Path, transfer: Transfer, rate: Rate | None) -> dict:
     """Download `file` to `target` through `target.part`, checked before the rename."""
-    target.parent.mkdir(parents=True, exist_ok=True)
     part = target.with_name(target.name + ".part")
-    size = transfer.fetch(file.url, part, rate)
+    size = transfer.fetch(file.url, part, rate, limit=largest_size(file.size_kb))
     try:
         if not size_agrees(size, file.size_kb):
             raise DownloadError(file.url, f"received {size} bytes, but OPUS lists "

@@ -1,0 +1,103 @@
+"""The downloader against a server that lies, floods, trickles or lists what it should not: each
+is one clear error, bounded in bytes and time, and leaves no trace it was not asked for."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tapaco.cli import main as tapaco_main
+from tapaco.core.opus.catalog import OpusApi
+from tapaco.core.opus.download import DownloadRequest, download
+from tapaco.core.transfer import DownloadError, Transfer
+from tests.core.opus.test_download import sample_rows
+from tests.core.opus_server import OpusServer, Row
+
+
+def _download(server: OpusServer, out: Path, **transfer) -> dict:
+    transfer = {"attempts": 2, "sleep": lambda seconds: None, **transfer}
+    return download(DownloadRequest("Tatoeba", form="xml"), out,
+                    OpusApi(server.api, Transfer(**transfer)), log=lambda line: None)
+
+
+def _only_en(server_rows: list[Row]) -> list[Row]:
+    return [row for row in server_rows if row.path in ("xml/en-fr.xml.gz", "xml/en.zip")]
+
+
+def test_a_body_longer_than_listed_stops_at_the_listed_size(tmp_path):
+    rows = _only_en(sample_rows())
+    with OpusServer(rows, endless={"xml/en.zip"}) as server:
+        with pytest.raises(DownloadError, match="sent over .* bytes, more than expected"):
+            _download(server, tmp_path / "opus")
+    listed = next(row for row in rows if row.path == "xml/en.zip").data
+    assert not (tmp_path / "opus/xml/en.zip.part").exists()
+    assert not (tmp_path / "opus/xml/en.zip").exists()
+    assert len(listed) < 40_000  # the endless body was cut within a block of its listed size
+
+
+def test_a_huge_api_answer_is_refused_without_reading_it_whole(tmp_path):
+    with OpusServer(sample_rows(), api_padding=1 << 30) as server:
+        started = time.monotonic()
+        with pytest.raises(DownloadError, match="answer is over 100,000 bytes"):
+            _download(server, tmp_path / "opus", answer_limit=100_000)
+    assert time.monotonic() - started < 10
+    assert not (tmp_path / "opus").exists()
+
+
+def test_a_trickling_server_meets_the_deadline(tmp_path):
+    rows = _only_en(sample_rows())
+    with OpusServer(rows, trickle={"xml/en-fr.xml.gz": 0.05}) as server:
+        started = time.monotonic()
+        with pytest.raises(DownloadError, match=r"not complete after 1 s"):
+            _download(server, tmp_path / "opus", timeout=0.5, min_rate=1e12)
+    assert time.monotonic() - started < 5
+    # what arrived is kept for a rerun to resume, and nothing else
+    assert [p.name for p in (tmp_path / "opus").rglob("*")] == ["xml", "en-fr.xml.gz.part"]
+
+
+def test_only_http_urls_are_fetched(tmp_path):
+    secret = tmp_path / "secret.zip"
+    secret.write_bytes(b"PK not yours")
+    rows = _only_en(sample_rows())
+    with OpusServer(rows, urls={"xml/en.zip": f"file://{tmp_path}/v2/xml/en.zip"}) as server:
+        with pytest.raises(DownloadError, match="only http and https URLs .* not file:"):
+            _download(server, tmp_path / "opus")
+    assert not (tmp_path / "opus").exists()
+
+
+def test_control_characters_from_the_server_print_escaped_on_one_line(tmp_path, capsys):
+    rows = _only_en(sample_rows())
+    with OpusServer(rows) as server:
+        server.urls["xml/en.zip"] = server.url(rows[1]).replace("en.zip", "e\x1b[2J\x07n.zip")
+        for listing in ([], ["--list"]):
+            assert tapaco_main(["download", "--api", server.api, "--form", "xml",
+                                "--out", str(tmp_path / "opus"), *listing]) == 2
+            error = capsys.readouterr().err
+            assert error.count("\n") == 1 and error.startswith("tapaco: error: ")
+            assert "e\\x1b[2J\\x07n.zip: a URL with control characters" in error
+            assert "\x1b" not in error and "\x07" not in error
+    assert not (tmp_path / "opus").exists()
+
+
+def test_a_name_too_long_for_a_file_system_is_one_line(tmp_path, capsys):
+    rows = _only_en(sample_rows())
+    with OpusServer(rows) as server:
+        server.urls["xml/en.zip"] = server.url(rows[1]).replace("en.zip", "e" * 300 + ".zip")
+        assert tapaco_main(["download", "--api", server.api, "--form", "xml",
+                            "--out", str(tmp_path / "opus")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "a file name of 304 bytes, longer than the 250" in error
+    assert not (tmp_path / "opus").exists()
+
+
+def test_a_file_under_one_kilobyte_is_listed_as_such(tmp_path, capsys):
+    rows = [Row("xml/en-fr.xml.gz", b"x" * 300, listed_kb=0), Row("xml/en.zip", b"y" * 512,
+                                                                  listed_kb=0)]
+    with OpusServer(rows) as server:
+        assert tapaco_main(["download", "--api", server.api, "--form", "xml", "--list",
+                            "--out", str(tmp_path / "opus")]) == 0
+    listed = capsys.readouterr().out
+    assert "under 1 KB  xml/en-fr.xml.gz" in listed and "0 B" not in listed
+    assert "under 1 KB  total, 2 files" in listed
