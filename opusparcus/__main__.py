@@ -2,6 +2,13 @@
 
 import sys
 
-from opusparcus.cli import main
+from tapaco.core.errors import run_command
 
-sys.exit(main())
+
+def run() -> int:
+    """The `opusparcus` command (also its console script)."""
+    return run_command("opusparcus", "opusparcus.cli")
+
+
+if __name__ == "__main__":
+    sys.exit(run())

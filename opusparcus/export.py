@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import bz2
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,7 @@ import pyarrow as pa
 
 from opusparcus.bitexts import DEV, TEST, TRAIN
 from opusparcus.edit_distance import adjusted_edit_distances
+from tapaco.core.forked import process_pool
 
 ROWS_PER_STREAM = 500_000
 
@@ -92,7 +91,7 @@ def write_ranked(path: Path, lang: str, letter: str, vocabulary: pa.Array, first
     try:
         with open(path, "wb") as out:
             if workers > 1 and len(tasks) > 1:
-                with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+                with process_pool(workers) as pool:
                     for data in pool.map(_render, tasks):
                         out.write(data)
             else:

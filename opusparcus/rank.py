@@ -16,7 +16,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import partial
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +42,7 @@ from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.dataset_card import check_formats
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
+from tapaco.core.forked import process_pool
 from tapaco.core.memory import (
     current_rss,
     default_memory_limit,
@@ -222,7 +222,7 @@ def _mapper(workers: int) -> Iterator[Mapper]:
     if workers == 1:
         yield map
         return
-    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+    with process_pool(workers) as pool:
         yield lambda function, items: _SubmittedAhead(pool, function, items, 4 * workers)
 
 

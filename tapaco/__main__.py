@@ -2,6 +2,13 @@
 
 import sys
 
-from tapaco.cli import main
+from tapaco.core.errors import run_command
 
-sys.exit(main())
+
+def run() -> int:
+    """The `tapaco` command (also its console script)."""
+    return run_command("tapaco", "tapaco.cli")
+
+
+if __name__ == "__main__":
+    sys.exit(run())

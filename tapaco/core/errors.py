@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import signal
 import sys
+import threading
 from collections import Counter
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 
 
@@ -88,16 +91,64 @@ def printable(text: str) -> str:
     return _HIDDEN.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is (as Ctrl-C raises KeyboardInterrupt), so that its
+    temporary outputs are removed on the way out."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, raised by the command line's own handler: CPython makes a process that saw a
+    plain KeyboardInterrupt inside some C-level evaluation (an extension importing) end by
+    SIGINT at exit even after the program caught it, instead of with the status it chose."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise Interrupted
+
+
+INTERRUPTED = "interrupted; earlier outputs are left as they were"
+TERMINATED = "terminated; earlier outputs are left as they were"
+
+
+def run_command(program: str, module: str) -> int:
+    """`program`'s command line: `module.main()`, imported here so that Ctrl-C or SIGTERM
+    while the libraries load also ends in one line."""
+    signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
+    try:
+        main = import_module(module).main
+    except KeyboardInterrupt:
+        print(f"{program}: {INTERRUPTED}", file=sys.stderr)
+        return 130
+    except Terminated:
+        print(f"{program}: {TERMINATED}", file=sys.stderr)
+        return 143
+    return main()
+
+
 def exit_status(program: str, action: Callable[[], None]) -> int:
     """Run a command's `action`: 0 when it completes, 2 with a one-line error for bad input,
-    130 when interrupted (outputs are only ever moved into place complete)."""
+    130 when interrupted by Ctrl-C and 143 by SIGTERM (outputs are only ever moved into place
+    complete, and temporary ones removed)."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    earlier = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
         action()
     except (InputError, MissingDependency) as error:
         print(f"{program}: error: {printable(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"{program}: interrupted; earlier outputs are left as they were", file=sys.stderr)
+        print(f"{program}: {INTERRUPTED}", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"{program}: {TERMINATED}", file=sys.stderr)
+        return 143
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, earlier)
     return 0
-

@@ -8,6 +8,7 @@ folders it had to create. Deciding *whether* a path may be written is :mod:`tapa
 from __future__ import annotations
 
 import fcntl
+import glob
 import json
 import os
 import shutil
@@ -22,6 +23,37 @@ Content = TypeVar("Content")
 def temporary_name(path: Path, kind: str) -> Path:
     """A hidden sibling of `path` private to this process (`.name.tmp-PID`)."""
     return path.with_name(f".{path.name}.{kind}-{os.getpid()}")
+
+
+def dead_leftovers(path: Path, kind: str) -> list[Path]:
+    """The :func:`temporary_name` siblings of `path` of this kind whose process is gone (killed
+    before it could clean up: SIGKILL, the OOM killer, a power cut)."""
+    prefix = f".{path.name}.{kind}-"
+    found = []
+    for candidate in path.parent.glob(f"{glob.escape(prefix)}*"):
+        pid = candidate.name[len(prefix):]
+        if pid.isdigit() and pid.isascii() and not _alive(int(pid)):
+            found.append(candidate)
+    return sorted(found)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_dead_temporaries(path: Path) -> None:
+    """Remove what writes of `path` by processes now dead left under their temporary name."""
+    for leftover in dead_leftovers(path, "tmp"):
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
 
 
 @contextmanager
@@ -47,6 +79,7 @@ def created_folders(folder: Path) -> Iterator[None]:
 def write_file_atomically(path: Path, content: str | bytes) -> None:
     """Write one file (text as UTF-8) through a synced temporary name in the same folder, so a
     crash leaves the old file or the new one, never half of it."""
+    remove_dead_temporaries(path)
     temporary = temporary_name(path, "tmp")
     data = content.encode("utf-8") if isinstance(content, str) else content
     try:
@@ -108,6 +141,7 @@ def fill_folder_atomically(out: Path, fill: Callable[[Path], None],
     (see :class:`tapaco.core.outputs.OutputFolder`: it removes only the tool's own files).
     """
     with created_folders(out.parent):
+        remove_dead_temporaries(out)
         temporary = temporary_name(out, "tmp")
         shutil.rmtree(temporary, ignore_errors=True)
         temporary.mkdir()

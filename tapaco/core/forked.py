@@ -10,17 +10,26 @@ multiprocessing's `spawn`, which would import the caller's main script again (a 
 calling the library without a `__main__` guard would run twice). Where `fork` is not available
 (for :class:`Forked`), or when only one core is, the function simply runs here, when its result
 is asked for.
+
+Every child process of the project (these two, and :func:`process_pool`'s workers) ends with
+its parent: on Linux the kernel kills it when the parent dies, even by SIGKILL or the OOM
+killer (:func:`die_with_parent`), and it leaves Ctrl-C and SIGTERM to the parent, which stops
+its children and reports the interrupt in one line.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from tapaco.core.progress import peak_rss_mib
@@ -53,6 +62,36 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def die_with_parent(parent: int) -> None:
+    """In a child process of `parent`: be killed when it dies (Linux), end now if it already
+    has, and leave interrupts to it (it stops its children itself)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(1)
+
+
+@contextmanager
+def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `workers` forked processes that end with this one; leaving the block by an
+    error or an interrupt kills them instead of waiting for their running tasks."""
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+    try:
+        yield pool
+    except BaseException:
+        for child in multiprocessing.active_children():
+            child.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
 class _Failure:
     """An exception raised in the child, sent back to be raised again here."""
 
@@ -60,7 +99,10 @@ class _Failure:
         self.error = error
 
 
-def _run_and_send(function: Callable[..., Any], args: tuple, sender) -> None:  # noqa: ANN001
+def _run_and_send(function: Callable[..., Any], args: tuple, parent: int,  # noqa: ANN001
+                  receiver, sender) -> None:
+    die_with_parent(parent)
+    receiver.close()  # this process's copy: the parent's dying must break the pipe
     try:
         result = function(*args)
     except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
@@ -111,8 +153,9 @@ class Forked(_SecondProcess):
         if parallel and can_fork() and usable_cores() > 1:
             context = multiprocessing.get_context("fork")
             self._receiver, sender = context.Pipe(duplex=False)
-            self._process = context.Process(target=_run_and_send,
-                                            args=(function, args, sender), daemon=True)
+            self._process = context.Process(
+                target=_run_and_send, args=(function, args, os.getpid(), self._receiver, sender),
+                daemon=True)
             self._process.start()
             sender.close()
 
@@ -143,9 +186,10 @@ class Forked(_SecondProcess):
         return result
 
 
-def serve_one() -> None:
-    """The body of a :class:`Fresh` process: (function, args) pickled on stdin; (result or
-    failure, peak memory) pickled on stdout."""
+def serve_one(parent: int) -> None:
+    """The body of a :class:`Fresh` process started by `parent`: (function, args) pickled on
+    stdin; (result or failure, peak memory) pickled on stdout."""
+    die_with_parent(parent)
     function, args = pickle.load(sys.stdin.buffer)
     try:
         result = function(*args)
@@ -168,7 +212,8 @@ class Fresh(_SecondProcess):
         if parallel and usable_cores() > 1:
             environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))}
             self._process = subprocess.Popen(
-                [sys.executable, "-c", "from tapaco.core.forked import serve_one; serve_one()"],
+                [sys.executable, "-c",
+                 f"from tapaco.core.forked import serve_one; serve_one({os.getpid()})"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment)
             payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
             self._writer = threading.Thread(target=self._send, args=(payload,), daemon=True)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.errors import InputError
-from tapaco.core.files import fill_folder_atomically, json_text, temporary_name
+from tapaco.core.files import dead_leftovers, fill_folder_atomically, json_text, temporary_name
 from tapaco.core.files import write_file_atomically as _write_file
 
 MANIFEST = "manifest.json"
@@ -115,6 +115,9 @@ class OutputFolder:
     def check(self) -> None:
         """Raise a usage error unless the folder may be written; call before any work."""
         _related(self.path, self.inputs)
+        if self.path.is_symlink():
+            raise _usage(self.path, "is a symbolic link; give the folder it points to "
+                         f"({self.path.resolve()}) or another output path")
         if self.path.exists() and not self.path.is_dir():
             raise _usage(self.path, "is an existing file, but a folder is written here; "
                          "choose another output path")
@@ -144,11 +147,24 @@ class OutputFolder:
 
     def write(self, fill: Callable[[Path], None]) -> None:
         """Fill a temporary folder, add the manifest, and move it into place."""
+        self._recover_dead_replacements()
+
         def fill_with_manifest(folder: Path) -> None:
             fill(folder)
             write_manifest(folder, self.command)
 
         fill_folder_atomically(self.path, fill_with_manifest, self._replace)
+
+    def _recover_dead_replacements(self) -> None:
+        """A process killed while it replaced this folder left the earlier output under its
+        `.old-PID` name: put it back if nothing took its place, else remove the files its
+        manifest lists (as that process would have)."""
+        for previous in dead_leftovers(self.path, "old"):
+            if not self.path.exists():
+                previous.rename(self.path)
+            else:
+                manifest = read_manifest(previous)
+                _remove_listed(previous, manifest["files"] if manifest else {})
 
     def _replace(self, out: Path, new: Path) -> None:
         self._check_replaceable()

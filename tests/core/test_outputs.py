@@ -143,3 +143,61 @@ def test_existing_file_is_replaced_only_when_own_or_with_overwrite(tmp_path):
     replaced.write("new")
     assert path.read_text() == "new"
     assert os.listdir(tmp_path) == ["result.tsv"]
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_leftovers_of_a_killed_run_are_cleaned_by_the_next_and_live_ones_kept(tmp_path):
+    import subprocess
+    import sys
+
+    dead, live = _dead_pid(), subprocess.Popen([sys.executable, "-c",
+                                                "import time; time.sleep(30)"])
+    try:
+        out = tmp_path / "out"
+        (tmp_path / f".out.tmp-{dead}" / "sub").mkdir(parents=True)  # a killed build's folder
+        (tmp_path / f".out.tmp-{dead}" / "sub" / "en.txt").write_text("half")
+        (tmp_path / f".out.tmp-{live.pid}").mkdir()  # a build still running
+        (tmp_path / f".stats.json.tmp-{dead}").write_text("{")  # a killed file write
+        (tmp_path / ".out.tmp-notapid").mkdir()  # not a name this tool makes: kept
+        OutputFolder(out, COMMAND).write(_fill({"en.txt": "x\n"}))
+        OutputFile(tmp_path / "stats.json", COMMAND).write("{}\n")
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            ["out", f".out.tmp-{live.pid}", ".out.tmp-notapid", "stats.json"])
+    finally:
+        live.kill()
+        live.wait()
+
+
+def _killed_while_replacing(tmp_path: Path) -> tuple[Path, Path]:
+    """An earlier output moved aside (`.out.old-PID`) by a run killed before the new one
+    took its place."""
+    out = tmp_path / "out"
+    OutputFolder(out, COMMAND).write(_fill({"en.txt": "earlier\n"}))
+    previous = tmp_path / f".out.old-{_dead_pid()}"
+    out.rename(previous)
+    return out, previous
+
+
+def test_an_earlier_output_moved_aside_by_a_killed_run_is_put_back(tmp_path):
+    out, previous = _killed_while_replacing(tmp_path)
+    OutputFolder(out, COMMAND).write(_fill({"en.txt": "new\n"}))
+    assert (out / "en.txt").read_text() == "new\n" and not previous.exists()
+    out, previous = _killed_while_replacing(tmp_path / "b")
+    (previous / "notes.txt").write_text("mine")  # a user's file in it: kept, with the folder
+    (tmp_path / "b" / "out").mkdir()
+    OutputFolder(out, COMMAND).write(_fill({"en.txt": "new\n"}))
+    assert _listing(previous) == ["notes.txt"]
+
+
+def test_an_output_folder_given_as_a_symbolic_link_is_refused(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    _refused(OutputFolder(tmp_path / "link", COMMAND), "is a symbolic link")

@@ -1,0 +1,116 @@
+"""Child processes end with their parent, even one killed by SIGKILL; Ctrl-C and SIGTERM end a
+command with one line (exit 130 / 143), no traceback from any process, nothing half-written."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import PROJECT
+
+from tapaco.core.forked import can_fork, usable_cores
+
+needs_two_processes = pytest.mark.skipif(
+    not (sys.platform.startswith("linux") and can_fork() and usable_cores() > 1),
+    reason="children that die with their parent: Linux, fork and two cores")
+
+# A parent starting one child of each kind, each busy for a minute, then waiting itself.
+PARENT = """
+import os, sys, time
+from tapaco.core.forked import Forked, Fresh, process_pool
+forked = Forked(time.sleep, 60)
+fresh = Fresh(time.sleep, 60)
+with process_pool(1) as pool:
+    pool.submit(time.sleep, 60)
+    import multiprocessing
+    time.sleep(1)
+    children = [p.pid for p in multiprocessing.active_children()] + [fresh._process.pid]
+    print(" ".join(map(str, children)), flush=True)
+    time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().split(") ")[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _gone_within(pids: list[int], seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not any(_alive(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().split(") ")[1].split()
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@needs_two_processes
+def test_children_die_with_a_parent_killed_by_sigkill():
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True,
+                              cwd=PROJECT)
+    try:
+        children = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(children) == 3 and all(_alive(pid) for pid in children)
+        parent.kill()
+        parent.wait()
+        assert _gone_within(children, 5), [pid for pid in children if _alive(pid)]
+    finally:
+        parent.kill()
+        for pid in _children(parent.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _long_bitext(root: Path, links: int = 400_000) -> Path:
+    """An en-fr Moses bitext whose ranking takes a few seconds."""
+    (root / "moses").mkdir(parents=True)
+    with zipfile.ZipFile(root / "moses" / "en-fr.txt.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("T/T.en-fr.ids", "".join(
+            f"en/{2000 + n % 20}/{n // 50}/1.xml.gz\tfr/{2000 + n % 20}/{n // 50}/1.xml.gz\t1\t1\n"
+            for n in range(links)))
+        archive.writestr("T/T.en-fr.en", "".join(f"Phrase {n % 20_011} .\n"
+                                                 for n in range(links)))
+        archive.writestr("T/T.en-fr.fr", "".join(f"Pivot {n % 9_973} .\n" for n in range(links)))
+    return root
+
+
+@needs_two_processes
+@pytest.mark.parametrize(("signal_sent", "status", "word"), [
+    (signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize("after", [0.15, 2.5])
+def test_a_signal_ends_rank_in_one_line(tmp_path, signal_sent, status, word, after):
+    root = _long_bitext(tmp_path / "opus")
+    out = tmp_path / "out"
+    command = subprocess.Popen(
+        [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(root), "--lang", "en",
+         "--out", str(out), "--workers", "2", "--quiet"],
+        stderr=subprocess.PIPE, text=True, cwd=PROJECT)
+    time.sleep(after)
+    children = _children(command.pid)
+    command.send_signal(signal_sent)
+    _, error = command.communicate(timeout=60)
+    assert command.returncode == status, error
+    assert error.startswith("opusparcus: ") and word in error and error.count("\n") == 1, error
+    assert _gone_within(children, 5)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["opus"]  # no output, no temp
