@@ -211,7 +211,8 @@ def read_bitext(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
     reading, or, when `log` skips bad input, leaves the bitext empty (all or nothing, as in the
     TaPaCo build).
     """
-    with DocumentStore(opus_dir, preference(documents)) as store:
+    with DocumentStore(opus_dir, preference(documents),
+                       bad_sentence=log.report if log.skip else None) as store:
         if source.form.startswith("Moses") and not any(
                 store.has_documents(lang) for lang in source.langs):
             return _read_moses_columns(source, log)

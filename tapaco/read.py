@@ -425,7 +425,8 @@ class _Packed:
 def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
               log: BadInputLog, counts: ReadCounts, progress: Progress,
               total: int) -> list[_DocumentTexts]:
-    with DocumentStore(opus_dir, preference(folder), hasher=SurfaceHasher()) as store:
+    with DocumentStore(opus_dir, preference(folder), hasher=SurfaceHasher(),
+                       bad_sentence=log.report if log.skip else None) as store:
         parts = []
         for number, document in enumerate(documents, 1):
             progress.update(document.name, number, total)

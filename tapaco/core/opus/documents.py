@@ -12,6 +12,11 @@ become keys (:mod:`tapaco.core.opus.sidekeys`) and the texts of a chunk are deco
 texts that need more than that (entities, runs of spaces, spaces at an end) are handled one by
 one. OpenSubtitles sentences, once their one-line `<time/>` elements are dropped, are read by
 one regular-expression pass a chunk, and anything else by the general one.
+
+XML's other markup is read as XML defines it before any of these sees a chunk: comments are
+dropped (a `</s>` inside one ends nothing), CDATA sections become their text (`a<![CDATA[<b>]]>c`
+reads `a<b>c`), and a character XML 1.0 forbids (NUL and other C0 controls) is a one-line error
+naming line and column.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import html
 import re
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -27,7 +33,14 @@ import numpy as np
 from tapaco.core.arrays import index_ranges, next_at_or_after
 from tapaco.core.errors import InputError
 from tapaco.core.opus.sidekeys import parse_ids, plain_key, plain_text
-from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chunks
+from tapaco.core.opus.textstream import (
+    MAX_UNBROKEN_BYTES,
+    ByteChunk,
+    FileRef,
+    TextChunk,
+    bad_utf8_offsets,
+    byte_chunks,
+)
 from tapaco.core.opus.xmlcheck import malformed
 
 _SENTENCE = re.compile(r"<s\b([^>]*?)(?:/>|>(.*?)</s\s*>)", re.S)
@@ -454,15 +467,126 @@ def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
     return True
 
 
+_FORBIDDEN = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _check_characters(chunk: ByteChunk, ref: FileRef) -> None:
+    """Raise :class:`InputError` at the first character XML 1.0 does not allow."""
+    found = _FORBIDDEN.search(chunk.data)
+    if found:
+        at = found.start()
+        column = at - (chunk.data.rfind(b"\n", 0, at) + 1) + 1
+        raise InputError(ref, f"character 0x{chunk.data[at]:02x} is not allowed in XML",
+                         f"line {chunk.line_at(at)}, column {column}", kind="malformed XML")
+
+
+_COMMENT, _CDATA = (b"<!--", b"-->"), (b"<![CDATA[", b"]]>")
+
+
+def _markup_resolved(chunks: Iterator[ByteChunk], ref: FileRef) -> Iterator[ByteChunk]:
+    """The chunks with comments dropped (see :func:`_line_keeper`) and
+    CDATA sections as escaped text, cut again after a `</s>`; chunks without either pass as
+    they are."""
+    inside: tuple[bytes, bytes] | None = None
+    carry, first_line = b"", 1
+    for chunk in chunks:
+        if inside is None and not carry and b"<!" not in chunk.data:
+            yield chunk
+            continue
+        resolved, inside = _resolve_markup(chunk.data, inside)
+        data = carry + resolved
+        if carry == b"":
+            first_line = chunk.first_line
+        end = data.rfind(b"</s>")
+        cut = 0 if end < 0 else end + len(b"</s>")
+        carry = data[cut:]
+        if len(carry) > MAX_UNBROKEN_BYTES:
+            raise InputError(ref, f"over {MAX_UNBROKEN_BYTES >> 20} MiB without </s> outside "
+                             "comments: no sentence is that long", f"line {first_line}",
+                             kind="too long")
+        if cut:
+            yield ByteChunk(data[:cut], first_line)
+            first_line += data.count(b"\n", 0, cut)
+    if carry:
+        yield ByteChunk(carry, first_line)
+
+
+def _line_keeper(newlines: int) -> bytes:
+    """What a comment of that many newlines becomes: nothing, or a processing instruction
+    holding them (read as nothing too, and the lines after it keep their numbers)."""
+    return b"<?" + b"\n" * newlines + b"?>" if newlines else b""
+
+
+def _resolve_markup(data: bytes, inside: tuple[bytes, bytes] | None
+                    ) -> tuple[bytes, tuple[bytes, bytes] | None]:
+    """`data` with comments and CDATA resolved (see :func:`_markup_resolved`), starting inside
+    the section `inside` if any; also the section it ends inside."""
+    out, position = bytearray(), 0
+    while position < len(data):
+        if inside is None:
+            start = data.find(b"<!", position)
+            if start < 0:
+                out += data[position:]
+                break
+            out += data[position:start]
+            inside = next((section for section in (_COMMENT, _CDATA)
+                           if data.startswith(section[0], start)), None)
+            if inside is None:  # a declaration (<!DOCTYPE ...>): left as it is
+                out += b"<!"
+                position = start + 2
+            else:
+                position = start + len(inside[0])
+            continue
+        end = data.find(inside[1], position)
+        content = data[position:len(data) if end < 0 else end]
+        out += (_line_keeper(content.count(b"\n")) if inside is _COMMENT
+                else content.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;"))
+        if end < 0:
+            break
+        position, inside = end + len(inside[1]), None
+    return bytes(out), inside
+
+
+def _without_bad_sentences(chunk: ByteChunk, ref: FileRef,
+                           bad_sentence: Callable[[InputError], None]) -> ByteChunk:
+    """The chunk with the text of every sentence holding bytes that are not UTF-8 emptied, each
+    reported to `bad_sentence`; bytes outside a sentence's text are left for the UTF-8 check."""
+    data = chunk.data
+    emptied: list[tuple[int, int]] = []
+    for offset in bad_utf8_offsets(data):
+        opening, end = data.rfind(b"<s", 0, offset), data.find(b"</s>", offset)
+        start = data.find(b">", opening, offset) + 1
+        if opening < 0 or end < 0 or start <= opening or data.rfind(b"</s>", 0, offset) > opening:
+            continue
+        if emptied and emptied[-1] == (start, end):
+            continue
+        column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+        bad_sentence(InputError(ref, f"invalid UTF-8 byte 0x{data[offset]:02x} in a sentence; "
+                                "its text is left out", f"line {chunk.line_at(offset)}, column "
+                                f"{column}", kind="encoding"))
+        emptied.append((start, end))
+    pieces, kept_from = [], 0
+    for start, end in emptied:
+        pieces.append(data[kept_from:start])
+        kept_from = end
+    pieces.append(data[kept_from:])
+    return ByteChunk(b"".join(pieces), chunk.first_line)
+
+
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
-                   hasher: TextHasher | None = None) -> Sentences:
+                   hasher: TextHasher | None = None,
+                   bad_sentence: Callable[[InputError], None] | None = None) -> Sentences:
     """All sentences of one document, in document order (`archive`: the open zip of `ref`),
-    their texts hashed by `hasher` if given."""
+    their texts hashed by `hasher` if given. A sentence that is not UTF-8 makes the document
+    bad, or, given `bad_sentence`, is reported there and read as empty."""
     builder = _Builder(hasher)
     seen_root = False
     start = ""
-    for chunk in byte_chunks(ref, b"</s>", archive):
+    for chunk in _markup_resolved(byte_chunks(ref, b"</s>", archive), ref):
+        if bad_sentence is not None and not chunk.is_utf8():
+            chunk = _without_bad_sentences(chunk, ref, bad_sentence)
         chunk.check_utf8(ref)
+        _check_characters(chunk, ref)
         if b"<" in chunk.data:
             seen_root = True
         elif not start:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import zipfile
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,11 +100,14 @@ class DocumentStore:
     """Sentence documents of the OPUS release in `opus_dir`, found in the `prefer` order.
 
     Use it as a context manager (or call `close`) to close the zips it opened. `hasher`: hashes
-    every document's texts as it is read (:attr:`Sentences.hashes`).
+    every document's texts as it is read (:attr:`Sentences.hashes`). `bad_sentence`: where a
+    sentence that is not UTF-8 is reported (a log that skips bad input) and read as empty; by
+    default it makes its document bad.
     """
 
     def __init__(self, opus_dir: Path, prefer: tuple[str, ...] = FOLDERS,
-                 cache_size: int = 8, hasher: TextHasher | None = None) -> None:
+                 cache_size: int = 8, hasher: TextHasher | None = None,
+                 bad_sentence: Callable[[InputError], None] | None = None) -> None:
         if not prefer or not set(prefer) <= set(FOLDERS) or len(set(prefer)) != len(prefer):
             raise ValueError(f"prefer must order folders of {FOLDERS}, got {prefer!r}")
         if cache_size < 1:
@@ -112,6 +116,7 @@ class DocumentStore:
         self.prefer = tuple(prefer)
         self.cache_size = cache_size
         self.hasher = hasher
+        self.bad_sentence = bad_sentence
         self._places: dict[tuple[str, str], tuple[_Archive | None, bool]] = {}
         self._parsed: OrderedDict[str, Document] = OrderedDict()
 
@@ -164,7 +169,8 @@ class DocumentStore:
         located = self.locate(name)
         if located is None:
             return None
-        document = Document(name, located[0], read_sentences(*located, self.hasher))
+        document = Document(name, located[0], read_sentences(*located, self.hasher,
+                                                            self.bad_sentence))
         self._parsed[name] = document
         if len(self._parsed) > self.cache_size:
             self._parsed.popitem(last=False)

@@ -32,6 +32,10 @@ CHUNK_BYTES = 8 << 20
 # A line of a Moses file longer than this is no sentence (OpenSubtitles' longest lines are a few
 # KB): it is skipped as bad input, without ever being held whole.
 MAX_LINE_BYTES = 1 << 20
+# The most bytes an XML file may hold between two chunk boundaries (`</s>` in documents, `>` in
+# alignments): far more than any sentence, and a bound on the memory a chunk takes whatever the
+# file holds (a zip of 1 MB can hold 1 GiB of spaces between two elements).
+MAX_UNBROKEN_BYTES = 16 << 20
 _NEWLINE = ord("\n")
 _DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error, zipfile.BadZipFile)
 
@@ -130,10 +134,14 @@ class _DeflatedMember(io.RawIOBase):
         return out
 
     def _inflate_block(self) -> None:
-        block = self._file.read(min(self._compressed_left, _INFLATE_BLOCK))
-        self._compressed_left -= len(block)
-        out = self._inflate.decompress(block)
-        if self._inflate.eof or not self._compressed_left:
+        """Inflate at most _INFLATE_BLOCK bytes (a block of compressed input may inflate a
+        thousandfold: the rest waits in the inflater's unconsumed tail)."""
+        block = self._inflate.unconsumed_tail
+        if not block:
+            block = self._file.read(min(self._compressed_left, _INFLATE_BLOCK))
+            self._compressed_left -= len(block)
+        out = self._inflate.decompress(block, _INFLATE_BLOCK)
+        if self._inflate.eof or not (self._compressed_left or self._inflate.unconsumed_tail):
             out += self._inflate.flush()
             self._ended = True
         self._crc = zlib.crc32(out, self._crc)
@@ -221,8 +229,12 @@ class ByteChunk:
     def check_utf8(self, ref: FileRef) -> None:
         """Raise :class:`InputError` (line and column) unless the bytes are valid UTF-8
         (checked by Arrow, without decoding)."""
-        if not self.data.isascii():
+        if not self.is_utf8():
             check_utf8(self.data, ref, self.first_line)
+
+    def is_utf8(self) -> bool:
+        """Whether the bytes are valid UTF-8."""
+        return self.data.isascii() or _is_utf8(self.data)
 
     def decoded(self, ref: FileRef) -> TextChunk:
         """The chunk as text."""
@@ -250,6 +262,12 @@ def byte_chunks(ref: FileRef, boundary: bytes,
                 return
             cut = data.rfind(boundary)
             if cut < 0:
+                if len(data) > MAX_UNBROKEN_BYTES:
+                    raise InputError(
+                        ref, f"over {MAX_UNBROKEN_BYTES >> 20} MiB without "
+                        f"{boundary.decode()}: no sentence is that long (bytes "
+                        f"{bytes_read - len(data):,}-{bytes_read:,})", f"line {line}",
+                        kind="too long")
                 carry = data
                 continue
             cut += len(boundary)
@@ -294,7 +312,7 @@ class Lines:
         return self.data.decode("utf-8").split("\n")[:len(self)]
 
 
-def _bad_utf8_offsets(data: bytes) -> list[int]:
+def bad_utf8_offsets(data: bytes) -> list[int]:
     """The offset of every invalid UTF-8 sequence in `data` (one decoding in Python)."""
     offsets: list[int] = []
 
@@ -438,7 +456,7 @@ class LineChunks:
         """The lines with those that are not UTF-8 reported and emptied."""
         if lines.data.isascii() or _is_utf8(lines.data):
             return lines
-        bad_offsets = np.array(_bad_utf8_offsets(lines.data), np.int64)
+        bad_offsets = np.array(bad_utf8_offsets(lines.data), np.int64)
         bad = np.unique(np.searchsorted(lines.starts, bad_offsets, side="right") - 1)
         for index in bad.tolist():
             offset = int(bad_offsets[np.searchsorted(bad_offsets, lines.starts[index])])

@@ -1,0 +1,75 @@
+"""With --skip-bad-input, a byte that is not UTF-8 inside one sentence of a document costs that
+sentence only (reported with file, line and column), not the whole language."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+from conftest import SAMPLE
+
+from opusparcus.cli import main as opusparcus_main
+from tapaco.cli import main as tapaco_main
+
+MEMBER = "Tatoeba/xml/fr/tatoeba.xml"
+SENTENCE = "s711240"  # fr: "Grouille !", in a set of the output
+
+
+def _release(root: Path, change) -> Path:  # noqa: ANN001 - bytes -> bytes
+    shutil.copytree(SAMPLE, root)
+    document = root / "xml" / "fr.zip"
+    with zipfile.ZipFile(document) as archive:
+        data = archive.read(MEMBER)
+    with zipfile.ZipFile(document, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(MEMBER, change(data))
+    return root
+
+
+def _corrupted(data: bytes) -> bytes:
+    return data.replace(b">Grouille<", b">Grou\xeaille<", 1)
+
+
+def _without_the_sentence(data: bytes) -> bytes:
+    """The document as if the sentence had no text: its tokens removed."""
+    return re.sub(rb'(<s id="' + SENTENCE.encode() + rb'">).*?(</s>)', rb"\1\2", data,
+                  count=1, flags=re.S)
+
+
+def _build(root: Path, out: Path) -> dict:
+    assert tapaco_main(["build", "--opus-dir", str(root), "--out", str(out), "--min-sets", "1",
+                        "--documents", "xml", "--skip-bad-input", "--quiet"]) == 0
+    return json.loads((out / "stats.json").read_text())
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(out.glob("*.txt"))}
+
+
+def test_a_bad_byte_in_a_sentence_costs_that_sentence_only(tmp_path):
+    stats = _build(_release(tmp_path / "bad", _corrupted), tmp_path / "out-bad")
+    _build(_release(tmp_path / "empty", _without_the_sentence), tmp_path / "out-empty")
+    _build(_release(tmp_path / "good", lambda data: data), tmp_path / "out-good")
+    bad, empty, good = (_outputs(tmp_path / name) for name in ("out-bad", "out-empty",
+                                                               "out-good"))
+    assert bad == empty and "fr.txt" in bad
+    assert bad["fr.txt"] != good["fr.txt"] and "Grouille" in good["fr.txt"].decode()
+    assert bad["en.txt"] == good["en.txt"]
+    skipped = stats["bad_input"]
+    assert skipped["skipped"] == {"encoding": 1}
+    assert re.search(r"fr\.zip\[Tatoeba/xml/fr/tatoeba\.xml\]: line \d+, column \d+: invalid "
+                     r"UTF-8 byte 0xea in a sentence", skipped["examples"][0])
+
+
+def test_rank_skips_the_sentence_not_the_document(tmp_path, capsys):
+    root = _release(tmp_path / "bad", _corrupted)
+    arguments = ["rank", "--opus-dir", str(root), "--lang", "fr", "--workers", "1"]
+    assert opusparcus_main([*arguments, "--out", str(tmp_path / "a")]) == 2
+    assert "invalid UTF-8 byte 0xea" in capsys.readouterr().err
+    assert opusparcus_main([*arguments, "--out", str(tmp_path / "b"), "--skip-bad-input"]) == 0
+    stats = json.loads((tmp_path / "b" / "fr" / "stats.json").read_text())
+    # reported by each bitext that reads the document (de-fr and en-fr)
+    assert stats["bad_input"]["skipped"] == {"encoding": 2}
+    assert stats["pairs_written"]["train"] > 0
