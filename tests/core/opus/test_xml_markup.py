@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import xml.etree.ElementTree as ElementTree
-from pathlib import Path
 
 import pytest
 
