@@ -10,14 +10,12 @@ A combined score >= 3 is acceptable.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.errors import InputError
-from tapaco.core.files import update_file_atomically, write_file_atomically
+from tapaco.core.files import tab_separated_rows, update_file_atomically, write_file_atomically
 
 TRASH = 0
 CATEGORIES = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}
@@ -96,7 +94,7 @@ def read_annotations(path: Path) -> list[Annotation]:
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(path, f"cannot read annotation file: {error}",
                          kind="missing file") from error
-    rows = list(csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
+    rows = tab_separated_rows(text)
     if not rows or rows[0] != HEADER:
         raise InputError(path, f"expected the header {' '.join(HEADER)}", "line 1",
                          kind="malformed annotations")

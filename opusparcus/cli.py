@@ -367,7 +367,7 @@ def _run_serve(arguments: argparse.Namespace) -> None:
 
 def _run_combine(arguments: argparse.Namespace) -> None:
     combined = combine_file(arguments.annotations, arguments.out, arguments.overwrite)
-    print(agreement_report(combined), file=sys.stderr)
+    print(agreement_report(combined))
 
 
 def _run_cutoff(arguments: argparse.Namespace) -> None:

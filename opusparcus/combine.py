@@ -13,6 +13,7 @@ over its input or over a file holding labels.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,8 +120,9 @@ def agreement_report(combined: Combined) -> str:
     """The agreement table, kappa, and what was left out."""
     header = "  ".join(f"{column:>8}" for column in COLUMNS)
     counts = "  ".join(f"{combined.agreement[column]:>8}" for column in COLUMNS)
-    lines = [header, counts, f"kept {len(combined.scores)} pairs, Cohen's kappa "
-             f"{combined.kappa:.3f}"]
+    kappa = (f"Cohen's kappa {combined.kappa:.3f}" if not math.isnan(combined.kappa) else
+             "no Cohen's kappa (it needs at least two pairs labelled by both annotators)")
+    lines = [header, counts, f"kept {len(combined.scores)} pairs, {kappa}"]
     if combined.unfinished:
         first, second = combined.missing
         lines.append(f"left out {combined.unfinished} pairs not labelled by both annotators "

@@ -10,8 +10,6 @@ annotator's labels of that set in the file as it is at that moment.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -21,7 +19,7 @@ import numpy as np
 
 from tapaco.core.agreement import cohen_kappa
 from tapaco.core.errors import InputError
-from tapaco.core.files import update_file_atomically
+from tapaco.core.files import tab_separated_rows, update_file_atomically
 
 HEADER = ["set_id", "sentence_id", "sentence", "annotator1", "annotator2"]
 OK = "ok"
@@ -44,7 +42,7 @@ def _rows(path: Path) -> list[list[str]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(path, f"cannot read: {error}", kind="missing file") from error
-    return list(csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
+    return tab_separated_rows(text)
 
 
 def _set_id(path: Path, line: int, field: str) -> int:

@@ -8,8 +8,9 @@ from collections.abc import Hashable, Sequence
 
 
 def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float:
-    """Cohen's kappa of two annotators' labels (1.0 when both always agree on one label)."""
-    if not pairs:
+    """Cohen's kappa of two annotators' labels (1.0 when both always agree on one label); NaN
+    for fewer than two items, where agreement by chance cannot be told from real agreement."""
+    if len(pairs) < 2:
         return float("nan")
     observed = sum(a == b for a, b in pairs) / len(pairs)
     first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)

@@ -11,6 +11,7 @@ import fcntl
 import glob
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -118,6 +119,16 @@ def update_file_atomically(path: Path, read: Callable[[Path], Content],
         content = read(path)
         write_file_atomically(path, change(content))
         return content, os.stat(path)
+
+
+def tab_separated_rows(text: str) -> list[list[str]]:
+    """The rows of a tab-separated text without quoting (a TaPaCo language file, an annotation
+    file), as csv reads them with QUOTE_NONE but with no limit on a field's length (csv stops
+    at 131,072 characters, and a sentence may be longer)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    if lines[-1] == "":
+        lines.pop()
+    return [line.split("\t") if line else [] for line in lines]
 
 
 def json_text(data: dict) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from opusparcus.annotations import (
@@ -72,6 +74,7 @@ def test_cohen_kappa_by_hand():
     pairs = [(4, 4), (4, 3), (3, 3), (3, 3)]
     assert cohen_kappa(pairs) == pytest.approx((0.75 - 0.5) / (1 - 0.5))
     assert cohen_kappa([(4, 4), (4, 4)]) == 1.0
+    assert math.isnan(cohen_kappa([(4, 4)]))  # one pair cannot tell chance from agreement
 
 
 def test_file_round_trip_and_errors(tmp_path):
@@ -90,3 +93,25 @@ def test_file_round_trip_and_errors(tmp_path):
         path.write_text(broken)
         with pytest.raises(InputError, match=message):
             read_annotations(path)
+
+
+def test_a_sentence_longer_than_csvs_field_limit_reads_and_combines(tmp_path, capsys):
+    import csv
+
+    from opusparcus.cli import main
+
+    long = "word " * 40_000  # 200,000 characters: csv refuses fields over 131,072
+    assert len(long) > csv.field_size_limit()
+    path = tmp_path / "a.tsv"
+    annotations = [Annotation(1, "en-D1", long.strip(), "b 1 .", [4, 4], 0),
+                   Annotation(2, "en-D2", "a 2 .", long.strip(), [3, 4], 0)]
+    write_annotations(path, annotations)
+    assert [a.sentence1 for a in read_annotations(path)] == [long.strip(), "a 2 ."]
+    assert main(["combine", "--annotations", str(path), "--out", str(tmp_path / "en-dev.txt")]
+                ) == 0, capsys.readouterr().err
+    assert long.strip() in (tmp_path / "en-dev.txt").read_text()
+    report = capsys.readouterr().out
+    assert "kept 2 pairs, Cohen's kappa" in report
+    write_annotations(path, annotations[:1])
+    assert main(["combine", "--annotations", str(path), "--out", str(tmp_path / "one.txt")]) == 0
+    assert "kept 1 pairs, no Cohen's kappa (it needs at least two pairs" in capsys.readouterr().out

@@ -412,7 +412,7 @@ def test_a_thousand_pairs_on_the_page_equal_the_terminal_then_combine_and_cutoff
     capsys.readouterr()
     combined = tmp_path / "combined.tsv"
     assert main(["combine", "--annotations", str(web), "--out", str(combined)]) == 0
-    assert f"kept {kept} pairs" in capsys.readouterr().err
+    assert f"kept {kept} pairs" in capsys.readouterr().out
     assert len(combined.read_text(encoding="utf-8").splitlines()) == 1 + kept
     assert main(["cutoff", "--ranked", str(ranked), "--annotations", str(combined),
                  "--out", str(tmp_path / "cuts")]) == 0
