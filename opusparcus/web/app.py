@@ -25,9 +25,8 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -76,6 +75,29 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def host_of(header: str) -> str:
+    """The host of a Host header, without its port (`[::1]:8000` -> `::1`)."""
+    if header.startswith("["):
+        return header[1:].partition("]")[0].lower()
+    return header.rpartition(":")[0].lower() if header.count(":") == 1 else header.lower()
+
+
+class AllowedHosts:
+    """Refuses a request whose Host header names a host outside `hosts` (DNS rebinding), IPv6
+    addresses included (Starlette's TrustedHostMiddleware cuts `[::1]` at its first colon)."""
+
+    def __init__(self, app: ASGIApp, hosts: list[str]) -> None:
+        self.app, self.hosts = app, {host.lower().strip("[]") for host in hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope["headers"])
+            if host_of(headers.get(b"host", b"").decode("latin-1")) not in self.hosts:
+                await PlainTextResponse("Invalid host header", 400)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def _check_same_origin(request: Request) -> None:
     """State changes come only from the page itself: a cross-site form or script is refused."""
     origin = request.headers.get("origin")
@@ -101,8 +123,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
             raise RequestError(413, f"request body over {MAX_BODY} bytes")
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise RequestError(400, "the body is not JSON") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: [[[…
+        raise RequestError(400, "the body is not JSON (or nested too deeply)") from None
     if not isinstance(data, dict):
         raise RequestError(400, "the body must be a JSON object")
     return data
@@ -119,7 +141,7 @@ def _position(request: Request, name: str) -> int:
 Handler = Callable[[Request, int], Awaitable[Response]]
 
 
-def create_app(desk: Desk, allowed_hosts: list[str] | None = None) -> Starlette:
+def create_app(desk: Desk, allowed_hosts: list[str] | None = None) -> ASGIApp:
     """The application serving `desk`; `allowed_hosts` (e.g. loopback names) refuses requests
     whose Host header names another host, which defeats DNS rebinding."""
     page, error_page = _asset("index.html"), _asset("error.html")
@@ -195,7 +217,6 @@ def create_app(desk: Desk, allowed_hosts: list[str] | None = None) -> Starlette:
         Route("/favicon.ico", no_icon),
         Route("/{rest:path}", not_found, methods=["GET", "HEAD", "POST", "PUT", "DELETE"]),
     ]
-    middleware = [Middleware(SecurityHeaders)]
-    if allowed_hosts:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
-    return Starlette(routes=routes, middleware=middleware)
+    middleware = [Middleware(AllowedHosts, hosts=allowed_hosts)] if allowed_hosts else []
+    # outermost, so that even Starlette's own 500 page carries the headers
+    return SecurityHeaders(Starlette(routes=routes, middleware=middleware))

@@ -144,7 +144,7 @@ def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
         print(f"warning: serving on {options.host}, not only this machine: anyone who can "
               "reach this port and holds a link can annotate, over plain HTTP (across networks "
               "use an SSH tunnel or a TLS proxy instead)", file=err)
-    app = create_app(Desk(task, tokens), LOOPBACK_NAMES if loopback else None)
+    app = create_app(Desk(task, tokens), [*LOOPBACK_NAMES, options.host] if loopback else None)
     print(f"serving {task.mode} of {task.path}; answers are saved there at once", file=err)
     for annotator, link in links(options.host, port, tokens).items():
         print(f"annotator {annotator}: {link}", file=out)

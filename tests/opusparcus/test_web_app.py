@@ -349,3 +349,43 @@ def test_set_agreement_by_hand(sets):
     assert agreement["kappa"] == pytest.approx((observed - expected) / (1 - expected),
                                                abs=1e-4)
     assert (agreement["kept"], agreement["total"]) == (1, 2)
+
+
+def test_a_token_must_match_exactly(pairs):
+    web = client(pairs)
+    token = TOKENS[1]
+    for wrong in (token + "x", token + "/", token.upper(), token.swapcase(), " " + token,
+                  token[:-1] + token[-1].upper()):
+        assert wrong != token
+        response = web.get(f"/a/{wrong}/api/info")
+        assert response.status_code == 404, wrong
+    assert web.get(f"/a/{token}/api/info").status_code == 200
+
+
+def test_tokens_are_new_random_and_long_every_time():
+    from opusparcus.web.desk import new_tokens
+
+    drawn = [new_tokens(3) for _ in range(20)]
+    values = [token for tokens in drawn for token in tokens.values()]
+    assert len(set(values)) == len(values)  # never fixed, never shared by annotators
+    assert all(len(token) >= 22 for token in values)  # 128 bits in URL-safe base64
+
+
+def test_deeply_nested_json_is_a_400_with_the_security_headers(pairs):
+    from opusparcus.web.app import SECURITY_HEADERS
+
+    web = client(pairs)
+    response = web.post(url(1, "api/answer"), content=b"[" * 30_000, headers={
+        **ORIGIN, "Content-Type": "application/json"})
+    assert response.status_code == 400
+    for name, value in SECURITY_HEADERS.items():
+        assert response.headers[name] == value
+
+
+@pytest.mark.parametrize(("bound", "host_header"), [
+    ("::1", "[::1]:8000"), ("127.0.0.2", "127.0.0.2:8000"), ("localhost", "localhost:8000")])
+def test_the_host_the_server_is_bound_to_is_allowed(pairs, bound, host_header):
+    web = client(pairs, hosts=["127.0.0.1", "localhost", bound])
+    assert web.get(url(1), headers={"Host": host_header}).status_code == 200
+    assert web.get(url(1), headers={"Host": "[::2]:8000"}).status_code == 400
+    assert web.get(url(1), headers={"Host": "127.0.0.3"}).status_code == 400
