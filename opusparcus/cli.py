@@ -210,7 +210,8 @@ def _serve_parser(commands) -> None:
                       help="random seed of that draw (default 0)")
     sets.add_argument("--labels", type=Path, metavar="FILE",
                       help="set annotation file to write, then resume (default "
-                           "<name>-sets.tsv beside the language file)")
+                           "<name>-sets.tsv beside the language file, or OUT-<name>-sets.tsv "
+                           "beside a build's folder OUT)")
 
 
 def _combine_parser(commands) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import importlib.metadata
 
 import pytest
@@ -41,6 +42,10 @@ def test_every_option_has_help_and_shows_its_default(program):
                 shown = ",".join(default) if isinstance(default, tuple) else str(default)
                 assert f"(default: {shown})" in text or "default" in action.help, (
                     f"{program} {name} {action.option_strings[0]} hides its default")
+            if action.option_strings:  # said once: by its help, or added, never both
+                entry = command.formatter_class(name)._get_help_string(action)
+                assert len(re.findall(r"\(default[: ]", entry.lower())) <= 1, (
+                    f"{program} {name} {action.option_strings[0]}: {entry}")
 
 
 def test_annotate_help_lists_the_keys():

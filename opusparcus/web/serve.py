@@ -19,7 +19,7 @@ from opusparcus.annotations import HEADER as PAIR_HEADER
 from opusparcus.annotations import read_annotations
 from opusparcus.web.tasks import PairTask, SetTask, Task
 from tapaco.core.errors import InputError
-from tapaco.core.outputs import OutputFile
+from tapaco.core.outputs import MANIFEST, OutputFile
 from tapaco.set_annotations import HEADER as SET_HEADER
 from tapaco.set_annotations import (
     is_set_annotation_file,
@@ -53,6 +53,12 @@ def _first_line(path: Path) -> list[str]:
 
 
 def default_labels_path(language_file: Path) -> Path:
+    """`<name>-sets.tsv` beside the language file; beside its folder (`OUT-<name>-sets.tsv`) when
+    that folder is a command's output, which must keep only that command's files (the next
+    `tapaco build --out OUT` would refuse it)."""
+    folder = language_file.absolute().parent
+    if (folder / MANIFEST).is_file():
+        return folder.with_name(f"{folder.name}-{language_file.stem}-sets.tsv")
     return language_file.with_name(f"{language_file.stem}-sets.tsv")
 
 

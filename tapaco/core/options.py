@@ -24,7 +24,7 @@ from tapaco.core.versions import PACKAGE, package_version
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the line breaks of descriptions (wrapping only lines too long for the terminal)
-    and appends '(default: X)' where an option has one."""
+    and appends '(default: X)' where an option has one and its help does not name it."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         return "\n".join(textwrap.fill(line, width, initial_indent=indent,
@@ -34,7 +34,8 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         default = action.default
-        if ("%(default)" in text or default in (None, False, "", (), argparse.SUPPRESS)
+        says_default = "%(default)" in text or "default" in text.lower()
+        if (says_default or default in (None, False, "", (), argparse.SUPPRESS)
                 or not action.option_strings):
             return text
         shown = ",".join(map(str, default)) if isinstance(default, tuple) else default

@@ -475,6 +475,10 @@ def test_sets_marked_by_click_and_key_saved_with_enter_then_agreement(tmp_path, 
         expect(position_line).to_have_text(set_position(1, 10))
         expect(page.locator("#title")).to_have_text("Paraphrase sets · he")
         expect(members).to_have_text([text for _, text in SETS[10]])
+        # how to mark is on screen beside the set, not only in the guidelines
+        expect(page.locator("#set-hint")).to_be_visible()
+        expect(page.locator("#set-hint")).to_contain_text("to mark it as an outlier")
+        expect(page.locator("#set-hint")).to_contain_text("Enter saves the set")
         for n in range(3):
             expect(members.nth(n)).to_have_attribute("dir", "auto")
         expect(members.nth(0)).to_have_css("direction", "rtl")

@@ -159,3 +159,17 @@ def test_another_host_than_loopback_warns(pairs):
     process.terminate()
     _, error = process.communicate(timeout=20)
     assert "warning: serving on 0.0.0.0" in error
+
+
+def test_set_labels_of_a_build_go_beside_its_folder_so_the_next_build_accepts_it(tmp_path):
+    from conftest import SAMPLE
+
+    from tapaco.cli import main as tapaco_main
+
+    out = tmp_path / "out"
+    build = ["build", "--opus-dir", str(SAMPLE), "--out", str(out), "--min-sets", "1",
+             "--quiet"]
+    assert tapaco_main(build) == 0
+    task = open_task(ServeOptions(out / "fr.txt", sets=2))
+    assert task.path == tmp_path / "out-fr-sets.tsv" and task.path.is_file()
+    assert tapaco_main(build) == 0  # OUT still holds only the build's own files
