@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import argparse
-import re
 import importlib.metadata
+import re
 
 import pytest
 
