@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.errors import InputError
-from tapaco.core.files import tab_separated_rows, update_file_atomically, write_file_atomically
+from tapaco.core.files import (
+    read_plain_text,
+    tab_separated_rows,
+    update_file_atomically,
+    write_file_atomically,
+)
 
 TRASH = 0
 CATEGORIES = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}
@@ -87,14 +92,12 @@ def is_unlabelled_annotation_file(path: Path) -> bool:
         return False
 
 
+ANNOTATION_FILES = "annotation files written by sample (or TaPaCo language files)"
+
+
 def read_annotations(path: Path) -> list[Annotation]:
     """Read an annotation file; errors name the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot read annotation file: {error}",
-                         kind="missing file") from error
-    rows = tab_separated_rows(text)
+    rows = tab_separated_rows(read_plain_text(path, ANNOTATION_FILES))
     if not rows or rows[0] != HEADER:
         raise InputError(path, f"expected the header {' '.join(HEADER)}", "line 1",
                          kind="malformed annotations")
@@ -157,10 +160,8 @@ def save_label(path: Path, pair_id: str, annotator: int,
 
 def read_release_pairs(path: Path) -> list[tuple[str, str, str, float]]:
     """The release's annotated 4-field dev/test lines: id, sentence 1, sentence 2, score."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot read: {error}", kind="missing file") from error
+    lines = read_plain_text(path, "the release's dev/test files (4 tab-separated "
+                            "fields)").splitlines()
     pairs = []
     for number, line in enumerate(lines, 1):
         fields = line.split("\t")

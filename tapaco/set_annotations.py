@@ -19,7 +19,7 @@ import numpy as np
 
 from tapaco.core.agreement import cohen_kappa
 from tapaco.core.errors import InputError
-from tapaco.core.files import tab_separated_rows, update_file_atomically
+from tapaco.core.files import read_plain_text, tab_separated_rows, update_file_atomically
 
 HEADER = ["set_id", "sentence_id", "sentence", "annotator1", "annotator2"]
 OK = "ok"
@@ -38,11 +38,8 @@ class Member:
 
 
 def _rows(path: Path) -> list[list[str]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot read: {error}", kind="missing file") from error
-    return tab_separated_rows(text)
+    return tab_separated_rows(read_plain_text(path, "TaPaCo language files (OUT/<lang>.txt) "
+                                                    "and set annotation files"))
 
 
 def _set_id(path: Path, line: int, field: str) -> int:

@@ -19,6 +19,7 @@ from opusparcus.annotations import HEADER as PAIR_HEADER
 from opusparcus.annotations import read_annotations
 from opusparcus.web.tasks import PairTask, SetTask, Task
 from tapaco.core.errors import InputError
+from tapaco.core.files import read_plain_text
 from tapaco.core.outputs import MANIFEST, OutputFile
 from tapaco.set_annotations import HEADER as SET_HEADER
 from tapaco.set_annotations import (
@@ -45,11 +46,9 @@ class ServeOptions:
 
 
 def _first_line(path: Path) -> list[str]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.readline().rstrip("\n").split("\t")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot read: {error}", kind="missing file") from error
+    line = read_plain_text(path, "annotation files written by sample, TaPaCo language files "
+                                 "and set annotation files", first_line_only=True)
+    return line.rstrip("\n").split("\t")
 
 
 def default_labels_path(language_file: Path) -> Path:

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from tapaco.core.errors import InputError
+
 Content = TypeVar("Content")
 
 
@@ -119,6 +121,32 @@ def update_file_atomically(path: Path, read: Callable[[Path], Content],
         content = read(path)
         write_file_atomically(path, change(content))
         return content, os.stat(path)
+
+
+_PACKED = {b"BZh": "a bz2-compressed file", b"PAR1": "a Parquet file", b"\x1f\x8b": "a gzip file",
+           b"PK\x03\x04": "a zip file"}
+
+
+def read_plain_text(path: Path, reads: str, first_line_only: bool = False) -> str:
+    """A UTF-8 text file a command reads (or its first line); a packed file (a `.bz2` or
+    Parquet release) or any other that is not UTF-8 is a one-line error saying what the command
+    `reads`."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.readline() if first_line_only else handle.read()
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror or error}",
+                         kind="missing file") from error
+    packed = next((name for magic, name in _PACKED.items() if data.startswith(magic)), None)
+    if packed is not None:
+        raise InputError(path, f"is {packed}; this command reads {reads} (uncompressed text)",
+                         kind="usage")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(path, f"not UTF-8 text (byte 0x{data[error.start]:02x}); this "
+                         f"command reads {reads}", f"line {line}", kind="encoding") from None
 
 
 def tab_separated_rows(text: str) -> list[list[str]]:

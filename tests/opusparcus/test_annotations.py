@@ -115,3 +115,19 @@ def test_a_sentence_longer_than_csvs_field_limit_reads_and_combines(tmp_path, ca
     write_annotations(path, annotations[:1])
     assert main(["combine", "--annotations", str(path), "--out", str(tmp_path / "one.txt")]) == 0
     assert "kept 1 pairs, no Cohen's kappa (it needs at least two pairs" in capsys.readouterr().out
+
+
+def test_a_packed_release_file_says_what_the_command_reads(tmp_path, capsys):
+    import bz2
+
+    from opusparcus.cli import main
+
+    for name, data in (("en-train.txt.bz2", bz2.compress(b"1\ten-N1\ta\tb\n")),
+                       ("en.parquet", b"PAR1\x15\x04\x15\x10" + bytes(40))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert main(["combine", "--annotations", str(path), "--out",
+                     str(tmp_path / "c.tsv")]) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and "this command reads annotation files" in error
+        assert ("bz2-compressed" if name.endswith(".bz2") else "Parquet") in error
