@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tapaco.communities import OBJECTIVES, OVERSIZED, SplitOptions
 from tapaco.core.download_command import add_download_parser, run_download
-from tapaco.core.errors import exit_status
+from tapaco.core.errors import OptionError, exit_status
 from tapaco.core.files import json_text
 from tapaco.core.options import Parser, add_version, languages, output_formats, subcommands
 from tapaco.core.opus import FOLDERS
@@ -55,6 +55,10 @@ def _build_parser(commands) -> None:
                         help="instead: a folder of Tatoeba's own exports (sentences.csv, "
                              "links.csv, optional tags.csv and sentences_in_lists.csv); "
                              "sentence ids are Tatoeba's")
+    command.add_argument("--language-codes", choices=("opus", "export"), default="opus",
+                         help="with --tatoeba-export: name languages as OPUS and TaPaCo do "
+                              "(eng -> en, fra -> fr; cmn stays cmn), or keep the export's "
+                              "ISO 639-3 codes")
     command.add_argument("--out", type=Path, required=True, metavar="OUT",
                          help="output folder: <lang>.txt, stats.json, stats.md, manifest.json; "
                               "an existing one is replaced only if an earlier build wrote it")
@@ -170,7 +174,11 @@ def _run_build(arguments: argparse.Namespace) -> None:
         FilterOptions(arguments.max_set_size, arguments.bleu_max, arguments.min_sets),
         arguments.langs, arguments.skip_bad_input, arguments.documents,
         SplitOptions(arguments.oversized, arguments.leiden_objective,
-                     arguments.leiden_resolution, arguments.seed), arguments.marks)
+                     arguments.leiden_resolution, arguments.seed), arguments.marks,
+        arguments.language_codes == "export")
+    if options.export_language_codes and arguments.tatoeba_export is None:
+        raise OptionError("--language-codes", "only applies with --tatoeba-export (an OPUS "
+                          "release names its languages itself)")
     source = arguments.opus_dir or arguments.tatoeba_export
     timings_file = None
     if arguments.timings:

@@ -337,14 +337,15 @@ class Explainer:
         self.output = out if isinstance(out, BuildOutput) else BuildOutput(out)
         progress = progress or Progress(enabled=False)
         with garbage_collector_paused():
+            options = build_options(self.output.stats["options"])
             if tatoeba_export:
                 from tapaco.tatoeba_export import read_export
 
-                self.corpus: Corpus = read_export(self.source, progress)
+                self.corpus: Corpus = read_export(self.source, progress,
+                                                  options.export_language_codes)
             else:
                 self.corpus = read_corpus(self.source, BadInputLog(self.output.skip_bad_input),
                                           progress, self.output.documents)
-            options = build_options(self.output.stats["options"])
             with progress.stage("graph and components"):
                 self.graph: SentenceGraph = build_graph(self.corpus, options.split.splits)
             # a build with --oversized split numbered Leiden communities after the components

@@ -59,6 +59,7 @@ class BuildOptions:
     documents: str = "raw"
     split: SplitOptions = field(default_factory=SplitOptions)
     marks: bool = False
+    export_language_codes: bool = False  # Tatoeba exports: keep their ISO 639-3 codes
 
     def __post_init__(self) -> None:
         if isinstance(self.languages, str) or not all(
@@ -137,6 +138,8 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
         settings["oversized"] = asdict(options.split)
     if options.marks:
         settings["marks"] = True
+    if options.export_language_codes:
+        settings["export_language_codes"] = True
     versions = library_versions(*EXACTNESS_LIBRARIES)
     return {
         "signature": signature(COMMAND, versions, settings),
@@ -173,7 +176,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     output.check()
     log = BadInputLog(options.skip_bad_input)
     if tatoeba_export:
-        read = partial(read_export, opus_dir, progress)
+        read = partial(read_export, opus_dir, progress, options.export_language_codes)
     else:
         if options.languages:
             _check_languages(opus_dir, options.languages)
@@ -199,6 +202,8 @@ def command_line(options: BuildOptions, formats: tuple[str, ...],
                      f"--leiden-resolution {split.resolution:g} --seed {split.seed}")
     if options.marks:
         words.append("--marks")
+    if options.export_language_codes:
+        words.append("--language-codes export")
     if options.skip_bad_input:
         words.append("--skip-bad-input")
     return " ".join(words)
@@ -218,7 +223,8 @@ def build_options(settings: dict) -> BuildOptions:
     return BuildOptions(
         FilterOptions(settings["max_set_size"], settings["bleu_max"], settings["min_sets"]),
         tuple(settings["languages"]), settings["skip_bad_input"], settings["documents"],
-        SplitOptions(**settings.get("oversized", {})), bool(settings.get("marks", False)))
+        SplitOptions(**settings.get("oversized", {})), bool(settings.get("marks", False)),
+        bool(settings.get("export_language_codes", False)))
 
 
 def _split(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,

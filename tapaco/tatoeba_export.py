@@ -11,7 +11,8 @@ as it is or as Tatoeba publishes it (`sentences.tar.bz2` holding `sentences.csv`
 They give the corpus the OPUS form gives (:func:`tapaco.read.read_corpus`): a vertex per
 linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one document per
 language, an edge per linked pair (in either direction, once; same-language links are
-intra-lingual), the text as written (untokenised, as OPUS's raw documents), lists joined by
+intra-lingual), the text as written (untokenised, as OPUS's raw documents), languages named as
+OPUS names them (`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by
 `;` in ascending list id and tags in file order. Links to sentences the export does not hold
 or whose language is unknown are counted and left out, as the OPUS form leaves out links to
 unknown sentences; a link of a sentence to itself is dropped.
@@ -30,6 +31,7 @@ from tapaco.core.arrays import SparseStrings, sorted_distinct
 from tapaco.core.errors import InputError
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.progress import Progress
+from tapaco.language_codes import opus_codes
 from tapaco.read import INTER, INTRA, Corpus, ReadCounts
 
 FILES = {"sentences": ("sentences.csv", [("id", pa.int64()), ("lang", pa.string()),
@@ -74,13 +76,15 @@ def _parse(source, columns: list[tuple[str, pa.DataType]]) -> pa.Table:
                                                strings_can_be_null=False))
 
 
-def read_export(folder: Path, progress: Progress) -> Corpus:
-    """The corpus of the Tatoeba export in `folder`."""
+def read_export(folder: Path, progress: Progress, export_codes: bool = False) -> Corpus:
+    """The corpus of the Tatoeba export in `folder`, its languages named as OPUS names them
+    (`eng` -> `en`, see :mod:`tapaco.language_codes`) unless `export_codes`."""
     if not folder.is_dir():
         raise InputError(folder, "Tatoeba export folder not found", kind="missing file")
     with progress.stage("read alignments"):
         sentences = _read(folder, "sentences")
-        languages, lang_of_row = _languages(sentences["lang"])
+        languages, lang_of_row = _languages(sentences["lang"], None if export_codes else
+                                            folder / FILES["sentences"][0])
         known_rows = np.flatnonzero(lang_of_row >= 0)
         all_ids = sentences["id"].to_numpy()
         rows = known_rows[np.argsort(all_ids[known_rows], kind="stable")]
@@ -99,14 +103,19 @@ def read_export(folder: Path, progress: Progress) -> Corpus:
     return corpus
 
 
-def _languages(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
-    """The languages in code order, and each row's language number (-1: unknown), without a
-    Python string per row."""
+def _languages(column: pa.ChunkedArray, renamed_in: Path | None
+               ) -> tuple[list[str], np.ndarray]:
+    """The languages in name order, and each row's language number (-1: unknown), without a
+    Python string per row; the export's codes renamed as OPUS names them unless `renamed_in`
+    (the file they come from) is None."""
     encoded = column.combine_chunks().dictionary_encode()
-    names = encoded.dictionary.to_pylist()
-    languages = sorted(name for name in names if name != UNKNOWN_LANGUAGE)
-    number = np.array([languages.index(name) if name != UNKNOWN_LANGUAGE else -1
-                       for name in names], np.int32)
+    codes = encoded.dictionary.to_pylist()
+    known = [code for code in codes if code != UNKNOWN_LANGUAGE]
+    names = dict(zip(known, known if renamed_in is None else opus_codes(known,
+                                                                         str(renamed_in))))
+    languages = sorted(names.values())
+    number = np.array([languages.index(names[code]) if code != UNKNOWN_LANGUAGE else -1
+                       for code in codes], np.int32)
     return languages, number[encoded.indices.to_numpy(zero_copy_only=False)]
 
 

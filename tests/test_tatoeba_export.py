@@ -154,3 +154,53 @@ def test_id_index_finds_each_id_or_minus_one(offset):
     index = _IdIndex(ids)
     assert (index.table is None) == bool(offset)
     assert index.find(wanted).tolist() == [where.get(int(value), -1) for value in wanted]
+
+
+THREE_LETTERS = {"en": "eng", "fr": "fra", "de": "deu"}
+
+
+def _export_with_codes(folder: Path, codes: dict[str, str]) -> Path:
+    write_export(folder)
+    path = folder / "sentences.csv"
+    lines = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    path.write_text("".join("\t".join([i, codes.get(lang, lang), text]) + "\n"
+                            for i, lang, text in lines), encoding="utf-8")
+    return folder
+
+
+def _texts(out: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(out.glob("*.txt"))}
+
+
+def test_tatoebas_iso_639_3_codes_become_opus_names_unless_kept(tmp_path):
+    from tapaco.cli import main
+    from tapaco.language_codes import opus_code
+
+    # the names TaPaCo v1.0 gives Tatoeba's languages
+    assert [opus_code(code) for code in ("eng", "fra", "nob", "heb", "tgl", "ukr", "cmn",
+                                         "yue", "pes", "ber", "toki", "tlh")] == [
+        "en", "fr", "nb", "he", "tl", "uk", "cmn", "yue", "pes", "ber", "toki", "tlh"]
+    two = tmp_path / "two"
+    build(write_export(tmp_path / "export-two"), two, BuildOptions(FilterOptions(min_sets=1)),
+          tatoeba_export=True)
+    export = _export_with_codes(tmp_path / "export-three", THREE_LETTERS)
+    arguments = ["build", "--tatoeba-export", str(export), "--min-sets", "1", "--quiet"]
+    assert main([*arguments, "--out", str(tmp_path / "opus-names")]) == 0
+    assert _texts(tmp_path / "opus-names") == _texts(two)
+    assert main([*arguments, "--out", str(tmp_path / "kept"), "--language-codes", "export"]) == 0
+    assert _texts(tmp_path / "kept") == {f"{THREE_LETTERS[name[:2]]}.txt": data
+                                         for name, data in _texts(two).items()}
+
+
+def test_two_codes_of_one_name_and_codes_without_an_export_are_refused(tmp_path, capsys):
+    from tapaco.cli import main
+
+    export = _export_with_codes(tmp_path / "export", {"fr": "fra", "de": "deu"})  # en stays
+    with (export / "sentences.csv").open("a", encoding="utf-8") as sentences:
+        sentences.write("60\teng\tAnother English sentence.\n")
+    assert main(["build", "--tatoeba-export", str(export), "--out", str(tmp_path / "o"),
+                 "--min-sets", "1"]) == 2
+    assert "languages en and eng would both be en" in capsys.readouterr().err
+    assert main(["build", "--opus-dir", str(export), "--out", str(tmp_path / "o"),
+                 "--language-codes", "export"]) == 2
+    assert "--language-codes: only applies with --tatoeba-export" in capsys.readouterr().err
