@@ -60,11 +60,44 @@ def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
                 raise InputError(archive, f"holds no {name}", kind="malformed export")
             return _parse(tar.extractfile(member), columns)
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        if "utf8" in str(error).lower() or isinstance(error, UnicodeDecodeError):
+            raise _encoding_error(where, name) from None
         raise InputError(where, f"not a Tatoeba {name} ({len(columns)} tab-separated fields: "
                          f"{', '.join(c for c, _ in columns)}): {error}",
                          kind="malformed export") from None
     except (tarfile.TarError, OSError, EOFError) as error:
         raise InputError(where, f"cannot be read: {error}", kind="malformed export") from None
+
+
+def _encoding_error(where: Path, name: str) -> InputError:
+    """The error naming the line and column of the first byte of `name` that is not UTF-8
+    (Arrow's own error names neither), the file read again whole lines at a time."""
+    line, carry = 1, b""
+    with _open_member(where, name) as stream:
+        while True:
+            block = stream.read(1 << 20)
+            data = carry + block
+            cut = data.rfind(b"\n") + 1 if block else len(data)
+            lines, carry = data[:cut], data[cut:]
+            try:
+                lines.decode("utf-8")
+            except UnicodeDecodeError as error:
+                at = error.start
+                line += lines.count(b"\n", 0, at)
+                column = at - (lines.rfind(b"\n", 0, at) + 1) + 1
+                return InputError(where, f"invalid UTF-8 byte 0x{lines[at]:02x} in {name}",
+                                  f"line {line}, column {column}", kind="encoding")
+            line += lines.count(b"\n")
+            if not block:
+                return InputError(where, f"invalid UTF-8 in {name}", kind="encoding")
+
+
+def _open_member(where: Path, name: str):  # noqa: ANN202 - a binary stream
+    if where.name.endswith(".tar.bz2"):
+        tar = tarfile.open(where, "r:bz2")
+        member = next(m for m in tar if m.isfile() and Path(m.name).name == name)
+        return tar.extractfile(member)
+    return open(where, "rb")
 
 
 def _parse(source, columns: list[tuple[str, pa.DataType]]) -> pa.Table:

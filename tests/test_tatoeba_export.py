@@ -204,3 +204,26 @@ def test_two_codes_of_one_name_and_codes_without_an_export_are_refused(tmp_path,
     assert main(["build", "--opus-dir", str(export), "--out", str(tmp_path / "o"),
                  "--language-codes", "export"]) == 2
     assert "--language-codes: only applies with --tatoeba-export" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_bad_byte_in_an_export_names_its_line(tmp_path, packed):
+    import io
+    import tarfile
+
+    export = write_export(tmp_path / "export")
+    sentences = export / "sentences.csv"
+    data = sentences.read_bytes().replace("Arrête".encode(), b"Arr\xeate")
+    at = data.index(b"\xea")
+    line, column = data[:at].count(b"\n") + 1, at - data.rfind(b"\n", 0, at)
+    sentences.unlink()
+    if packed:
+        with tarfile.open(export / "sentences.tar.bz2", "w:bz2") as tar:
+            info = tarfile.TarInfo("sentences.csv")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    else:
+        sentences.write_bytes(data)
+    expected = rf"line {line}, column {column}: invalid UTF-8 byte 0xea in sentences.csv"
+    with pytest.raises(InputError, match=expected):
+        read_export(export, Progress(enabled=False))
