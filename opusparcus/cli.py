@@ -20,6 +20,7 @@ from opusparcus.annotate import HELP as ANNOTATE_KEYS
 from opusparcus.combine import agreement_report, combine_file
 from opusparcus.cutoffs import cut_ranked, cutoff_table, parse_levels
 from opusparcus.gem import FORMATS as GEM_FORMATS
+from opusparcus.parquet_release import GEM_SCHEMAS
 from opusparcus.rank import COMMAND as RANK
 from opusparcus.rank import (
     ENGINES,
@@ -277,9 +278,13 @@ def _gem_parser(commands) -> None:
                      help="annotated 4-field test file (combine's output)")
     gem.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
     gem.add_argument("--format", type=_gem_formats, default=("jsonl",), metavar="jsonl,parquet",
-                     help="jsonl: the GEM files; parquet: data/<split>.parquet (training files "
-                          "with the ranked fields and quality levels) and a dataset card "
-                          "README.md with the configs <lang>.<level>")
+                     help="jsonl: the GEM card's files; parquet: data/<split>.parquet and a "
+                          "dataset card README.md with the configs <lang>.<level>")
+    gem.add_argument("--parquet-schema", choices=GEM_SCHEMAS, default="hub",
+                     help="hub: the fields datasets users load from the Hub's GEM/opusparcus "
+                          "(lang, input, target, annot_score, gem_id; detokenised text); "
+                          "card: the GEM data card's (sent1, sent2 tokenised; training files "
+                          "also with the ranked fields and quality levels)")
     gem.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
 
 
@@ -391,7 +396,8 @@ def _run_export_gem(arguments: argparse.Namespace) -> None:
     from opusparcus.gem import export_gem
 
     paths = export_gem(arguments.ranked, arguments.annotations, arguments.dev, arguments.test,
-                       arguments.out, arguments.overwrite, arguments.format)
+                       arguments.out, arguments.overwrite, arguments.format,
+                       arguments.parquet_schema)
     print(f"wrote {_plural(len(paths), 'file')} under {paths[0].parent}", file=sys.stderr)
 
 

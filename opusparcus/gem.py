@@ -24,10 +24,12 @@ and 100, in increments of 5"). Level 100 "matches no training data at all": trai
 written empty, so that config holds only the manually annotated pairs. Dev/test pairs are told
 apart by their id letter (README: "D for Development, T for Test").
 
-With Parquet (`--format jsonl,parquet`), the same records go to `data/<split>.parquet` (the
-training files also with the ranked fields and each pair's quality level) beside a dataset
-card `README.md` whose configs are the card's `<lang>.<level>` (see
-:mod:`opusparcus.parquet_release`).
+With Parquet (`--format jsonl,parquet`), the same records go to `data/<split>.parquet` beside a
+dataset card `README.md` whose configs are the card's `<lang>.<level>` (see
+:mod:`opusparcus.parquet_release`): by default in the schema `datasets` users load today from
+the Hub's GEM/opusparcus (`lang, input, target, annot_score, gem_id`, Moses-detokenised text),
+or with `--parquet-schema card` in the card's (the training files also with the ranked fields
+and each pair's quality level).
 
 Output is deterministic (ranked order for train, id number for the annotated splits, UTF-8,
 no ASCII escaping). `<out_dir>/<lang>/` is written whole under a temporary name and renamed,
@@ -133,9 +135,11 @@ def write_gem_folder(folder: Path, lang: str, ranked_rows: list[list[str]],
                      cut_rows_for_level: dict[int, int],
                      annotated: list[tuple[str, str, str, float]],
                      levels: Iterable[int] = LEVELS,
-                     formats: tuple[str, ...] = ("jsonl",)) -> list[str]:
+                     formats: tuple[str, ...] = ("jsonl",),
+                     parquet_schema: str = "hub") -> list[str]:
     """Write the GEM subsets of one language into `folder` as JSONL and/or Parquet (with its
-    dataset card); the names written, train first."""
+    dataset card, in `parquet_schema`: see :func:`write_gem_parquet`); the names written,
+    train first."""
     cuts = level_cuts(cut_rows_for_level, levels, len(ranked_rows))
     kept = ranked_rows[:max(cuts.values(), default=0)]
     train = train_records(lang, kept)
@@ -149,12 +153,13 @@ def write_gem_folder(folder: Path, lang: str, ranked_rows: list[list[str]],
         for split, records in splits.items():
             names.append(write_jsonl(folder / f"{split}.jsonl", records).name)
     if "parquet" in formats:
-        names += write_gem_parquet(folder, lang, cuts, train, kept, splits)
+        names += write_gem_parquet(folder, lang, cuts, train, kept, splits, parquet_schema)
     return names
 
 
 def export_gem(ranked: Path, annotations: Path, dev: Path, test: Path, out_dir: Path,
-               overwrite: bool = False, formats: tuple[str, ...] = ("jsonl",)) -> list[Path]:
+               overwrite: bool = False, formats: tuple[str, ...] = ("jsonl",),
+               parquet_schema: str = "hub") -> list[Path]:
     """`out_dir/<lang>/`: the quality levels cut from the ranked training file by its combined
     annotations, and the annotated dev and test files, as JSONL and/or Parquet; returns the
     paths written."""
@@ -172,7 +177,8 @@ def export_gem(ranked: Path, annotations: Path, dev: Path, test: Path, out_dir: 
 
     def fill(folder: Path) -> None:
         try:
-            names.extend(write_gem_folder(folder, lang, rows, cuts, annotated, formats=formats))
+            names.extend(write_gem_folder(folder, lang, rows, cuts, annotated, formats=formats,
+                                          parquet_schema=parquet_schema))
         except ValueError as error:
             raise InputError(ranked, str(error), kind="malformed ranked file") from error
 

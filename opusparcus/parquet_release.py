@@ -21,6 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
+from sacremoses import MosesDetokenizer
 
 from tapaco.core.dataset_card import Card, Config, write_parquet
 from tapaco.core.versions import library_versions
@@ -32,6 +33,10 @@ SCHEME_SCORE = pa.field("score", pa.float64())
 GEM = pa.schema([("lang", pa.string()), ("sent1", pa.string()), ("sent2", pa.string()),
                  ("annot_score", pa.float64()), ("gem_id", pa.string())])
 GEM_TRAIN = pa.schema([*GEM, *list(RANKED)[3:], pa.field("quality", pa.int32())])
+# what the Hub's GEM/opusparcus loads today: detokenised text as input and target
+GEM_HUB = pa.schema([("lang", pa.string()), ("input", pa.string()), ("target", pa.string()),
+                     ("annot_score", pa.float64()), ("gem_id", pa.string())])
+GEM_SCHEMAS = ("hub", "card")
 EMPTY_SPLITS = ("A split without rows has its (empty) Parquet file but is left out of the "
                 "configs, as `datasets` refuses empty splits.")
 RANK_SPLITS = {"train": "train", "dev": "dev_candidates", "test": "test_candidates"}
@@ -129,22 +134,40 @@ def gem_train_table(records: Sequence[dict], ranked_rows: Sequence[Sequence[str]
     return pa.table([*columns, *numbers], schema=GEM_TRAIN)
 
 
+def hub_records(records: Sequence[dict], lang: str) -> list[dict]:
+    """GEM records in the Hub's schema: `input` and `target` are `sent1` and `sent2` Moses-
+    detokenised (sacremoses, the language's rules: "Ich sah die Leichen ." -> "Ich sah die
+    Leichen."); a pair's `gem_id` names its split as the Hub does, `.full` or not
+    ("gem-opusparcus-test-1")."""
+    detokenize = MosesDetokenizer(lang=lang).detokenize
+    return [{"lang": item["lang"], "input": detokenize(item["sent1"].split()),
+             "target": detokenize(item["sent2"].split()), "annot_score": item["annot_score"],
+             "gem_id": item["gem_id"].replace(".full-", "-")} for item in records]
+
+
 def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
                       train: Sequence[dict], ranked_rows: Sequence[Sequence[str]],
-                      annotated: dict[str, list[dict]]) -> list[str]:
+                      annotated: dict[str, list[dict]], schema: str = "hub") -> list[str]:
     """`folder/data/` with one training file per level and the four annotated splits, and the
-    card; the names written."""
+    card; the names written. `schema`: `hub` (the Hub's GEM/opusparcus fields, detokenised) or
+    `card` (the GEM data card's `sent1`, `sent2`, tokenised, training rows with the ranked
+    fields)."""
+    hub = schema == "hub"
+    if hub:
+        train = hub_records(train, lang)
+        annotated = {split: hub_records(records, lang) for split, records in annotated.items()}
     quality = [max((level for level, cut in cuts.items() if index < cut), default=0)
                for index in range(len(train))]
     names = []
     for level, cut in cuts.items():
         name = f"data/train.{level}.parquet"
-        write_parquet(folder / name, gem_train_table(train[:cut], ranked_rows[:cut],
-                                                     quality[:cut]))
+        write_parquet(folder / name, pa.Table.from_pylist(train[:cut], schema=GEM_HUB) if hub
+                      else gem_train_table(train[:cut], ranked_rows[:cut], quality[:cut]))
         names.append(name)
     for split, records in annotated.items():
         name = f"data/{split}.parquet"
-        write_parquet(folder / name, gem_table(records))
+        write_parquet(folder / name, pa.Table.from_pylist(records, schema=GEM_HUB) if hub
+                      else gem_table(records))
         names.append(name)
     shared = {split: f"data/{split}.parquet" for split, records in annotated.items() if records}
     configs = [Config(f"{lang}.{level}", ({"train": f"data/train.{level}.parquet"} if cut else {})
@@ -154,15 +177,19 @@ def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
                "config per level; higher levels are prefixes of lower ones), and the "
                "annotated dev and test pairs (`validation`, `test`: scored 3.0 or more; "
                f"`.full`: every annotated pair). {EMPTY_SPLITS}")
-    fields = {"lang": "language", "sent1, sent2": "the two sentences",
-              "annot_score": "mean annotation (1.0-4.0); 0.0 for training pairs",
-              "gem_id": "`gem-opusparcus-<split>-<n>`, n the Opusparcus pair number",
-              **{name: meaning for name, meaning in RANKED_FIELDS.items()
-                 if name not in ("id", "sent1, sent2")},
-              "quality": "(train) the highest quality level whose cut holds the pair"}
+    common = {"annot_score": "mean annotation (1.0-4.0); 0.0 for training pairs",
+              "gem_id": "`gem-opusparcus-<split>-<n>`, n the Opusparcus pair number"}
+    fields = ({"lang": "language", "input, target": "the two sentences, Moses-detokenised "
+               "(the Hub's GEM/opusparcus schema)", **common} if hub else
+              {"lang": "language", "sent1, sent2": "the two sentences, tokenised (the GEM "
+               "data card's schema)", **common,
+               **{name: meaning for name, meaning in RANKED_FIELDS.items()
+                  if name not in ("id", "sent1, sent2")},
+               "quality": "(train) the highest quality level whose cut holds the pair"})
     card = Card(f"Opusparcus {lang} (rebuilt, GEM layout)", LICENSE, summary, configs, [lang],
                 "python -m opusparcus export-gem --ranked RANKED --annotations COMBINED --dev "
-                "DEV --test TEST --out OUT --format jsonl,parquet", library_versions(), fields,
+                f"DEV --test TEST --out OUT --format jsonl,parquet --parquet-schema {schema}",
+                library_versions(), fields,
                 CITATION)
     (folder / "README.md").write_text(card.text(), encoding="utf-8")
     return names

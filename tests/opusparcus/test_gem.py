@@ -98,7 +98,7 @@ def test_parquet_holds_the_jsonl_records_with_ranked_fields_and_quality(tmp_path
     folder = tmp_path / "en"
     folder.mkdir()
     names = write_gem_folder(folder, "en", RANKED_INT, CUTS, ANNOTATED,
-                             formats=("jsonl", "parquet"))
+                             formats=("jsonl", "parquet"), parquet_schema="card")
     assert "data/train.60.parquet" in names and "train.60.jsonl" in names
     # the highest level whose cut (CUTS, and 0 rows at 100) holds each row, by hand
     quality = [95, 90, 90, 85, 85, 80, 75, 70, 65, 60]
@@ -131,3 +131,26 @@ def test_parquet_only_and_the_card_loads_with_datasets(tmp_path):
         "train": 3, "validation": 1, "test": 1, "validation.full": 2, "test.full": 2}
     only_annotated = datasets.load_dataset(str(folder), "en.100", cache_dir=cache)
     assert "train" not in only_annotated and only_annotated["test.full"].num_rows == 2
+
+
+def test_parquet_is_in_the_hubs_schema_by_default_detokenised_as_sacremoses_does(tmp_path):
+    import pyarrow.parquet as pq
+    from sacremoses import MosesDetokenizer
+
+    folder = tmp_path / "de"
+    folder.mkdir()
+    annotated = [("de-T1", "Ich sah die Leichen .", "Ich habe die Körper gesehen .", 2.0),
+                 ("de-D3", "Was ist das ?", "Was ist denn das ?", 3.5)]
+    ranked = [["de-N1", "Wie geht's ?", "Wie geht es dir ?", "1.5", "2.0", "3", "0.5"]]
+    write_gem_folder(folder, "de", ranked, {level: 1 for level in LEVELS if level < 100},
+                     annotated, formats=("parquet",))
+    # as datasets users load GEM/opusparcus from the Hub (its de test split)
+    assert pq.read_table(folder / "data/test.full.parquet").to_pylist() == [
+        {"lang": "de", "input": "Ich sah die Leichen.", "target": "Ich habe die Körper gesehen.",
+         "annot_score": 2.0, "gem_id": "gem-opusparcus-test-1"}]
+    detokenize = MosesDetokenizer(lang="de").detokenize
+    train = pq.read_table(folder / "data/train.60.parquet")
+    assert train.column_names == ["lang", "input", "target", "annot_score", "gem_id"]
+    assert train.to_pylist()[0]["target"] == detokenize("Wie geht es dir ?".split())
+    assert "`input`" in (folder / "README.md").read_text() or "input, target" in (
+        folder / "README.md").read_text()
