@@ -39,6 +39,8 @@ GEM_HUB = pa.schema([("lang", pa.string()), ("input", pa.string()), ("target", p
 GEM_SCHEMAS = ("hub", "card")
 EMPTY_SPLITS = ("A split without rows has its (empty) Parquet file but is left out of the "
                 "configs, as `datasets` refuses empty splits.")
+NO_PAIRS = ("This language has no pairs, so there is nothing to load: the card lists no "
+            "configuration (`datasets` loads no empty split), and its Parquet files are empty.")
 RANK_SPLITS = {"train": "train", "dev": "dev_candidates", "test": "test_candidates"}
 LICENSE = "cc-by-nc-4.0"
 CITATION = """@inproceedings{creutz-2018-open,
@@ -114,9 +116,11 @@ def write_rank_parquet(folder: Path, lang: str, release: dict[str, str], stats: 
     fields = dict(RANKED_FIELDS)
     if scheme:
         fields["score"] = f"the `{stats['options']['score']}` score the rows are ordered by"
-    card = Card(f"Opusparcus {lang} (rebuilt, ranked)", LICENSE, summary,
-                [Config(lang, splits, default=True)], [lang], command, stats["versions"],
-                fields, CITATION, notes=f"{EMPTY_SPLITS} Options: `{stats['signature']}`.")
+    configs = [Config(lang, splits, default=True)] if splits else []
+    notes = EMPTY_SPLITS if splits else NO_PAIRS
+    card = Card(f"Opusparcus {lang} (rebuilt, ranked)", LICENSE, summary, configs, [lang],
+                command, stats["versions"], fields, CITATION,
+                notes=f"{notes} Options: `{stats['signature']}`.")
     (folder / "README.md").write_text(card.text(), encoding="utf-8")
 
 
@@ -170,8 +174,11 @@ def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
                       else gem_table(records))
         names.append(name)
     shared = {split: f"data/{split}.parquet" for split, records in annotated.items() if records}
-    configs = [Config(f"{lang}.{level}", ({"train": f"data/train.{level}.parquet"} if cut else {})
-                      | shared, default=level == min(cuts)) for level, cut in cuts.items()]
+    configs = [Config(f"{lang}.{level}", splits, default=level == min(cuts))
+               for level, cut in cuts.items()
+               if (splits := ({"train": f"data/train.{level}.parquet"} if cut else {}) | shared)]
+    if configs and not any(config.default for config in configs):
+        configs[0] = Config(configs[0].name, configs[0].splits, default=True)
     summary = (f"The {lang} part of Opusparcus in the layout of the GEM/opusparcus dataset: "
                "training pairs cut at quality levels estimated from annotated samples (a "
                "config per level; higher levels are prefixes of lower ones), and the "

@@ -61,7 +61,8 @@ class Card:
         if self.languages:
             lines.append("language:")
             lines += [f"- {_quoted(lang)}" for lang in self.languages]
-        lines.append("configs:")
+        if self.configs:  # none: a dataset without rows (`datasets` loads no empty split)
+            lines.append("configs:")
         for config in self.configs:
             lines.append(f"- config_name: {_quoted(config.name)}")
             if config.default:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import json
 
 import pyarrow.parquet as pq
 import pytest
@@ -45,3 +46,29 @@ def test_an_empty_release_file_gives_an_empty_table_with_the_schema(tmp_path):
     assert ranked_text_to_parquet(text, tmp_path / "empty.parquet") == 0
     table = pq.read_table(tmp_path / "empty.parquet")
     assert table.num_rows == 0 and table.schema.names[:3] == ["id", "sent1", "sent2"]
+
+
+def test_a_language_without_pairs_has_a_card_that_says_so(tmp_path):
+    datasets = pytest.importorskip("datasets", reason="the datasets library (test extra) is "
+                                   "not installed")
+    from conftest import write_moses
+
+    from opusparcus.cli import main
+
+    # en phrases share French pivots (en has pairs); each fr phrase has one en partner only
+    rows = [(f"en/2000/1/{n}.xml.gz", f"fr/2000/1/{n}.xml.gz", "1", "1", f"Phrase {n % 40} .",
+             f"Phrase {n % 13} .") for n in range(40)]
+    root = write_moses(tmp_path / "opus", "en-fr", rows)
+    assert main(["rank", "--opus-dir", str(root), "--langs", "all", "--workers", "1",
+                 "--format", "tsv,parquet", "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    cache = str(tmp_path / "cache")
+    english = datasets.load_dataset(str(tmp_path / "out" / "en"), cache_dir=cache)
+    assert english["train"].num_rows > 0
+    french = tmp_path / "out" / "fr"
+    assert json.loads((french / "stats.json").read_text())["pairs_written"] == {
+        "train": 0, "dev": 0, "test": 0}
+    assert "nothing to load" in (french / "README.md").read_text()
+    assert "configs:" not in (french / "README.md").read_text()  # an empty config: TypeError
+    with pytest.raises(Exception) as raised:  # noqa: B017 - datasets' own error, not TypeError
+        datasets.load_dataset(str(french), cache_dir=cache)
+    assert not isinstance(raised.value, TypeError)
