@@ -194,7 +194,7 @@ CASES = [
     Case("export-gem with a malformed dev file",
          GEM.replace("dev.txt", "notes.txt") + " {w}/gem", "expected 4 tab-separated fields"),
     Case("annotate a missing file", "opusparcus annotate --file {w}/none.tsv --annotator 1",
-         "cannot read annotation file"),
+         "cannot read: No such file"),
     Case("annotate as a third annotator",
          "opusparcus annotate --file {w}/labelled.tsv --annotator 3", "--annotator"),
 ]

@@ -120,15 +120,9 @@ def run_command(program: str, module: str) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _interrupt)
-    try:
-        main = import_module(module).main
-    except KeyboardInterrupt:
-        print(f"{program}: {INTERRUPTED}", file=sys.stderr)
-        return 130
-    except Terminated:
-        print(f"{program}: {TERMINATED}", file=sys.stderr)
-        return 143
-    return main()
+    loaded: list[Callable[[], int]] = []
+    status = exit_status(program, lambda: loaded.append(import_module(module).main))
+    return loaded[0]() if loaded else status
 
 
 def exit_status(program: str, action: Callable[[], None]) -> int:
