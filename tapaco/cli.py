@@ -137,6 +137,8 @@ def summary(stats: dict, timings: dict) -> str:
     if skipped:
         lines.append("skipped bad input: " + ", ".join(f"{kind} ({count})"
                                                       for kind, count in skipped.items()))
+    if empty := stats["bad_input"].get("languages_left_empty"):
+        lines.append(f"  no sentence of {', '.join(empty)} was read: all skipped as bad input")
     lines.append(f"{timings['total_seconds']:.1f} s, peak memory {timings['peak_rss_mib']:.0f} MiB")
     return "\n".join(lines)
 

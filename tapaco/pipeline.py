@@ -153,8 +153,16 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
         "funnel_per_language": {step["step"]: step["per_language"] for step in funnel.steps},
         "languages": dict(sorted(final.items())),
         **({"oversized_split": rescued} if rescued is not None else {}),
-        "bad_input": log.as_dict(),
+        "bad_input": {**log.as_dict(), **_languages_left_empty(corpus)},
     }
+
+
+def _languages_left_empty(corpus: Corpus) -> dict:
+    """`{"languages_left_empty": [...]}`: the linked languages of which no sentence was read
+    (every one skipped as bad input); nothing when there is none."""
+    counts = np.bincount(corpus.vertex_lang, minlength=len(corpus.languages))
+    empty = sorted(lang for lang, count in zip(corpus.languages, counts.tolist()) if not count)
+    return {"languages_left_empty": empty} if empty else {}
 
 
 def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,

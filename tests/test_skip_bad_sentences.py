@@ -73,3 +73,19 @@ def test_rank_skips_the_sentence_not_the_document(tmp_path, capsys):
     # reported by each bitext that reads the document (de-fr and en-fr)
     assert stats["bad_input"]["skipped"] == {"encoding": 2}
     assert stats["pairs_written"]["train"] > 0
+
+
+def test_a_language_left_empty_is_said(tmp_path, capsys):
+    root = _release(tmp_path / "opus", lambda data: data)
+    document = root / "xml" / "es.zip"
+    with zipfile.ZipFile(document) as archive:
+        data = archive.read("Tatoeba/xml/es/tatoeba.xml")
+    with zipfile.ZipFile(document, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("Tatoeba/xml/es/tatoeba.xml", data.replace(b"</w>", b"\x00</w>"))
+    assert tapaco_main(["build", "--opus-dir", str(root), "--min-sets", "1", "--out",
+                        str(tmp_path / "o"), "--documents", "xml", "--skip-bad-input"]) == 0
+    stats = json.loads((tmp_path / "o" / "stats.json").read_text())
+    assert stats["bad_input"]["languages_left_empty"] == ["es"]
+    assert "no sentence of es was read: all skipped as bad input" in capsys.readouterr().err
+    good = _build(_release(tmp_path / "good", lambda data: data), tmp_path / "good-out")
+    assert "languages_left_empty" not in good["bad_input"]
