@@ -114,3 +114,20 @@ def test_a_signal_ends_rank_in_one_line(tmp_path, signal_sent, status, word, aft
     assert error.startswith("opusparcus: ") and word in error and error.count("\n") == 1, error
     assert _gone_within(children, 5)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["opus"]  # no output, no temp
+
+
+@needs_two_processes
+def test_ctrl_c_while_waiting_for_a_forked_result_stops_the_child_at_once():
+    waiting = subprocess.Popen(
+        [sys.executable, "-c", "import time\nfrom tapaco.core.forked import Forked\n"
+         "with Forked(time.sleep, 60) as child:\n"
+         "    print(child._process.pid, flush=True)\n"
+         "    child.result()\n"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=PROJECT)
+    child = int(waiting.stdout.readline())
+    time.sleep(0.3)
+    started = time.monotonic()
+    waiting.send_signal(signal.SIGINT)
+    waiting.wait(timeout=20)
+    assert time.monotonic() - started < 5  # the child ignores Ctrl-C: it must be stopped
+    assert _gone_within([child], 5)

@@ -173,14 +173,19 @@ class Forked(_SecondProcess):
             return self._function(*self._args)
         try:
             result, peak = self._receiver.recv()
-            self._record_peak(peak)
         except EOFError:
-            raise RuntimeError(f"the second process ended without a result (exit code "
-                               f"{self._process.exitcode})") from None
-        finally:
             self._receiver.close()
             self._receiver = None
             self._process.join()
+            raise RuntimeError(f"the second process ended without a result (exit code "
+                               f"{self._process.exitcode})") from None
+        except BaseException:  # an interrupt while waiting: stop the child, never wait for it
+            self.cancel()
+            raise
+        self._receiver.close()
+        self._receiver = None
+        self._process.join()
+        self._record_peak(peak)
         if isinstance(result, _Failure):
             raise result.error
         return result
