@@ -40,6 +40,7 @@ from tapaco.core.opus.textstream import (
     TextChunk,
     bad_utf8_offsets,
     byte_chunks,
+    without_ranges,
 )
 from tapaco.core.opus.xmlcheck import malformed
 
@@ -565,12 +566,7 @@ def _without_bad_sentences(chunk: ByteChunk, ref: FileRef,
                                 "its text is left out", f"line {chunk.line_at(offset)}, column "
                                 f"{column}", kind="encoding"))
         emptied.append((start, end))
-    pieces, kept_from = [], 0
-    for start, end in emptied:
-        pieces.append(data[kept_from:start])
-        kept_from = end
-    pieces.append(data[kept_from:])
-    return ByteChunk(b"".join(pieces), chunk.first_line)
+    return ByteChunk(without_ranges(data, emptied), chunk.first_line)
 
 
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,

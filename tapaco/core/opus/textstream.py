@@ -325,7 +325,7 @@ def bad_utf8_offsets(data: bytes) -> list[int]:
     return offsets
 
 
-def _blanked(data: bytes, ranges: list[tuple[int, int]]) -> bytes:
+def without_ranges(data: bytes, ranges: list[tuple[int, int]]) -> bytes:
     """`data` without the bytes of the (start, end) ranges (ascending, disjoint)."""
     pieces, kept_from = [], 0
     for start, end in ranges:
@@ -333,7 +333,6 @@ def _blanked(data: bytes, ranges: list[tuple[int, int]]) -> bytes:
         kept_from = end
     pieces.append(data[kept_from:])
     return b"".join(pieces)
-
 
 
 
@@ -403,7 +402,7 @@ class LineChunks:
         if too_long[0]:
             self._drop_tail()
         ends = np.append(found, len(block))
-        block = _blanked(block, [(int(starts[i]), int(ends[i]))
+        block = without_ranges(block, [(int(starts[i]), int(ends[i]))
                                  for i in np.flatnonzero(too_long).tolist()])
         found = np.flatnonzero(np.frombuffer(block, np.uint8) == _NEWLINE)
         self.skipping = bool(too_long[-1])
@@ -464,7 +463,7 @@ class LineChunks:
             self.bad_line(InputError(self.ref, f"invalid UTF-8 byte 0x{lines.data[offset]:02x}",
                                      f"line {lines.first_line + index}, column {column}",
                                      kind="encoding"))
-        data = _blanked(lines.data, [(int(lines.starts[i]), int(lines.ends[i]))
+        data = without_ranges(lines.data, [(int(lines.starts[i]), int(lines.ends[i]))
                                      for i in bad.tolist()])
         lengths = lines.ends - lines.starts
         lengths[bad] = 0
