@@ -65,11 +65,26 @@ def usable_cores() -> int:
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held back while children start: a child runs its parent's handlers
+    until :func:`die_with_parent` replaces them, and one run there prints a traceback."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def die_with_parent(parent: int) -> None:
     """In a child process of `parent`: be killed when it dies (Linux), end now if it already
     has, and leave interrupts to it (it stops its children itself)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # it died before the line above took effect
@@ -82,6 +97,8 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     error or an interrupt kills them instead of waiting for their running tasks."""
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=die_with_parent, initargs=(os.getpid(),))
+    with _stops_held():  # a forked pool starts all its workers with its first task
+        pool.submit(int).result()
     try:
         yield pool
     except BaseException:
@@ -156,7 +173,8 @@ class Forked(_SecondProcess):
             self._process = context.Process(
                 target=_run_and_send, args=(function, args, os.getpid(), self._receiver, sender),
                 daemon=True)
-            self._process.start()
+            with _stops_held():
+                self._process.start()
             sender.close()
 
     def cancel(self) -> None:
@@ -216,10 +234,11 @@ class Fresh(_SecondProcess):
         self.child_peak_rss_mib = 0.0
         if parallel and usable_cores() > 1:
             environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))}
-            self._process = subprocess.Popen(
-                [sys.executable, "-c",
-                 f"from tapaco.core.forked import serve_one; serve_one({os.getpid()})"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment)
+            with _stops_held():  # the new interpreter starts with them held too
+                self._process = subprocess.Popen(
+                    [sys.executable, "-c",
+                     f"from tapaco.core.forked import serve_one; serve_one({os.getpid()})"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment)
             payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
             self._writer = threading.Thread(target=self._send, args=(payload,), daemon=True)
             self._writer.start()
