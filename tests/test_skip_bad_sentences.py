@@ -33,9 +33,9 @@ def _corrupted(data: bytes) -> bytes:
 
 
 def _without_the_sentence(data: bytes) -> bytes:
-    """The document as if the sentence had no text: its tokens removed."""
-    return re.sub(rb'(<s id="' + SENTENCE.encode() + rb'">).*?(</s>)', rb"\1\2", data,
-                  count=1, flags=re.S)
+    """The document without the sentence at all (its links then go to an unknown sentence)."""
+    return re.sub(rb'<s id="' + SENTENCE.encode() + rb'">.*?</s>', b"", data, count=1,
+                  flags=re.S)
 
 
 def _build(root: Path, out: Path) -> dict:
@@ -50,15 +50,16 @@ def _outputs(out: Path) -> dict[str, bytes]:
 
 def test_a_bad_byte_in_a_sentence_costs_that_sentence_only(tmp_path):
     stats = _build(_release(tmp_path / "bad", _corrupted), tmp_path / "out-bad")
-    _build(_release(tmp_path / "empty", _without_the_sentence), tmp_path / "out-empty")
+    without = _build(_release(tmp_path / "empty", _without_the_sentence), tmp_path / "out-empty")
     _build(_release(tmp_path / "good", lambda data: data), tmp_path / "out-good")
     bad, empty, good = (_outputs(tmp_path / name) for name in ("out-bad", "out-empty",
                                                                "out-good"))
     assert bad == empty and "fr.txt" in bad
     assert bad["fr.txt"] != good["fr.txt"] and "Grouille" in good["fr.txt"].decode()
     assert bad["en.txt"] == good["en.txt"]
+    assert "\t711240\t" not in bad["fr.txt"].decode()  # left out, not an empty row
     skipped = stats["bad_input"]
-    assert skipped["skipped"] == {"encoding": 1}
+    assert skipped["skipped"] == {**without["bad_input"]["skipped"], "encoding": 1}
     assert re.search(r"fr\.zip\[Tatoeba/xml/fr/tatoeba\.xml\]: line \d+, column \d+: invalid "
                      r"UTF-8 byte 0xea in a sentence", skipped["examples"][0])
 
@@ -71,7 +72,7 @@ def test_rank_skips_the_sentence_not_the_document(tmp_path, capsys):
     assert opusparcus_main([*arguments, "--out", str(tmp_path / "b"), "--skip-bad-input"]) == 0
     stats = json.loads((tmp_path / "b" / "fr" / "stats.json").read_text())
     # reported by each bitext that reads the document (de-fr and en-fr)
-    assert stats["bad_input"]["skipped"] == {"encoding": 2}
+    assert stats["bad_input"]["skipped"]["encoding"] == 2
     assert stats["pairs_written"]["train"] > 0
 
 

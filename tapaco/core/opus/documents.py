@@ -40,7 +40,6 @@ from tapaco.core.opus.textstream import (
     TextChunk,
     bad_utf8_offsets,
     byte_chunks,
-    without_ranges,
 )
 from tapaco.core.opus.xmlcheck import malformed
 
@@ -550,23 +549,28 @@ def _resolve_markup(data: bytes, inside: tuple[bytes, bytes] | None
 
 def _without_bad_sentences(chunk: ByteChunk, ref: FileRef,
                            bad_sentence: Callable[[InputError], None]) -> ByteChunk:
-    """The chunk with the text of every sentence holding bytes that are not UTF-8 emptied, each
-    reported to `bad_sentence`; bytes outside a sentence's text are left for the UTF-8 check."""
+    """The chunk without every sentence holding bytes that are not UTF-8 (as if the document
+    did not hold it; its newlines kept, so later lines keep their numbers), each reported to
+    `bad_sentence`; bytes outside a sentence are left for the UTF-8 check."""
     data = chunk.data
-    emptied: list[tuple[int, int]] = []
+    dropped: list[tuple[int, int]] = []
     for offset in bad_utf8_offsets(data):
         opening, end = data.rfind(b"<s", 0, offset), data.find(b"</s>", offset)
-        start = data.find(b">", opening, offset) + 1
-        if opening < 0 or end < 0 or start <= opening or data.rfind(b"</s>", 0, offset) > opening:
+        if opening < 0 or end < 0 or data.rfind(b"</s>", 0, offset) > opening:
             continue
-        if emptied and emptied[-1] == (start, end):
+        if dropped and dropped[-1][0] == opening:
             continue
         column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
         bad_sentence(InputError(ref, f"invalid UTF-8 byte 0x{data[offset]:02x} in a sentence; "
-                                "its text is left out", f"line {chunk.line_at(offset)}, column "
-                                f"{column}", kind="encoding"))
-        emptied.append((start, end))
-    return ByteChunk(without_ranges(data, emptied), chunk.first_line)
+                                "the sentence is left out", f"line {chunk.line_at(offset)}, "
+                                f"column {column}", kind="encoding"))
+        dropped.append((opening, end + len(b"</s>")))
+    pieces, kept_from = [], 0
+    for start, end in dropped:
+        pieces += [data[kept_from:start], b"\n" * data.count(b"\n", start, end)]
+        kept_from = end
+    pieces.append(data[kept_from:])
+    return ByteChunk(b"".join(pieces), chunk.first_line)
 
 
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
@@ -574,7 +578,7 @@ def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
                    bad_sentence: Callable[[InputError], None] | None = None) -> Sentences:
     """All sentences of one document, in document order (`archive`: the open zip of `ref`),
     their texts hashed by `hasher` if given. A sentence that is not UTF-8 makes the document
-    bad, or, given `bad_sentence`, is reported there and read as empty."""
+    bad, or, given `bad_sentence`, is reported there and left out."""
     builder = _Builder(hasher)
     seen_root = False
     start = ""

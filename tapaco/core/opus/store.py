@@ -101,7 +101,7 @@ class DocumentStore:
 
     Use it as a context manager (or call `close`) to close the zips it opened. `hasher`: hashes
     every document's texts as it is read (:attr:`Sentences.hashes`). `bad_sentence`: where a
-    sentence that is not UTF-8 is reported (a log that skips bad input) and read as empty; by
+    sentence that is not UTF-8 is reported (a log that skips bad input) and left out; by
     default it makes its document bad.
     """
 
