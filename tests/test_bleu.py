@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
@@ -80,35 +82,45 @@ def test_tokenizer_for() -> None:
     assert [tokenizer_for(lang) for lang in ("en", "ja", "ko", "bg")] == ["13a"] * 4
 
 
+def sacrebleu_tokens(texts: list[str], tokenizer=Tokenizer13a) -> list[str]:
+    """What sacrebleu's BLEU tokenizes: the right-stripped text."""
+    return [tokenizer()(text.rstrip()) for text in texts]
+
+
 def test_tokenize_edge_cases() -> None:
-    expected = [Tokenizer13a()(text) for text in EDGE_CASES]
+    expected = sacrebleu_tokens(EDGE_CASES)
     assert tokenize(EDGE_CASES, "13a") == expected
     assert [tokenize([text], "13a")[0] for text in EDGE_CASES] == expected
     assert tokenize(tuple(reversed(EDGE_CASES)), "13a") == expected[::-1]
-    assert tokenize(EDGE_CASES, "zh") == [TokenizerZh()(text) for text in EDGE_CASES]
+    assert tokenize(EDGE_CASES, "zh") == sacrebleu_tokens(EDGE_CASES, TokenizerZh)
     assert tokenize([], "13a") == []
 
 
 def test_tokenize_every_code_point() -> None:
     chars = [chr(code) for code in range(0x110000)]
-    for block in range(0, len(chars), 1 << 14):  # a block leaves some separator characters free
-        runs = ["".join(chars[start:start + 256]) for start in range(block, block + (1 << 14), 256)]
-        texts = [*runs, *(".".join(run) for run in runs[::8]),
-                 *("1-,".join(run) for run in runs[4::8])]
-        assert tokenize(texts, "13a") == [Tokenizer13a()(text) for text in texts]
+    runs = ["".join(chars[start:start + 256]) for start in range(0, len(chars), 256)]
+    texts = [*runs, *(".".join(run) for run in runs[::8]), *("1-,".join(run) for run in runs[4::8])]
+    assert tokenize(texts, "13a") == sacrebleu_tokens(texts)
 
 
-def test_tokenize_needs_a_free_separator() -> None:
-    with pytest.raises(ValueError, match="separator"):
-        tokenize(["".join(bleu._SEPARATORS)], "13a")
+PIECES = [*"ab1.,-&;<>/ \n\t\xa0\u2028é😀", "&amp;", "&lt;", "&quot;", "<skipped>", "-\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=12).map("".join), min_size=1,
+                max_size=5),
+       st.lists(st.text(), max_size=3))
+def test_tokenize_arbitrary_text(pieces: list[str], anything: list[str]) -> None:
+    texts = ["".join(pieces), *pieces, *anything]
+    assert tokenize(texts, "13a") == sacrebleu_tokens(texts)
 
 
 def test_tokenize_real_data(real_texts: list[str]) -> None:
     texts = real_texts + EDGE_CASES
-    expected = [Tokenizer13a()(text) for text in texts]
+    expected = sacrebleu_tokens(texts)
     assert tokenize(texts, "13a") == expected
     assert [tokenize([text], "13a")[0] for text in texts] == expected
-    assert tokenize(texts, "zh") == [TokenizerZh()(text) for text in texts]
+    assert tokenize(texts, "zh") == sacrebleu_tokens(texts, TokenizerZh)
 
 
 def perturb(rng: random.Random, text: str) -> str:
@@ -202,15 +214,48 @@ def test_keep_mask_matches_pairwise_sacrebleu(sets_13a) -> None:
         assert np.array_equal(bleu_keep_mask(groups, texts, "13a", max_bleu), expected)
 
 
-def test_keep_mask_small_batches(sets_13a, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Many batches, and sets too large for one that go pair by pair through sacrebleu."""
+def test_keep_mask_small_chunks_on_threads(sets_13a, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many chunks, several sets in some, sets larger than a chunk, on one and three threads."""
     groups, texts, scores = sets_13a
-    monkeypatch.setattr(bleu, "_MAX_BATCH_SIZE", 1500)
-    monkeypatch.setattr(bleu, "_MAX_BATCH_PAIRS", 60)
-    batches = list(bleu._batches(groups, texts))
-    assert sum(not fits for _, _, fits in batches) > 10
-    assert sum(fits and groups[lo] != groups[hi - 1] for lo, hi, fits in batches) > 10
-    assert np.array_equal(bleu_keep_mask(groups, texts, "13a"), walk(groups, texts, scores, 50))
+    monkeypatch.setattr(bleu, "_CHUNK_ROWS", 20)
+    set_offsets = np.r_[np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]), len(groups)]
+    chunks = list(bleu._set_chunks(set_offsets))
+    assert sum(last - first > 1 for first, last in chunks) > 10
+    assert sum(set_offsets[last] - set_offsets[first] > 20 for first, last in chunks) > 10
+    expected = walk(groups, texts, scores, 50)
+    for workers in (1, 3):
+        assert np.array_equal(bleu_keep_mask(groups, texts, "13a", workers=workers), expected)
+
+
+def test_pairs_near_the_threshold_are_settled_by_sacrebleu(sets_13a) -> None:
+    """A pair the kernel scored within a hair of the threshold and decided otherwise than
+    sacrebleu (here: not over) makes its set walked again by the reference."""
+    groups, texts, scores = sets_13a
+    (ref, hyp), score = next((pair, score) for pair, score in scores.items() if 50 < score < 60)
+    lo, hi = np.flatnonzero(groups == groups[hyp])[[0, -1]]
+    expected = walk(groups, texts, scores, 50)
+    keep = expected.copy()
+    keep[lo:hi + 1] = False
+    tokens = [len(tokenize([texts[row]], "13a")[0].split()) for row in (hyp, ref)]
+    near = np.array([[ref, hyp, *matched_ngrams(texts[hyp], texts[ref]), *tokens, 0]], np.int64)
+    set_offsets = np.r_[np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]), len(groups)]
+    bleu._settle_near_pairs(keep, near, set_offsets, texts, "13a", 50.0)
+    assert np.array_equal(keep, expected)
+
+
+def matched_ngrams(hypothesis: str, reference: str) -> list[int]:
+    """sacrebleu's clipped n-gram matches of a pair, order 1 to 4."""
+    statistics = floor_bleu("13a")._extract_corpus_statistics([hypothesis], [[reference]])[0]
+    return statistics[2:6]
+
+
+def test_keep_mask_reference_is_the_walk(sets_13a) -> None:
+    groups, texts, scores = sets_13a
+    lo = int(np.flatnonzero(groups == groups[0])[-1]) + 1
+    hi = int(np.flatnonzero(groups == groups[2000])[-1]) + 1
+    expected = walk(groups[lo:hi], texts[lo:hi],
+                    {(i - lo, j - lo): s for (i, j), s in scores.items() if lo <= i < hi}, 50)
+    assert np.array_equal(bleu.reference_keep_mask(groups[lo:hi], texts[lo:hi], "13a"), expected)
 
 
 def test_keep_mask_chinese(data: Path) -> None:

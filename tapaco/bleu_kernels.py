@@ -1,0 +1,404 @@
+"""Compiled kernels of TaPaCo's BLEU filter (:mod:`tapaco.bleu`), over code points, without the GIL.
+
+- :func:`tokenize_13a`: sacrebleu's 13a tokenizer, pass by pass as sacrebleu applies its
+  replacements and regular expressions, then its whitespace split; each token gets an exact id
+  (a hash table over the tokens' code points, compared on every hit).
+- :func:`keep_walk`: TaPaCo's walk over each set, with the clipped n-gram matches of a pair
+  counted on sorted n-gram ids and the score computed with sacrebleu's float operations; pairs
+  scoring within a tolerance of the threshold are reported, so the caller can check them
+  against sacrebleu itself.
+
+Texts arrive as one int32 array of code points with row offsets (`str.encode("utf-32-le")`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+MAX_ORDER = 4
+SMOOTH_VALUE = 0.1
+TOLERANCE = 1e-6
+NEAR_FIELDS = 9  # ref, hyp, four matches, hyp length, ref length, over (as the kernel decided)
+
+_SKIPPED = np.array([ord(c) for c in "<skipped>"], np.int32)
+_DASH_NEWLINE = np.array([ord("-"), ord("\n")], np.int32)
+_NEWLINE = np.array([ord("\n")], np.int32)
+_SPACE = np.array([ord(" ")], np.int32)
+_NOTHING = np.zeros(0, np.int32)
+_ENTITIES = tuple((np.array([ord(c) for c in entity], np.int32), np.array([ord(char)], np.int32))
+                  for entity, char in (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"),
+                                       ("&gt;", ">")))
+# 13a's first regex, [\{-\~\[-\` -\&\(-\+\:-\@\/]: characters set apart by spaces
+_ISOLATED = np.zeros(128, np.bool_)
+for _low, _high in ((ord("{"), ord("~")), (ord("["), ord("`")), (ord(" "), ord("&")),
+                    (ord("("), ord("+")), (ord(":"), ord("@")), (ord("/"), ord("/"))):
+    _ISOLATED[_low:_high + 1] = True
+
+
+@njit(nogil=True, cache=True)
+def _is_space(code: int, spaces: np.ndarray) -> bool:
+    """Whether str.split() splits on the code point (`spaces`: every such code point, sorted)."""
+    if code < 128:
+        return code == 32 or 9 <= code <= 13 or 28 <= code <= 31
+    at = np.searchsorted(spaces, code)
+    return at < len(spaces) and spaces[at] == code
+
+
+@njit(nogil=True, cache=True)
+def _replace(source, length, old, new, target) -> int:
+    """str.replace(old, new) of source[:length] into target; the new length."""
+    out = 0
+    i = 0
+    while i < length:
+        if source[i] == old[0] and _equal(source, i, old, 0, len(old)) \
+                and i + len(old) <= length:
+            target[out:out + len(new)] = new
+            out += len(new)
+            i += len(old)
+        else:
+            target[out] = source[i]
+            out += 1
+            i += 1
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _equal(a, a_start, b, b_start, length) -> bool:
+    """Whether a[a_start:a_start + length] equals b[b_start:b_start + length] (either may end
+    early: then not)."""
+    if a_start + length > len(a) or b_start + length > len(b):
+        return False
+    for k in range(length):
+        if a[a_start + k] != b[b_start + k]:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def _is_digit(code: int) -> bool:
+    return 48 <= code <= 57
+
+
+@njit(nogil=True, cache=True)
+def _is_period_or_comma(code: int) -> bool:
+    return code == 46 or code == 44
+
+
+@njit(nogil=True, cache=True)
+def _isolate(source, length, isolated, target) -> int:
+    """13a's first regex: ' c ' for every character c of the set."""
+    out = 0
+    for i in range(length):
+        code = source[i]
+        if code < 128 and isolated[code]:
+            target[out] = 32
+            target[out + 1] = code
+            target[out + 2] = 32
+            out += 3
+        else:
+            target[out] = code
+            out += 1
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _split_pairs(source, length, rule, target) -> int:
+    """One of 13a's regexes on two characters, matched left to right without overlap as re.sub
+    does: rule 0 ([^0-9])([\\.,]) -> '\\1 \\2 ', rule 1 ([\\.,])([^0-9]) -> ' \\1 \\2', rule 2
+    ([0-9])(-) -> '\\1 \\2 '."""
+    out = 0
+    i = 0
+    while i < length:
+        if i + 1 < length:
+            first, second = source[i], source[i + 1]
+            if rule == 0:
+                match = not _is_digit(first) and _is_period_or_comma(second)
+            elif rule == 1:
+                match = _is_period_or_comma(first) and not _is_digit(second)
+            else:
+                match = _is_digit(first) and second == 45
+            if match:
+                if rule == 1:
+                    target[out] = 32
+                    target[out + 1] = first
+                    target[out + 2] = 32
+                    target[out + 3] = second
+                else:
+                    target[out] = first
+                    target[out + 1] = 32
+                    target[out + 2] = second
+                    target[out + 3] = 32
+                out += 4
+                i += 2
+                continue
+        target[out] = source[i]
+        out += 1
+        i += 1
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _tokenized_13a(codes, spaces, isolated, has, one, other) -> tuple:
+    """sacrebleu's 13a of one line (rstripped as BLEU does): the buffer and length holding the
+    tokenized text before its whitespace split (`one` and `other` are scratch buffers). A
+    replacement runs only where the line holds its first character (`has`: scratch flags)."""
+    length = len(codes)
+    while length and _is_space(codes[length - 1], spaces):
+        length -= 1
+    has[:] = False
+    for code in codes[:length]:
+        if code < 128:
+            has[code] = True
+    one[:length] = codes[:length]
+    source, target = one, other
+    if has[60]:  # '<'
+        length = _replace(source, length, _SKIPPED, _NOTHING, target)
+        source, target = target, source
+    if has[10]:  # '\n'
+        length = _replace(source, length, _DASH_NEWLINE, _NOTHING, target)
+        length = _replace(target, length, _NEWLINE, _SPACE, source)
+    if has[38]:  # '&'
+        for entity, char in _ENTITIES:
+            length = _replace(source, length, entity, char, target)
+            source, target = target, source
+    target[0] = 32
+    target[1:length + 1] = source[:length]
+    target[length + 1] = 32
+    length = _isolate(target, length + 2, isolated, source)
+    source, target = target, source
+    for rule in range(3):
+        if (has[45] if rule == 2 else has[44] or has[46]):  # '-', ',' or '.'
+            length = _split_pairs(target, length, rule, source)
+            source, target = target, source
+    return target, length
+
+
+@njit(nogil=True, cache=True)
+def _hash(codes) -> np.uint64:
+    value = np.uint64(14695981039346656037)
+    for code in codes:
+        value = (value ^ np.uint64(code)) * np.uint64(1099511628211)
+    # FNV's low bits depend only on the codes' low bits: mix the high ones in (table slots)
+    value ^= value >> np.uint64(29)
+    value *= np.uint64(11400714819323198485)
+    return value ^ (value >> np.uint64(32))
+
+
+@njit(nogil=True, cache=True)
+def tokenize_13a(codes, offsets, spaces, split_only):
+    """Token ids (0, 1, ... by first occurrence) of every row, the row offsets into them, and the
+    tokens' code points with their offsets. With `split_only` the rows are split on whitespace
+    as they are (rows already tokenized)."""
+    rows = len(offsets) - 1
+    longest = 0
+    for row in range(rows):
+        longest = max(longest, offsets[row + 1] - offsets[row])
+    one = np.empty(9 * longest + 8, np.int32)
+    other = np.empty(9 * longest + 8, np.int32)
+    has = np.zeros(128, np.bool_)
+    # a token holds at least one of its row's code points: the texts bound every count
+    ids = np.empty(len(codes), np.int64)
+    id_offsets = np.zeros(rows + 1, np.int64)
+    pool = np.empty(len(codes), np.int32)
+    starts = np.zeros(len(codes) + 1, np.int64)
+    hashes = np.empty(len(codes), np.uint64)
+    slots = np.full(64, -1, np.int64)
+    count = 0
+    n_ids = 0
+    for row in range(rows):
+        text = codes[offsets[row]:offsets[row + 1]]
+        if split_only:
+            length = len(text)
+            one[:length] = text
+            buffer = one
+        else:
+            buffer, length = _tokenized_13a(text, spaces, _ISOLATED, has, one, other)
+        i = 0
+        while i < length:
+            if _is_space(buffer[i], spaces):
+                i += 1
+                continue
+            j = i
+            while j < length and not _is_space(buffer[j], spaces):
+                j += 1
+            token = buffer[i:j]
+            value = _hash(token)
+            slot = np.int64(value & np.uint64(len(slots) - 1))
+            while True:
+                found = slots[slot]
+                if found < 0:
+                    break
+                if hashes[found] == value and starts[found + 1] - starts[found] == j - i \
+                        and _equal(pool, starts[found], buffer, i, j - i):
+                    break
+                slot = (slot + 1) & (len(slots) - 1)
+            if found < 0:
+                found = count
+                pool[starts[count]:starts[count] + len(token)] = token
+                starts[count + 1] = starts[count] + len(token)
+                hashes[count] = value
+                slots[slot] = count
+                count += 1
+                if 2 * count > len(slots):
+                    slots = _rehashed(hashes, count, 2 * len(slots))
+            ids[n_ids] = found
+            n_ids += 1
+            i = j
+        id_offsets[row + 1] = n_ids
+    return ids[:n_ids], id_offsets, pool[:starts[count]].copy(), starts[:count + 1].copy()
+
+
+@njit(nogil=True, cache=True)
+def _rehashed(hashes, count, size):
+    slots = np.full(size, -1, np.int64)
+    for index in range(count):
+        slot = np.int64(hashes[index] & np.uint64(size - 1))
+        while slots[slot] >= 0:
+            slot = (slot + 1) & (size - 1)
+        slots[slot] = index
+    return slots
+
+
+@njit(nogil=True, cache=True)
+def _set_grams(ids, id_offsets, lo, hi, grams, slot_keys, slot_ids):
+    """Ids of the n-grams of order 1..4 of rows lo..hi (one set), at their first token relative
+    to the set's first token, each row's ids of each order sorted; exact within the set (an
+    n-gram is its (n-1)-gram's id and its last token, numbered by a hash table of those keys)."""
+    base = id_offsets[lo]
+    tokens = id_offsets[hi] - base
+    size = 64
+    while size < 2 * tokens:
+        size *= 2
+    grams[0, :tokens] = ids[base:base + tokens]
+    for order in range(1, MAX_ORDER):
+        slot_ids[:size] = -1
+        count = 0
+        for row in range(lo, hi):
+            for at in range(id_offsets[row] - base, id_offsets[row + 1] - base - order):
+                key = (grams[order - 1, at] << 32) | ids[base + at + order]
+                slot = np.int64((np.uint64(key) * np.uint64(11400714819323198485))
+                                >> np.uint64(32)) & (size - 1)
+                while slot_ids[slot] >= 0 and slot_keys[slot] != key:
+                    slot = (slot + 1) & (size - 1)
+                if slot_ids[slot] < 0:
+                    slot_keys[slot] = key
+                    slot_ids[slot] = count
+                    count += 1
+                grams[order, at] = slot_ids[slot]
+    for order in range(MAX_ORDER):
+        for row in range(lo, hi):
+            _sort_small(grams[order], id_offsets[row] - base, id_offsets[row + 1] - base - order)
+
+
+@njit(nogil=True, cache=True)
+def _sort_small(values, lo, hi) -> None:
+    """Sort values[lo:hi] in place (insertion sort for a sentence's few n-grams)."""
+    if hi - lo > 32:
+        values[lo:hi] = np.sort(values[lo:hi])
+        return
+    for i in range(lo + 1, hi):
+        value = values[i]
+        j = i - 1
+        while j >= lo and values[j] > value:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = value
+
+
+@njit(nogil=True, cache=True)
+def _common(values, i, i_end, j, j_end) -> int:
+    """Size of the multiset intersection of the sorted values[i:i_end] and values[j:j_end]
+    (clipped matches)."""
+    found = 0
+    while i < i_end and j < j_end:
+        if values[i] < values[j]:
+            i += 1
+        elif values[i] > values[j]:
+            j += 1
+        else:
+            found += 1
+            i += 1
+            j += 1
+    return found
+
+
+@njit(nogil=True, cache=True)
+def bleu_score(correct, hyp_len: int, ref_len: int) -> float:
+    """sacrebleu's BLEU.compute_bleu with floor smoothing and effective order, in its float
+    operations and their order."""
+    bp = 1.0
+    if hyp_len < ref_len:
+        bp = math.exp(1 - ref_len / hyp_len) if hyp_len > 0 else 0.0
+    if correct[0] == 0:  # no unigram matched: none matched
+        return 0.0
+    log_sum = 0.0
+    order = 0
+    for n in range(1, MAX_ORDER + 1):
+        total = hyp_len - n + 1
+        if total <= 0:
+            break
+        order = n
+        if correct[n - 1] == 0:
+            log_sum += math.log(100. * SMOOTH_VALUE / total)
+        else:
+            log_sum += math.log(100. * correct[n - 1] / total)
+    return bp * math.exp(log_sum / order)
+
+
+@njit(nogil=True, cache=True)
+def keep_walk(ids, id_offsets, set_offsets, max_bleu):
+    """TaPaCo's filter over sets of rows (set k: rows set_offsets[k] to set_offsets[k + 1]):
+    a row is dropped when its BLEU as hypothesis against an earlier kept row of its set, as
+    reference, exceeds `max_bleu`. Returns the keep mask and the pairs scored within TOLERANCE
+    of `max_bleu` (NEAR_FIELDS columns)."""
+    rows = len(id_offsets) - 1
+    keep = np.ones(rows, np.bool_)
+    near = np.empty((16, NEAR_FIELDS), np.int64)
+    n_near = 0
+    correct = np.zeros(MAX_ORDER, np.int64)
+    largest = 1
+    for k in range(len(set_offsets) - 1):
+        largest = max(largest, id_offsets[set_offsets[k + 1]] - id_offsets[set_offsets[k]])
+    grams = np.empty((MAX_ORDER, largest), np.int64)
+    table = 64
+    while table < 2 * largest:
+        table *= 2
+    slot_keys = np.empty(table, np.int64)
+    slot_ids = np.empty(table, np.int64)
+    for k in range(len(set_offsets) - 1):
+        lo, hi = set_offsets[k], set_offsets[k + 1]
+        if hi - lo < 2:
+            continue
+        _set_grams(ids, id_offsets, lo, hi, grams, slot_keys, slot_ids)
+        base = id_offsets[lo]
+        for hyp in range(lo + 1, hi):
+            hyp_len = id_offsets[hyp + 1] - id_offsets[hyp]
+            for ref in range(lo, hyp):
+                if not keep[ref]:
+                    continue
+                ref_len = id_offsets[ref + 1] - id_offsets[ref]
+                for order in range(MAX_ORDER):
+                    correct[order] = _common(
+                        grams[order], id_offsets[hyp] - base, id_offsets[hyp + 1] - base - order,
+                        id_offsets[ref] - base, id_offsets[ref + 1] - base - order)
+                score = bleu_score(correct, hyp_len, ref_len)
+                over = score > max_bleu
+                if abs(score - max_bleu) <= TOLERANCE:
+                    if n_near == len(near):
+                        grown = np.empty((2 * len(near), NEAR_FIELDS), np.int64)
+                        grown[:n_near] = near
+                        near = grown
+                    near[n_near, 0] = ref
+                    near[n_near, 1] = hyp
+                    near[n_near, 2:6] = correct
+                    near[n_near, 6] = hyp_len
+                    near[n_near, 7] = ref_len
+                    near[n_near, 8] = over
+                    n_near += 1
+                if over:
+                    keep[hyp] = False
+                    break
+    return keep, near[:n_near].copy()
