@@ -22,7 +22,7 @@ import numpy as np
 from sacrebleu.metrics import BLEU
 
 from tapaco import bleu_kernels
-from tapaco.core.arrays import group_starts
+from tapaco.core.arrays import code_points, group_starts
 
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
 
@@ -129,9 +129,7 @@ def _token_ids(texts: list[str], tokenizer: str) -> tuple[np.ndarray, ...]:
     the distinct tokens' code points with their offsets."""
     if tokenizer != "13a":
         texts = [_bleu(tokenizer).tokenizer(text.rstrip()) for text in texts]
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
-    offsets = np.r_[0, np.cumsum(lengths)]
-    codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), np.int32)
+    codes, offsets = code_points(texts)
     return bleu_kernels.tokenize_13a(codes, offsets, _spaces(), tokenizer != "13a")
 
 
@@ -145,7 +143,7 @@ def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarr
     """Score the pairs the kernels scored within a hair of `max_bleu` with sacrebleu; walk a set
     again by the reference where sacrebleu decides one of its pairs otherwise."""
     redo: set[int] = set()
-    for ref, hyp, *correct, hyp_len, ref_len, over in near.tolist():
+    for _, hyp, *correct, hyp_len, ref_len, over in near.tolist():
         if (_sacrebleu_score(correct, hyp_len, ref_len) > max_bleu) != bool(over):
             redo.add(int(np.searchsorted(set_offsets, hyp, "right")) - 1)
     if not redo:

@@ -17,7 +17,14 @@ from tapaco.communities import OBJECTIVES, OVERSIZED, SplitOptions
 from tapaco.core.download_command import add_download_parser, run_download
 from tapaco.core.errors import OptionError, exit_status
 from tapaco.core.files import json_text
-from tapaco.core.options import Parser, add_version, languages, output_formats, subcommands
+from tapaco.core.options import (
+    Parser,
+    add_version,
+    integer,
+    languages,
+    output_formats,
+    subcommands,
+)
 from tapaco.core.opus import FOLDERS
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
@@ -101,6 +108,9 @@ def _build_parser(commands) -> None:
                          help="tsv: the released <lang>.txt files; parquet: data/<lang>.parquet "
                               "in the columns of the Hugging Face tapaco dataset, with a "
                               "dataset card README.md that datasets.load_dataset(OUT) reads")
+    command.add_argument("--workers", type=integer(1, 256), default=0, metavar="N",
+                         help="cores to use (default: every usable core); the output is the "
+                              "same whatever N")
     command.add_argument("--timings", type=Path, metavar="FILE",
                          help="write per-stage seconds and peak memory as JSON to this file")
     command.add_argument("--quiet", action="store_true", help="no progress line, no summary")
@@ -177,7 +187,7 @@ def _run_build(arguments: argparse.Namespace) -> None:
         arguments.langs, arguments.skip_bad_input, arguments.documents,
         SplitOptions(arguments.oversized, arguments.leiden_objective,
                      arguments.leiden_resolution, arguments.seed), arguments.marks,
-        arguments.language_codes == "export")
+        arguments.language_codes == "export", arguments.workers)
     if options.export_language_codes and arguments.tatoeba_export is None:
         raise OptionError("--language-codes", "only applies with --tatoeba-export (an OPUS "
                           "release names its languages itself)")

@@ -9,18 +9,15 @@ than `min_sets` sets. After every filter, sets left with fewer than two sentence
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
-import pandas as pd
 
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
-from tapaco.core.arrays import group_starts, string_codes, taken
-from tapaco.core.forked import JoinedTexts, in_two_processes
+from tapaco.core.arrays import group_starts, taken
 from tapaco.core.options import check_range
-from tapaco.normalize import near_identical_keys
+from tapaco.normalize import first_near_identical
 
 
 @dataclass(frozen=True)
@@ -95,9 +92,7 @@ def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
     return kept
 
 
-_CHUNK_ROWS = 1 << 20
-_PARALLEL_ROWS = 50_000  # fewer rows are filtered in this process alone
-_FIRST_ROWS_SHARE = 0.54
+_CHUNK_ROWS = 1 << 16  # rows of whole sets keyed at a time by filter (c)
 
 
 def _group_chunks(group: np.ndarray, size: int) -> list[tuple[int, int]]:
@@ -109,55 +104,27 @@ def _group_chunks(group: np.ndarray, size: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
-def _middle_set_start(group: np.ndarray, first_share: float = 0.5) -> int:
-    """The first row of the first set that starts after `first_share` of the rows (rows of a
-    set are contiguous), so that both parts hold whole sets."""
-    starts = np.flatnonzero(group_starts(group)) if len(group) else np.zeros(0, np.int64)
-    later = starts[starts >= int(len(group) * first_share)]
-    return int(later[0]) if len(later) else len(group)
+def _near_identical_kept(group: np.ndarray, texts: list[str], workers: int) -> np.ndarray:
+    """Filter (c): keep the first sentence of each near-identical key in a set; a chunk of
+    whole sets at a time, on `workers` threads."""
+    def chunk_keep(bounds: tuple[int, int]) -> np.ndarray:
+        start, end = bounds
+        return first_near_identical(group[start:end], texts[start:end])
+
+    chunks = _group_chunks(group, _CHUNK_ROWS)
+    with ThreadPoolExecutor(workers) as pool:
+        return np.concatenate([np.ones(0, bool), *pool.map(chunk_keep, chunks)])
 
 
-def _by_halves(keep_of: Callable[..., tuple[np.ndarray, ...]], group: np.ndarray,
-               *per_row: Sequence, minimum: int = _PARALLEL_ROWS) -> tuple[np.ndarray, ...]:
-    """`keep_of(group, *per_row)` (masks over the rows) of whole sets, the second part of the
-    sets computed at the same time by a fresh process (when there are at least `minimum`
-    rows). A fresh process, not a fork: walking the texts writes their reference counts, so a
-    forked child and this process would each copy the pages of the texts they share (~0.5 GB
-    at full scale). It gets a little less than half, as it starts later (imports, its texts
-    through a pipe)."""
-    cut = _middle_set_start(group, _FIRST_ROWS_SHARE)
-    first = (group[:cut], *(values[:cut] for values in per_row))
-    second = (group[cut:], *(JoinedTexts(values[cut:]) if isinstance(values, list)
-                              else values[cut:] for values in per_row))
-    parallel = len(group) >= minimum and 0 < cut < len(group)
-    halves = in_two_processes(keep_of, first, second, parallel, fresh=True)
-    return tuple(np.concatenate(masks) for masks in zip(*halves))
-
-
-def _near_identical_keys_kept(group: np.ndarray, texts: list[str]) -> np.ndarray:
-    """Keep the first sentence of each near-identical key in a set; keyed a chunk of whole sets
-    at a time (the keys of all sentences at once would cost ~0.4 GB at full scale)."""
+def _bleu_kept(group: np.ndarray, texts: list[str], tokenizers: np.ndarray, bleu_max: float,
+               workers: int) -> np.ndarray:
+    """Filter (d): the rows it keeps (`tokenizers`: each row's BLEU tokenizer)."""
     keep = np.ones(len(group), bool)
-    for start, end in _group_chunks(group, _CHUNK_ROWS):
-        # codes are below end - start, so each (set, code) packs into one int64
-        codes = string_codes(near_identical_keys(texts[start:end]))
-        pairs = group[start:end].astype(np.int64) * (end - start) + codes
-        keep[start:end] = ~pd.Series(pairs).duplicated().to_numpy()
+    for tokenizer in sorted(set(tokenizers.tolist())):
+        chosen = np.flatnonzero(tokenizers == tokenizer)
+        keep[chosen] = bleu_keep_mask(group[chosen], taken(texts, chosen), tokenizer, bleu_max,
+                                      workers)
     return keep
-
-
-def _near_identical_then_bleu(group: np.ndarray, texts: list[str], tokenizers: np.ndarray,
-                              bleu_max: float) -> tuple[np.ndarray, np.ndarray]:
-    """Filters (c) and (d) of whole sets: the rows (c) keeps, and the rows (d) keeps among
-    those that survive (c) (True elsewhere). `tokenizers` gives each row's BLEU tokenizer."""
-    near_identical = _near_identical_keys_kept(group, texts)
-    bleu = np.ones(len(group), bool)
-    surviving = _surviving(group, near_identical)
-    for tokenizer in sorted(set(tokenizers[surviving].tolist())):
-        chosen = np.flatnonzero(surviving & (tokenizers == tokenizer))
-        bleu[chosen] = bleu_keep_mask(group[chosen], taken(texts, chosen), tokenizer,
-                                      bleu_max)
-    return near_identical, bleu
 
 
 def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarray:
@@ -166,9 +133,11 @@ def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarra
 
 
 def apply_filters(rows: Rows, texts: list[str], languages: list[str],
-                  options: FilterOptions, funnel: Funnel | None = None) -> tuple[Rows, Funnel]:
+                  options: FilterOptions, funnel: Funnel | None = None,
+                  workers: int = 1) -> tuple[Rows, Funnel]:
     """Run filters (a)-(e) over sorted rows; return the kept rows and the funnel (`funnel`, when
-    given, already holds the steps before the filters)."""
+    given, already holds the steps before the filters). Filters (c) and (d) run their compiled
+    kernels on `workers` threads."""
     if funnel is None:
         funnel = Funnel(languages)
         funnel.record("components split by language", rows, 0, 0)
@@ -177,13 +146,12 @@ def apply_filters(rows: Rows, texts: list[str], languages: list[str],
     sizes = _run_sizes(rows.group)
     rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
                   sizes <= options.max_set_size)
+    rows = _apply(funnel, "(c) near-identical sentences", rows,
+                  _near_identical_kept(rows.group, taken(texts, rows.vertex), workers))
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
-    near_identical, bleu = _by_halves(
-        partial(_near_identical_then_bleu, bleu_max=options.bleu_max), rows.group,
-        taken(texts, rows.vertex), tokenizers[rows.lang])
-    surviving = _surviving(rows.group, near_identical)
-    rows = _apply(funnel, "(c) near-identical sentences", rows, near_identical)
-    rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows, bleu[surviving])
+    rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows,
+                  _bleu_kept(rows.group, taken(texts, rows.vertex), tokenizers[rows.lang],
+                             options.bleu_max, workers))
     rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} "
                   f"{'set' if options.min_sets == 1 else 'sets'}", rows,
                   _language_keep(rows, languages, options.min_sets))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -26,7 +27,8 @@ import numpy as np
 import regex
 from unidecode import unidecode
 
-from tapaco.core.arrays import index_ranges
+from tapaco import normalize_kernels
+from tapaco.core.arrays import code_points, group_starts, index_ranges
 
 _PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}\s]")
 
@@ -98,47 +100,99 @@ def near_identical_key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().translate(_dropped_table())
 
 
+def _composing_seconds() -> frozenset[int]:
+    """Code points that NFC may compose with the character before them although they are no
+    combining marks (the second half of a primary composite, and Hangul's vowel and trailing
+    jamo)."""
+    seconds = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))
+    for code in range(sys.maxunicode + 1):
+        decomposition = unicodedata.decomposition(chr(code))
+        if decomposition and decomposition[0] != "<" and decomposition.count(" ") == 1:
+            seconds.add(int(decomposition.split()[1], 16))
+    return frozenset(seconds)
+
+
+class NearIdenticalTables:
+    """What :func:`near_identical_key` does to each code point, for the compiled kernels: whether
+    the code point alone decides it (NFKC keeps it, it is no combining mark and composes with
+    nothing before it) and its case fold without punctuation and spaces. Filled for the code
+    points met, once each; shared by threads."""
+
+    def __init__(self) -> None:
+        size = sys.maxunicode + 1
+        self.known = np.zeros(size, bool)
+        self.decidable = np.zeros(size, bool)
+        self.folded = np.zeros((size, normalize_kernels.MAX_FOLDED), np.int32)
+        self.folded_length = np.zeros(size, np.int8)
+        self._lock = threading.Lock()
+        self._seconds: frozenset[int] = frozenset()
+        self._fill(np.arange(128))
+
+    def cover(self, codes: np.ndarray) -> None:
+        """Fill the tables for every code point of `codes` not met before."""
+        wide = np.unique(codes[codes >= 128])
+        self._fill(wide[~self.known[wide]])
+
+    def _fill(self, codes: np.ndarray) -> None:
+        if not len(codes):
+            return
+        with self._lock:
+            if not self._seconds and codes[-1] >= 128:
+                self._seconds = _composing_seconds()
+            for code in codes.tolist():
+                self._decide(code)
+            self.known[codes] = True
+
+    def _decide(self, code: int) -> None:
+        char = chr(code)
+        folded = "".join(c for c in char.casefold() if not _PUNCTUATION_OR_SPACE.match(c))
+        if (0xD800 <= code < 0xE000 or (code < 128 and _ascii_near_identical_key(char) != folded)
+                or unicodedata.normalize("NFKC", char) != char
+                or unicodedata.combining(char) or code in self._seconds
+                or len(folded) > normalize_kernels.MAX_FOLDED):
+            return
+        self.decidable[code] = True
+        self.folded_length[code] = len(folded)
+        self.folded[code, :len(folded)] = [ord(c) for c in folded]
+
+
 @cache
-def _dropped_mask() -> np.ndarray:
-    """Whether :func:`near_identical_key` drops each code point (from the Unicode path)."""
-    mask = np.zeros(sys.maxunicode + 1, bool)
-    mask[list(_dropped_table())] = True
-    return mask
+def _near_identical_tables() -> NearIdenticalTables:
+    return NearIdenticalTables()
 
 
-_BATCH_SEPARATOR = "\x00"  # neither punctuation nor space in any table, kept by NFKC and casefold
-_BATCH_TEXTS = 1 << 16  # the joined strings and code arrays of a batch stay a few MB
+def _near_identical_key_ranges(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The near-identical keys of the texts as code points, and each text's start and end in
+    them: from the kernel, or from :func:`near_identical_key` for the texts it leaves."""
+    codes, offsets = code_points(texts)
+    tables = _near_identical_tables()
+    tables.cover(codes)
+    keys, key_offsets, undecided = normalize_kernels.key_codes(
+        codes, offsets, tables.decidable, tables.folded, tables.folded_length)
+    starts, ends = key_offsets[:-1].copy(), key_offsets[1:].copy()
+    rows = np.flatnonzero(undecided)
+    if len(rows):
+        extra_codes, extra_offsets = code_points([near_identical_key(texts[row])
+                                                  for row in rows.tolist()])
+        starts[rows] = len(keys) + extra_offsets[:-1]
+        ends[rows] = len(keys) + extra_offsets[1:]
+        keys = np.concatenate([keys, extra_codes])
+    return keys, starts, ends
 
 
 def near_identical_keys(texts: Sequence[str]) -> list[str]:
-    """:func:`near_identical_key` of every text, 2-3x faster: in batches, ASCII texts
-    lowercased and stripped as one joined string; the others normalised one by one, then
-    joined and stripped as an array of code points."""
-    keys: list[str] = []
-    for start in range(0, len(texts), _BATCH_TEXTS):
-        keys += _near_identical_batch(texts[start:start + _BATCH_TEXTS])
-    return keys
+    """:func:`near_identical_key` of every text, by the compiled kernel."""
+    keys, starts, ends = _near_identical_key_ranges(texts)
+    joined = keys.astype("<i4").tobytes().decode("utf-32-le", "surrogatepass")
+    return [joined[start:end] for start, end in zip(starts.tolist(), ends.tolist())]
 
 
-def _near_identical_batch(texts: Sequence[str]) -> list[str]:
-    joined = _BATCH_SEPARATOR.join(texts)
-    if joined.count(_BATCH_SEPARATOR) != max(len(texts) - 1, 0):
-        return [near_identical_key(text) for text in texts]
-    if joined.isascii():
-        return _ascii_near_identical_key(joined).split(_BATCH_SEPARATOR) if texts else []
-    is_ascii = [text.isascii() for text in texts]
-    normalize = partial(unicodedata.normalize, "NFKC")
-    others = _BATCH_SEPARATOR.join([normalize(text).casefold()
-                                    for text, plain in zip(texts, is_ascii) if not plain])
-    try:
-        codes = np.frombuffer(others.encode("utf-32-le"), np.uint32)
-    except UnicodeEncodeError:  # a lone surrogate
-        return [near_identical_key(text) for text in texts]
-    other_keys = iter(codes[~_dropped_mask()[codes]].tobytes().decode("utf-32-le")
-                      .split(_BATCH_SEPARATOR))
-    plain = _BATCH_SEPARATOR.join([text for text, plain in zip(texts, is_ascii) if plain])
-    plain_keys = iter(_ascii_near_identical_key(plain).split(_BATCH_SEPARATOR))
-    return [next(plain_keys) if ascii_text else next(other_keys) for ascii_text in is_ascii]
+def first_near_identical(groups: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+    """Filter (c): True for the first text of each near-identical key in its group (the rows
+    of a group are contiguous)."""
+    keys, starts, ends = _near_identical_key_ranges(texts)
+    set_offsets = np.r_[np.flatnonzero(group_starts(np.asarray(groups))), len(texts)]
+    return normalize_kernels.first_of_each_key(keys, starts, ends, set_offsets)
 
 
 def surface_keys(texts: Iterable[str]) -> list[str]:

@@ -24,7 +24,8 @@ from tapaco.core.arrays import (
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
-from tapaco.core.forked import largest_child_peak_rss_mib
+from tapaco.core.forked import largest_child_peak_rss_mib, usable_cores
+from tapaco.core.options import check_range
 from tapaco.core.opus import FOLDERS, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
@@ -51,7 +52,8 @@ EXACTNESS_LIBRARIES = ("sacrebleu", "regex", "unidecode", "igraph")
 @dataclass(frozen=True)
 class BuildOptions:
     """What decides the build. `documents`: the folder of sentence documents searched first
-    where a release has both, `raw` (untokenised, as TaPaCo 1.0) or `xml` (tokenised)."""
+    where a release has both, `raw` (untokenised, as TaPaCo 1.0) or `xml` (tokenised).
+    `workers` (0: every usable core) changes how fast, never what."""
 
     filters: FilterOptions = field(default_factory=FilterOptions)
     languages: tuple[str, ...] = ()
@@ -60,6 +62,7 @@ class BuildOptions:
     split: SplitOptions = field(default_factory=SplitOptions)
     marks: bool = False
     export_language_codes: bool = False  # Tatoeba exports: keep their ISO 639-3 codes
+    workers: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.languages, str) or not all(
@@ -68,6 +71,11 @@ class BuildOptions:
         if self.documents not in FOLDERS:
             raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
                               f"{self.documents!r}")
+        check_range("--workers", self.workers, 0, 256, whole=True)
+
+    @property
+    def worker_count(self) -> int:
+        return self.workers or usable_cores()
 
 
 def _language_ranks(corpus: Corpus, wanted: tuple[str, ...]) -> np.ndarray:
@@ -188,7 +196,8 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     else:
         if options.languages:
             _check_languages(opus_dir, options.languages)
-        read = partial(read_corpus, opus_dir, log, progress, options.documents)
+        read = partial(read_corpus, opus_dir, log, progress, options.documents,
+                       parallel=options.worker_count > 1)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export)
 
@@ -282,7 +291,8 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
            tatoeba_export: bool) -> dict:
     corpus = read()
     with progress.stage("graph and components"):
-        graph = build_graph(corpus, keep_edges=options.split.splits)
+        graph = build_graph(corpus, keep_edges=options.split.splits,
+                            parallel=options.worker_count > 1)
         corpus = _without_graph_inputs(corpus)
     with progress.stage("sets by language"):
         rows = candidate_rows(corpus, graph, options.languages)
@@ -295,7 +305,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     graph = _without_sort_keys(graph)
     with progress.stage("filters"):
         rows, funnel = apply_filters(rows, corpus.texts, sorted(corpus.languages),
-                                     options.filters, funnel)
+                                     options.filters, funnel, options.worker_count)
     with progress.stage("output rows"):
         rescued = (None if rescued_vertices is None
                    else _rescued(rows, rescued_vertices, funnel))

@@ -1,7 +1,6 @@
 """Each filter on a hand-made table of sets, with the expected survivors worked out by hand."""
 
 import numpy as np
-import pytest
 from sacrebleu.metrics import BLEU
 
 from tapaco.filters import FilterOptions, Rows, apply_filters
@@ -64,20 +63,18 @@ def test_near_identical_keys_chunked_by_whole_sets(monkeypatch):
     expected = [True, False, True, True, True, True, True, True]
     for size in (1, 2, 3, 1 << 20):
         monkeypatch.setattr(tapaco.filters, "_CHUNK_ROWS", size)
-        kept = tapaco.filters._near_identical_keys_kept(group, [texts[v] for v in rows.vertex])
+        kept = tapaco.filters._near_identical_kept(group, [texts[v] for v in rows.vertex], 2)
         assert kept.tolist() == expected
 
 
-def test_filters_in_two_processes_decide_as_in_one(monkeypatch):
-    """(c) and (d) of the second part of the sets run in a second process: same rows and
-    funnel as in one, with Chinese (tokenizer zh) and 13a sets on both sides of the cut."""
+def test_filters_on_several_threads_decide_as_on_one(monkeypatch):
+    """(c) and (d) in many chunks on three threads: same rows and funnel as on one, with
+    Chinese (tokenizer zh) and 13a sets."""
     import random
 
+    import tapaco.bleu
     import tapaco.filters
-    from tapaco.core.forked import usable_cores
 
-    if usable_cores() < 2:
-        pytest.skip("one usable core: no second process")
     rng = random.Random(6)
     words = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "我", "们", "去", "了"]
     texts = [" ".join(rng.choices(words, k=rng.randint(1, 6))) + rng.choice([".", "!", ""])
@@ -88,9 +85,11 @@ def test_filters_in_two_processes_decide_as_in_one(monkeypatch):
     rows = tapaco.filters.Rows(np.array(rng.sample(range(3000), 3000)), lang, group)
     options = tapaco.filters.FilterOptions(min_sets=1)
     results = []
-    for minimum in (10**9, 0):
-        monkeypatch.setattr(tapaco.filters, "_PARALLEL_ROWS", minimum)
-        kept, funnel = tapaco.filters.apply_filters(rows, texts, ["cmn", "en", "fr"], options)
+    for workers, chunk in ((1, 1 << 20), (3, 50)):
+        monkeypatch.setattr(tapaco.filters, "_CHUNK_ROWS", chunk)
+        monkeypatch.setattr(tapaco.bleu, "_CHUNK_ROWS", chunk)
+        kept, funnel = tapaco.filters.apply_filters(rows, texts, ["cmn", "en", "fr"], options,
+                                                    workers=workers)
         results.append((kept.vertex.tolist(), kept.group.tolist(), funnel.steps))
     assert results[0] == results[1]
     steps = {step["step"]: step for step in results[0][2]}

@@ -193,6 +193,16 @@ class SparseStrings(Sequence[str]):
         return picked
 
 
+def code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The texts as one int32 array of code points (lone surrogates included) and the rows'
+    offsets into it: what the compiled kernels read."""
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    offsets = np.zeros(len(texts) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), np.int32)
+    return codes, offsets
+
+
 def string_codes(strings: Sequence[str]) -> np.ndarray:
     """Codes 0..k-1 in order of first appearance; equal codes exactly when strings are equal."""
     hashes = np.fromiter(map(hash, strings), np.int64, len(strings))

@@ -1,0 +1,86 @@
+"""Compiled kernels of the near-identical key (:func:`tapaco.normalize.near_identical_key`) and
+filter (c), over code points, without the GIL.
+
+A key is built from per-code-point tables (:class:`tapaco.normalize.NearIdenticalTables`): each
+code point's case fold with punctuation and spaces dropped (at most three code points). A text
+holding a code point the tables cannot decide alone (one NFKC changes, a combining mark, a
+character that composes with the one before it) is left to the reference, reported by row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX_FOLDED = 3
+
+
+@njit(nogil=True, cache=True)
+def key_codes(codes, offsets, decidable, folded, folded_length):
+    """The key code points of every row, the rows' offsets into them, and which rows hold a code
+    point the tables do not decide (their key is left empty)."""
+    rows = len(offsets) - 1
+    keys = np.empty(MAX_FOLDED * len(codes), np.int32)
+    key_offsets = np.zeros(rows + 1, np.int64)
+    undecided = np.zeros(rows, np.bool_)
+    out = 0
+    for row in range(rows):
+        start = out
+        for at in range(offsets[row], offsets[row + 1]):
+            code = codes[at]
+            if code < 0 or not decidable[code]:
+                undecided[row] = True
+                out = start
+                break
+            for k in range(folded_length[code]):
+                keys[out] = folded[code, k]
+                out += 1
+        key_offsets[row + 1] = out
+    return keys[:out].copy(), key_offsets, undecided
+
+
+@njit(nogil=True, cache=True)
+def _hash(codes, start, end) -> np.uint64:
+    value = np.uint64(14695981039346656037)
+    for at in range(start, end):
+        value = (value ^ np.uint64(codes[at])) * np.uint64(1099511628211)
+    return value
+
+
+@njit(nogil=True, cache=True)
+def _same(codes, a_start, a_end, b_start, b_end) -> bool:
+    if a_end - a_start != b_end - b_start:
+        return False
+    for k in range(a_end - a_start):
+        if codes[a_start + k] != codes[b_start + k]:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def first_of_each_key(codes, starts, ends, set_offsets):
+    """Filter (c): True for the first row of each key (codes[starts[row]:ends[row]]) in its set
+    (set k: rows set_offsets[k] to set_offsets[k + 1])."""
+    keep = np.ones(len(starts), np.bool_)
+    hashes = np.empty(len(starts), np.uint64)
+    for row in range(len(starts)):
+        hashes[row] = _hash(codes, starts[row], ends[row])
+    for k in range(len(set_offsets) - 1):
+        lo, hi = set_offsets[k], set_offsets[k + 1]
+        if hi - lo <= 16:
+            order = np.arange(lo, hi)
+        else:  # rows of a hash together, earlier rows first (a stable sort)
+            order = np.argsort(hashes[lo:hi], kind="mergesort") + lo
+        for i in range(1, hi - lo):
+            row = order[i]
+            for j in range(i - 1, -1, -1):
+                other = order[j]
+                if hashes[other] != hashes[row]:
+                    if hi - lo <= 16:
+                        continue
+                    break
+                if keep[other] and _same(codes, starts[other], ends[other], starts[row],
+                                         ends[row]):
+                    keep[row] = False
+                    break
+    return keep
