@@ -124,14 +124,14 @@ class NearIdenticalTables:
         self.decidable = np.zeros(size, bool)
         self.folded = np.zeros((size, normalize_kernels.MAX_FOLDED), np.int32)
         self.folded_length = np.zeros(size, np.int8)
+        self.dropped = np.zeros(size, bool)
         self._lock = threading.Lock()
         self._seconds: frozenset[int] = frozenset()
         self._fill(np.arange(128))
 
     def cover(self, codes: np.ndarray) -> None:
         """Fill the tables for every code point of `codes` not met before."""
-        wide = np.unique(codes[codes >= 128])
-        self._fill(wide[~self.known[wide]])
+        self._fill(normalize_kernels.unknown_code_points(codes, self.known))
 
     def _fill(self, codes: np.ndarray) -> None:
         if not len(codes):
@@ -145,6 +145,7 @@ class NearIdenticalTables:
 
     def _decide(self, code: int) -> None:
         char = chr(code)
+        self.dropped[code] = bool(_PUNCTUATION_OR_SPACE.match(char))
         folded = "".join(c for c in char.casefold() if not _PUNCTUATION_OR_SPACE.match(c))
         if (0xD800 <= code < 0xE000 or (code < 128 and _ascii_near_identical_key(char) != folded)
                 or unicodedata.normalize("NFKC", char) != char
@@ -172,12 +173,25 @@ def _near_identical_key_ranges(texts: Sequence[str]) -> tuple[np.ndarray, np.nda
     starts, ends = key_offsets[:-1].copy(), key_offsets[1:].copy()
     rows = np.flatnonzero(undecided)
     if len(rows):
-        extra_codes, extra_offsets = code_points([near_identical_key(texts[row])
-                                                  for row in rows.tolist()])
+        extra_codes, extra_offsets = _reference_key_codes([texts[row] for row in rows.tolist()],
+                                                          tables)
         starts[rows] = len(keys) + extra_offsets[:-1]
         ends[rows] = len(keys) + extra_offsets[1:]
         keys = np.concatenate([keys, extra_codes])
     return keys, starts, ends
+
+
+def _reference_key_codes(texts: list[str],
+                         tables: NearIdenticalTables) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`near_identical_key` of the texts as code points and offsets: normalised and
+    case-folded by Python, then stripped of punctuation and spaces by the kernel."""
+    plain = np.fromiter((text.isascii() for text in texts), bool, len(texts))
+    folded = [_ascii_near_identical_key(text) if ascii_text
+              else unicodedata.normalize("NFKC", text).casefold()
+              for text, ascii_text in zip(texts, plain.tolist())]
+    codes, offsets = code_points(folded)
+    tables.cover(codes)
+    return normalize_kernels.without_dropped(codes, offsets, tables.dropped, plain)
 
 
 def near_identical_keys(texts: Sequence[str]) -> list[str]:

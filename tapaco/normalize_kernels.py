@@ -40,6 +40,35 @@ def key_codes(codes, offsets, decidable, folded, folded_length):
 
 
 @njit(nogil=True, cache=True)
+def without_dropped(codes, offsets, dropped, as_they_are):
+    """The code points of every row but those `dropped` marks (all of them in the rows
+    `as_they_are` marks), and the rows' offsets into them."""
+    rows = len(offsets) - 1
+    kept = np.empty(len(codes), np.int32)
+    kept_offsets = np.zeros(rows + 1, np.int64)
+    out = 0
+    for row in range(rows):
+        for at in range(offsets[row], offsets[row + 1]):
+            if as_they_are[row] or not dropped[codes[at]]:
+                kept[out] = codes[at]
+                out += 1
+        kept_offsets[row + 1] = out
+    return kept[:out].copy(), kept_offsets
+
+
+@njit(nogil=True, cache=True)
+def unknown_code_points(codes, known):
+    """The distinct code points of `codes` not marked in `known`, ascending."""
+    met = np.zeros(len(known), np.bool_)
+    count = 0
+    for code in codes:
+        if not known[code] and not met[code]:
+            met[code] = True
+            count += 1
+    return np.flatnonzero(met) if count else np.zeros(0, np.int64)
+
+
+@njit(nogil=True, cache=True)
 def _hash(codes, start, end) -> np.uint64:
     value = np.uint64(14695981039346656037)
     for at in range(start, end):

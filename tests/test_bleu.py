@@ -96,6 +96,13 @@ def test_tokenize_edge_cases() -> None:
     assert tokenize([], "13a") == []
 
 
+@pytest.mark.parametrize("text", [".," * 40, "a.,b" * 30, "1-" * 50, "/.," * 30 + "x-5"])
+def test_tokenize_the_longest_growth(text: str) -> None:
+    """Texts that 13a lengthens the most, alone (their length sizes the kernel's buffers)."""
+    assert tokenize([text], "13a") == sacrebleu_tokens([text])
+    assert tokenize([text, text[:7]], "13a") == sacrebleu_tokens([text, text[:7]])
+
+
 def test_tokenize_every_code_point() -> None:
     chars = [chr(code) for code in range(0x110000)]
     runs = ["".join(chars[start:start + 256]) for start in range(0, len(chars), 256)]
