@@ -255,6 +255,7 @@ def _split(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
                   "communities", rows, 0, 0)
     funnel.steps[-1]["components_split"] = split.components
     funnel.steps[-1]["communities"] = split.communities
+    funnel.steps[-1]["leiden"] = split.leiden.as_dict()
     return rows, split.rescued_vertices
 
 

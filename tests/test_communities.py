@@ -10,8 +10,9 @@ import pytest
 from conftest import SAMPLE, Sentence
 from test_build import read_output
 
+from tapaco import communities
 from tapaco.cli import main
-from tapaco.communities import SplitOptions, leiden_membership, split_oversized
+from tapaco.communities import LeidenRuns, SplitOptions, leiden_membership, split_oversized
 from tapaco.core.errors import OptionError
 from tapaco.filters import FilterOptions
 from tapaco.pipeline import BuildOptions, build
@@ -99,6 +100,53 @@ def test_a_graph_of_two_cliques_and_a_bridge():
         assert membership[0] != membership[5]
 
 
+def planted_partition(blocks: int, size: int, seed: int) -> np.ndarray:
+    """Edges of `blocks` random dense groups of `size` vertices, with sparse edges between."""
+    rng = np.random.default_rng(seed)
+    n = blocks * size
+    inside = rng.integers(0, size, (n * 6, 2)) + (rng.integers(0, blocks, n * 6) * size)[:, None]
+    across = rng.integers(0, n, (n // 2, 2))
+    edges = np.concatenate([inside, across])
+    return edges[edges[:, 0] != edges[:, 1]].astype(np.int32)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_leiden_that_converges_within_the_bound_is_leiden_run_to_convergence(seed, monkeypatch):
+    """Iterating one at a time from the last membership is igraph's own run until no vertex
+    moves (n_iterations=-1), when that takes fewer iterations than the bound: on a sparse
+    random graph, where many iterations still move vertices."""
+    import random
+
+    monkeypatch.setattr(communities, "MAX_ITERATIONS", 1000)
+    monkeypatch.setattr(communities, "MIN_QUALITY_GAIN", 0.0)
+    import igraph
+
+    edges = np.random.default_rng(seed).integers(0, 600, (700, 2)).astype(np.int32)
+    graph = igraph.Graph(600)
+    graph.add_edges(edges)
+    graph.simplify()
+    random.seed(seed)
+    expected = graph.community_leiden(objective_function="modularity", n_iterations=-1)
+    runs = LeidenRuns()
+    membership = leiden_membership(600, edges, SplitOptions("split", seed=seed), runs)
+    assert runs.calls == 1 and 3 <= runs.iterations < 1000
+    assert runs.stopped_early == 0
+    assert membership.tolist() == expected.membership
+
+
+def test_leiden_stops_at_the_iteration_bound(monkeypatch):
+    edges = planted_partition(200, 10, 5)
+    monkeypatch.setattr(communities, "MIN_QUALITY_GAIN", 0.0)
+    for bound in (1, 2):
+        monkeypatch.setattr(communities, "MAX_ITERATIONS", bound)
+        runs = LeidenRuns()
+        first = leiden_membership(2000, edges, SplitOptions("split", seed=3), runs)
+        assert (runs.calls, runs.iterations, runs.stopped_early) == (1, bound, 1)
+        again = leiden_membership(2000, edges, SplitOptions("split", seed=3))
+        assert first.tolist() == again.tolist()
+    assert runs.as_dict()["max_iterations"] == 2
+
+
 def test_only_oversized_groups_get_new_ids():
     # component 0: vertices 0-5 (language 0, oversized for max 4) and 6-7 (language 1)
     # component 1: vertices 8-9 (language 0)
@@ -160,7 +208,7 @@ def test_explain_shows_a_rescued_set_as_its_community(opus, tmp_path):
 
 
 def test_a_community_still_oversized_is_split_again_on_its_own():
-    from tapaco.communities import _split_still_oversized
+    from tapaco.communities import LeidenRuns, _split_still_oversized
 
     clique = [(a, b) for a in range(5) for b in range(a + 1, 5)]
     bridged = clique + [(a + 5, b + 5) for a, b in clique] + [(0, 5)]
@@ -168,8 +216,10 @@ def test_a_community_still_oversized_is_split_again_on_its_own():
     edges = np.array(bridged + whole, np.int32)
     community = np.array([0] * 10 + [1] * 8)  # as if a first pass had kept each together
     nodes = np.arange(18)
+    runs = LeidenRuns()
     split = _split_still_oversized(community.copy(), edges, nodes, np.zeros(18, np.int64), 6,
-                                   SplitOptions("split"))
+                                   SplitOptions("split"), runs)
+    assert runs.calls == 2
     assert len(set(split[:5])) == 1 and len(set(split[5:10])) == 1 and split[0] != split[5]
     assert set(split[10:]) == {1}  # Leiden keeps a clique whole: it stays (filter b drops it)
     assert len(set(split[:10]) & {1}) == 0
