@@ -34,6 +34,7 @@ from opusparcus.scores import SCHEMES
 from tapaco.core.download_command import add_download_parser, run_download
 from tapaco.core.errors import OptionError, exit_status
 from tapaco.core.files import json_text
+from tapaco.core.forked import usable_cores
 from tapaco.core.memory import default_memory_limit, format_size
 from tapaco.core.options import (
     Parser,
@@ -123,8 +124,9 @@ def _rank_parser(commands) -> None:
                          help="the same for shorter sentences (see --short-length)")
     command.add_argument("--short-length", type=integer(1), default=24, metavar="N",
                          help="a sentence with fewer characters is short")
-    command.add_argument("--workers", type=integer(1, 64), default=2, metavar="N",
-                         help="worker processes for reading bitexts and writing")
+    command.add_argument("--workers", type=integer(1, 64), default=min(usable_cores(), 64),
+                         metavar="N", help="worker processes for reading bitexts and writing "
+                                           "(default: every usable core)")
     command.add_argument("--memory-limit", type=size, metavar="SIZE",
                          help="memory for the run, e.g. 8G; a split whose candidate pairs do "
                               "not fit beside what the run already holds is summed in hash "
