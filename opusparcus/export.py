@@ -42,7 +42,7 @@ def format_rows(lang: str, letter: str, first_number: int, first: Sequence[str],
                 pivots: np.ndarray, scheme_score: np.ndarray | None = None) -> str:
     """Seven-field lines numbered from `first_number` (eight with `scheme_score`); the edit
     distance is computed here."""
-    edit = adjusted_edit_distances(zip(first, second)).tolist()
+    edit = adjusted_edit_distances(first, second).tolist()
     extra = ([""] * len(edit) if scheme_score is None
              else ["\t" + _number(value) for value in scheme_score.tolist()])
     return "".join(

@@ -32,7 +32,7 @@ from opusparcus.bitexts import (
     read_bitext,
 )
 from opusparcus.counting import unpack_pairs
-from opusparcus.edit_distance import differ_enough
+from opusparcus.edit_distance import differ_enough_mask
 from opusparcus.export import release_files, sentences_of, write_ranked
 from opusparcus.parquet_release import write_rank_parquet
 from opusparcus.scores import SCHEMES, ScoredPairs
@@ -56,7 +56,7 @@ from tapaco.core.progress import Progress
 from tapaco.core.versions import library_versions, signature
 
 COMMAND = "opusparcus rank"
-EXACTNESS_LIBRARIES = ("sacremoses", "edlib", "rapidfuzz", "numpy")
+EXACTNESS_LIBRARIES = ("sacremoses", "numba", "numpy")
 MAX_WORKERS = 64
 MIN_MEMORY_LIMIT = 256 << 20
 # How the ranking runs, not what it gives: left out of stats.json so the outputs do not depend
@@ -376,9 +376,8 @@ def _held_out(pairs: ScoredPairs, excluded: list[np.ndarray], vocabulary: pa.Arr
         seen |= _contains(keys, pairs.keys)
     fresh = pairs.take(~seen)
     left, right = (sentences_of(vocabulary, codes) for codes in unpack_pairs(fresh.keys))
-    keep = np.fromiter((differ_enough(a, b, options.min_edit_ratio, options.min_edit_ratio_short,
-                                      options.short_length) for a, b in zip(left, right)),
-                       bool, len(fresh))
+    keep = differ_enough_mask(left, right, options.min_edit_ratio, options.min_edit_ratio_short,
+                              options.short_length)
     return fresh.take(keep)
 
 

@@ -46,7 +46,7 @@ import regex
 from opusparcus.bitexts import DEV, SPLITS, TEST, TRAIN
 from opusparcus.counting import FanoutSkips
 from opusparcus.counting import sum_by_pair as _sum_by_pair
-from opusparcus.edit_distance import differ_enough
+from opusparcus.edit_distance import differ_enough_mask
 from opusparcus.export import ROWS_PER_STREAM, format_rows, release_files
 from opusparcus.scores import bitext_pmi, combine_bitexts, merged_score
 from tapaco.core.errors import OptionError
@@ -364,9 +364,8 @@ def _held_out(pairs: DataFrame, excluded: list[DataFrame], sentences: DataFrame,
 
     def keep(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         for batch in batches:
-            chosen = [differ_enough(a, b, ratio, short_ratio, short)
-                      for a, b in zip(batch["a"].tolist(), batch["b"].tolist())]
-            yield batch[np.array(chosen, bool)]
+            yield batch[differ_enough_mask(batch["a"].tolist(), batch["b"].tolist(), ratio,
+                                           short_ratio, short)]
 
     named = _with_sentences(pairs, sentences)
     return named.mapInPandas(keep, named.schema).persist()

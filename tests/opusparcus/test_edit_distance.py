@@ -1,6 +1,15 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from opusparcus.edit_distance import adjusted_edit_distance, differ_enough
+from opusparcus import edit_distance_kernels
+from opusparcus.edit_distance import (
+    adjusted_edit_distance,
+    adjusted_edit_distances,
+    differ_enough,
+    differ_enough_mask,
+)
+from tapaco.core.arrays import code_points
 
 
 def _semi_global(short: str, long: str) -> int:
@@ -47,8 +56,8 @@ def _cjk(rng, length: int, first: int, span: int) -> str:
 @pytest.mark.parametrize("span, shared_from, many_shared", [
     (600, 0, False), (400, 100, False), (20000, 0, True), (20000, 300, True)])
 def test_any_alphabet_matches_the_textbook_recurrence(span, shared_from, many_shared):
-    """More than edlib's 256 symbols: few shared characters (recoded for edlib) and more than
-    254 (the numpy programme); the second sentence is an edited copy of a part of the first."""
+    """More than 256 symbols (edlib's limit, which the kernels do not have), few or many
+    shared; the second sentence is an edited copy of a part of the first."""
     import numpy as np
 
     rng = np.random.default_rng(span + shared_from)
@@ -64,9 +73,53 @@ def test_any_alphabet_matches_the_textbook_recurrence(span, shared_from, many_sh
     assert adjusted_edit_distance(long, short) == expected
 
 
-def test_numpy_programme_agrees_on_small_cases():
-    from opusparcus.edit_distance import infix_distance
+def _levenshtein(first: str, second: str) -> int:
+    """Textbook DP: the plain edit distance."""
+    previous = list(range(len(second) + 1))
+    for i in range(1, len(first) + 1):
+        current = [i] + [0] * len(second)
+        for j in range(1, len(second) + 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1,
+                             previous[j - 1] + (first[i - 1] != second[j - 1]))
+        previous = current
+    return previous[-1]
 
-    for short, long in [("Frankfurt , Germany .", "Oh , Frankfurt , Germany ."),
-                        ("kitten", "sitting"), ("abc", "xyz"), ("ab", "ba"), ("a", "a")]:
-        assert infix_distance(short, long) == _semi_global(short, long)
+
+@pytest.mark.parametrize("length", [1, 2, 63, 64, 65, 130])
+def test_both_kernel_paths_around_the_machine_word(length):
+    """A shorter side of up to 64 code points runs bit-parallel, a longer one row by row."""
+    import random
+
+    rng = random.Random(length)
+    pairs = [("".join(rng.choices("abcé😀 ", k=length)),
+              "".join(rng.choices("abcé😀 ", k=length + rng.randint(0, 30))))
+             for _ in range(40)]
+    first, second = zip(*pairs)
+    adjusted = adjusted_edit_distances(first, second).tolist()
+    assert adjusted == [_semi_global(a, b) for a, b in pairs]
+    plain = edit_distance_kernels.distances(*code_points(first), *code_points(second), False)
+    assert plain.tolist() == [_levenshtein(a, b) for a, b in pairs]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(max_size=80), st.text(max_size=80)), max_size=6))
+def test_kernels_equal_edlib_and_rapidfuzz(pairs):
+    """The C libraries the kernels replaced, as references: edlib's infix alignment (its
+    alphabet is small, so only for pairs it takes) and rapidfuzz's Levenshtein distance."""
+    edlib = pytest.importorskip("edlib", reason="edlib (test extra) is the reference")
+    levenshtein = pytest.importorskip("rapidfuzz.distance.Levenshtein",
+                                      reason="rapidfuzz (test extra) is the reference")
+    first, second = [a for a, _ in pairs], [b for _, b in pairs]
+    adjusted = adjusted_edit_distances(first, second).tolist()
+    for (a, b), found in zip(pairs, adjusted):
+        short, long = sorted((a, b), key=len)
+        if short and len(set(a + b)) <= 256:
+            assert found == edlib.align(short, long, mode="HW", task="distance")["editDistance"]
+    plain = edit_distance_kernels.distances(*code_points(first), *code_points(second), False)
+    assert plain.tolist() == [levenshtein.distance(a, b) for a, b in pairs]
+    for ratio, short_ratio in ((0.4, 0.5), (0.0, 1.0)):
+        mask = differ_enough_mask(first, second, ratio, short_ratio)
+        shorter = [min(len(a), len(b)) for a, b in pairs]
+        assert mask.tolist() == [
+            levenshtein.distance(a, b) >= (short_ratio if n < 24 else ratio) * n
+            for (a, b), n in zip(pairs, shorter)]
