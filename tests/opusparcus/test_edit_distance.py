@@ -12,16 +12,21 @@ from opusparcus.edit_distance import (
 from tapaco.core.arrays import code_points
 
 
-def _semi_global(short: str, long: str) -> int:
-    """Textbook DP: the shorter string aligned inside the longer, its tails free."""
-    previous = [0] * (len(long) + 1)
+def _textbook(short: str, long: str, tails_free: bool) -> int:
+    """Textbook DP: `short` aligned to `long`, whose tails are free when `tails_free` (the top
+    row stays 0, the best bottom cell wins); else the plain edit distance."""
+    previous = [0] * (len(long) + 1) if tails_free else list(range(len(long) + 1))
     for i in range(1, len(short) + 1):
         current = [i] + [0] * len(long)
         for j in range(1, len(long) + 1):
             current[j] = min(previous[j] + 1, current[j - 1] + 1,
                              previous[j - 1] + (short[i - 1] != long[j - 1]))
         previous = current
-    return min(previous)
+    return min(previous) if tails_free else previous[-1]
+
+
+def _semi_global(short: str, long: str) -> int:
+    return _textbook(short, long, tails_free=True)
 
 
 @pytest.mark.parametrize("first, second", [
@@ -74,15 +79,7 @@ def test_any_alphabet_matches_the_textbook_recurrence(span, shared_from, many_sh
 
 
 def _levenshtein(first: str, second: str) -> int:
-    """Textbook DP: the plain edit distance."""
-    previous = list(range(len(second) + 1))
-    for i in range(1, len(first) + 1):
-        current = [i] + [0] * len(second)
-        for j in range(1, len(second) + 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1,
-                             previous[j - 1] + (first[i - 1] != second[j - 1]))
-        previous = current
-    return previous[-1]
+    return _textbook(first, second, tails_free=False)
 
 
 @pytest.mark.parametrize("length", [1, 2, 63, 64, 65, 130])
