@@ -142,11 +142,21 @@ def test_min_sets_drops_languages(opus, tmp_path):
     assert sorted(read_output(tmp_path / "out")) == ["en", "fr"]
 
 
-def test_output_is_byte_identical_across_runs(shared_data, tmp_path):
-    for name in ("a", "b"):
-        build(shared_data / "opus-rf", tmp_path / name, BuildOptions(FilterOptions(min_sets=1)))
+def test_output_is_byte_identical_across_runs_and_worker_counts(shared_data, tmp_path,
+                                                                monkeypatch):
+    """Two runs, one worker (one process, one thread) and three (threads over small chunks)."""
+    import tapaco.bleu
+    import tapaco.filters
+
+    for name, workers in (("a", 0), ("b", 0), ("one", 1), ("three", 3)):
+        if workers == 3:
+            monkeypatch.setattr(tapaco.filters, "_CHUNK_ROWS", 7)
+            monkeypatch.setattr(tapaco.bleu, "_CHUNK_ROWS", 7)
+        build(shared_data / "opus-rf", tmp_path / name,
+              BuildOptions(FilterOptions(min_sets=1), workers=workers))
     for path in sorted((tmp_path / "a").iterdir()):
-        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes(), path.name
+        for name in ("b", "one", "three"):
+            assert path.read_bytes() == (tmp_path / name / path.name).read_bytes(), path.name
 
 
 def test_langs_restricts_output_but_all_languages_pivot(opus, tmp_path):
