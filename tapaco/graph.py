@@ -69,11 +69,11 @@ def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str],
     """Edges from each vertex to the first vertex of its language with the same surface key.
 
     An empty key (an empty text) joins nothing: sentences without text are not similar. Keys
-    are grouped by their hashes (`hashed`, when the reader made them in this interpreter), and
+    are grouped by their hashes (`hashed`, made by the reader), and
     every edge is checked to join equal keys (a hash collision would make the exact grouping,
     by the keys themselves, run instead).
     """
-    if hashed is None or not hashed.usable():
+    if hashed is None:
         hashed = SurfaceHashes.of(texts)
     edges = _star_edges(hashed.hashes, vertex_lang, hashed.nonempty)
     if _same_keys(edges, vertex_lang, texts):

@@ -6,11 +6,12 @@
 - :func:`near_identical_key` (filter c): NFKC, casefold, every punctuation (Unicode P*) and
   space character dropped.
 
-Both tables are built once over all of Unicode; ASCII text takes a fast path, so keying
-millions of sentences costs well under a microsecond each. :class:`SurfaceHashes` holds the
-surface keys of many texts as hashes: the reading processes compute them while the texts are
-at hand (:class:`SurfaceHasher`, as each chunk of a document is read), so the graph step does
-not walk millions of texts again.
+Both functions are the readable references. For millions of texts, compiled kernels
+(:mod:`tapaco.normalize_kernels`) do the same from per-code-point tables: filter (c) with
+:func:`first_near_identical`, and :class:`SurfaceHashes`, the surface keys of many texts as
+hashes, which the reading processes compute while the texts are at hand
+(:class:`SurfaceHasher`, as each chunk of a document is read), so the graph step does not walk
+millions of texts again.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import regex
 from unidecode import unidecode
 
 from tapaco import normalize_kernels
-from tapaco.core.arrays import code_points, group_starts, index_ranges
+from tapaco.core.arrays import code_points, group_starts
 
 _PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}\s]")
 
@@ -217,105 +218,53 @@ def surface_keys(texts: Iterable[str]) -> list[str]:
 
 
 @cache
-def _changed_code_points() -> np.ndarray:
-    """Whether :func:`surface_key` changes each code point."""
-    changed = np.zeros(sys.maxunicode + 1, bool)
-    changed[list(_surface_table())] = True
-    return changed
-
-
-@cache
-def _changed_first_bytes() -> list[tuple[int, int]]:
-    """Runs [low, high] of the first UTF-8 bytes of the characters :func:`surface_key`
-    changes."""
-    runs: list[list[int]] = []
-    for byte in sorted({chr(code).encode()[0] for code in _surface_table()}):
-        if runs and runs[-1][1] == byte - 1:
-            runs[-1][1] = byte
-        else:
-            runs.append([byte, byte])
-    return [(low, high) for low, high in runs]
-
-
-def _code_points_at(data: np.ndarray, leads: np.ndarray) -> np.ndarray:
-    """The code point of each UTF-8 sequence of two or more bytes starting at `leads`."""
-    last = len(data) - 1
-    lead = data[leads].astype(np.int32)
-    b1, b2, b3 = ((data[np.minimum(leads + k, last)] & 0x3F).astype(np.int32) for k in (1, 2, 3))
-    return np.where(lead < 0xE0, ((lead & 0x1F) << 6) | b1,
-                    np.where(lead < 0xF0, ((lead & 0x0F) << 12) | (b1 << 6) | b2,
-                             ((lead & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))
-
-
-def _changed_at(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets in UTF-8 `data` of the ASCII and of the other characters :func:`surface_key`
-    changes: the bytes that may begin one (compared by runs, faster than a table lookup per
-    byte), then the code points of the non-ASCII ones looked up."""
-    may_begin = np.zeros(len(data), bool)
-    for low, high in _changed_first_bytes():
-        may_begin |= (data == low) if low == high else (data >= low) & (data <= high)
-    at = np.flatnonzero(may_begin)
-    is_ascii = data[at] < 0x80
-    wide = at[~is_ascii]
-    return at[is_ascii], wide[_changed_code_points()[_code_points_at(data, wide)]]
+def _surface_replacements() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`surface_key` does to each code point, for the kernels: the index of its
+    replacement (-1: kept as it is), and the replacements' code points with their offsets."""
+    table = _surface_table()
+    replaced = np.full(sys.maxunicode + 1, -1, np.int32)
+    replaced[list(table)] = np.arange(len(table))
+    codes, offsets = code_points(list(table.values()))
+    return replaced, offsets, codes
 
 
 class SurfaceHasher:
-    """``hash()`` of texts' surface keys as documents are read (a
-    :class:`tapaco.core.opus.documents.TextHasher`): a text whose key is the text itself, as
-    most are, is hashed as it is, and only the others are keyed."""
+    """Hashes of texts' surface keys as documents are read (a
+    :class:`tapaco.core.opus.documents.TextHasher`), by a kernel that replaces the characters
+    :func:`surface_key` changes as it hashes: no key is built, and the hashes are the same in
+    every interpreter."""
 
     def texts(self, texts: list[str]) -> np.ndarray:
-        return np.fromiter(map(hash, surface_keys(texts)), np.int64, len(texts))
+        return surface_hashes(texts)
 
     def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
-        """Texts changed only in ASCII (`"`, `!`) are keyed together on their bytes; texts
-        with a non-ASCII change, or not exact, one by one."""
-        hashes = np.fromiter(map(hash, texts), np.int64, len(texts))
-        data = np.frombuffer(joined, np.uint8)
-        ends = np.flatnonzero(data == ord("\n"))
-        ascii_changed, wide_changed = _changed_at(data)
-        keyed = ~exact
-        keyed[np.searchsorted(ends, wide_changed)] = True
-        translated = np.zeros(len(texts), bool)
-        translated[np.searchsorted(ends, ascii_changed)] = True
-        rows = np.flatnonzero(translated & ~keyed)
+        """Hashed on the UTF-8 of the texts; those not exact there from the texts."""
+        hashes = normalize_kernels.surface_hashes_of_utf8(
+            np.frombuffer(joined, np.uint8), len(texts), *_surface_replacements())
+        rows = np.flatnonzero(~exact)
         if len(rows):
-            starts = np.concatenate([[0], ends[:-1] + 1])[rows]
-            table, deleted = _ascii_surface_translation()
-            lines = data[index_ranges(starts, ends[rows] + 1 - starts)].tobytes()
-            keys = lines.translate(table, deleted).decode("utf-8").split("\n")[:-1]
-            hashes[rows] = np.fromiter(map(hash, keys), np.int64, len(keys))
-        for index in np.flatnonzero(keyed).tolist():
-            hashes[index] = hash(surface_key(texts[index]))
+            hashes[rows] = surface_hashes([texts[row] for row in rows.tolist()])
         return hashes
 
 
+def surface_hashes(texts: list[str]) -> np.ndarray:
+    """The hash of each text's surface key (what :class:`SurfaceHasher` gives)."""
+    return normalize_kernels.surface_hashes_of_codes(*code_points(texts), *_surface_replacements())
+
+
 @cache
-def _ascii_surface_translation() -> tuple[bytes, bytes]:
-    """What :func:`surface_key` does to ASCII characters (each maps to one character or
-    none), as a bytes.translate table and the bytes it deletes."""
-    table, deleted = bytearray(range(256)), bytearray()
-    for code, mapped in _surface_table().items():
-        if code < 0x80:
-            if mapped:
-                table[code] = ord(mapped)
-            else:
-                deleted.append(code)
-    return bytes(table), bytes(deleted)
-
-
-# Python salts str hashes per interpreter: hashes compare only within a process and its forks.
-_SALT_PROBE = "tapaco surface key"
+def empty_key_hash() -> int:
+    """The surface hash of an empty text."""
+    return int(surface_hashes([""])[0])
 
 
 @dataclass(frozen=True)
 class SurfaceHashes:
-    """``hash()`` of each text's surface key (int64) and whether that key is nonempty."""
+    """The hash of each text's surface key (int64, by :class:`SurfaceHasher`) and whether that
+    key is nonempty."""
 
     hashes: np.ndarray
     nonempty: np.ndarray
-    salt: int
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> SurfaceHashes:
@@ -323,27 +272,20 @@ class SurfaceHashes:
 
     @classmethod
     def of_hashes(cls, hashes: np.ndarray, text_at: Callable[[int], str]) -> SurfaceHashes:
-        """From the hashes of texts' surface keys, made in this process (`text_at`: the text of
-        a row, looked at only where its hash is that of "")."""
-        nonempty = hashes != hash("")
+        """From the hashes of texts' surface keys (`text_at`: the text of a row, looked at only
+        where its hash is that of "")."""
+        nonempty = hashes != empty_key_hash()
         maybe_empty = np.flatnonzero(~nonempty).tolist()
         nonempty[maybe_empty] = [surface_key(text_at(row)) != "" for row in maybe_empty]
-        return cls(hashes, nonempty, hash(_SALT_PROBE))
+        return cls(hashes, nonempty)
 
     @classmethod
     def concatenate(cls, parts: Sequence[SurfaceHashes]) -> SurfaceHashes:
-        """One row after another; parts hashed by another interpreter are refused."""
-        salt = hash(_SALT_PROBE)
-        if any(part.salt != salt for part in parts):
-            raise ValueError("surface hashes from another interpreter (another str hash salt)")
+        """One row after another."""
         if not parts:
-            return cls(np.zeros(0, np.int64), np.zeros(0, bool), salt)
+            return cls(np.zeros(0, np.int64), np.zeros(0, bool))
         return cls(np.concatenate([part.hashes for part in parts]),
-                   np.concatenate([part.nonempty for part in parts]), salt)
+                   np.concatenate([part.nonempty for part in parts]))
 
     def take(self, rows: np.ndarray) -> SurfaceHashes:
-        return SurfaceHashes(self.hashes[rows], self.nonempty[rows], self.salt)
-
-    def usable(self) -> bool:
-        """Whether these hashes compare with hashes made in this process."""
-        return self.salt == hash(_SALT_PROBE)
+        return SurfaceHashes(self.hashes[rows], self.nonempty[rows])

@@ -113,3 +113,63 @@ def first_of_each_key(codes, starts, ends, set_offsets):
                     keep[row] = False
                     break
     return keep
+
+
+@njit(nogil=True, cache=True)
+def _mixed(value: np.uint64) -> np.int64:
+    """A FNV-1a hash with its high bits mixed into the low ones, as an int64."""
+    value ^= value >> np.uint64(29)
+    value *= np.uint64(11400714819323198485)
+    return np.int64(value ^ (value >> np.uint64(32)))
+
+
+@njit(nogil=True, cache=True)
+def _surface_step(value: np.uint64, code: int, replaced, replacement_offsets,
+                  replacements) -> np.uint64:
+    """The hash after one more code point, the surface key's replacement in its place."""
+    index = replaced[code]
+    if index < 0:
+        return (value ^ np.uint64(code)) * np.uint64(1099511628211)
+    for at in range(replacement_offsets[index], replacement_offsets[index + 1]):
+        value = (value ^ np.uint64(replacements[at])) * np.uint64(1099511628211)
+    return value
+
+
+@njit(nogil=True, cache=True)
+def surface_hashes_of_codes(codes, offsets, replaced, replacement_offsets, replacements):
+    """The hash of every row's surface key (each code point `replaced` marks stands for its
+    replacement), the same in every interpreter."""
+    hashes = np.empty(len(offsets) - 1, np.int64)
+    for row in range(len(offsets) - 1):
+        value = np.uint64(14695981039346656037)
+        for at in range(offsets[row], offsets[row + 1]):
+            value = _surface_step(value, codes[at], replaced, replacement_offsets, replacements)
+        hashes[row] = _mixed(value)
+    return hashes
+
+
+@njit(nogil=True, cache=True)
+def surface_hashes_of_utf8(data, rows, replaced, replacement_offsets, replacements):
+    """:func:`surface_hashes_of_codes` of the first `rows` lines of UTF-8 `data`, each ended by
+    a newline (valid UTF-8: the texts were decoded from it)."""
+    hashes = np.empty(rows, np.int64)
+    at = 0
+    for row in range(rows):
+        value = np.uint64(14695981039346656037)
+        while data[at] != 10:
+            lead = np.int64(data[at])
+            if lead < 0x80:
+                code, width = lead, 1
+            elif lead < 0xE0:
+                code, width = lead & 0x1F, 2
+            elif lead < 0xF0:
+                code, width = lead & 0x0F, 3
+            else:
+                code, width = lead & 0x07, 4
+            for k in range(1, width):
+                code = (code << 6) | (np.int64(data[at + k]) & 0x3F)
+            value = _surface_step(value, code, replaced, replacement_offsets, replacements)
+            at += width
+        hashes[row] = _mixed(value)
+        at += 1
+    return hashes

@@ -39,7 +39,7 @@ from tapaco.core.opus.links import KeyedLinks
 from tapaco.core.opus.sidekeys import EMPTY, STRING, SideColumn, SideTable
 from tapaco.core.opus.textstream import FileRef
 from tapaco.core.progress import Progress
-from tapaco.normalize import SurfaceHasher, SurfaceHashes, surface_key
+from tapaco.normalize import SurfaceHasher, SurfaceHashes, empty_key_hash, surface_hashes
 
 INTRA, INTER = 0, 1
 
@@ -258,12 +258,13 @@ class _DocumentTexts:
 
     @classmethod
     def empty(cls, size: int) -> _DocumentTexts:
-        return cls([""] * size, {}, {}, np.zeros(size, bool), np.full(size, hash(""), np.int64))
+        return cls([""] * size, {}, {}, np.zeros(size, bool),
+                   np.full(size, empty_key_hash(), np.int64))
 
     def rehash(self, rows: list[int]) -> None:
         """Hash again the surface keys of the texts of `rows` (filled after picking)."""
-        for row in rows:
-            self.surface[row] = hash(surface_key(self.texts[row]))
+        if rows:
+            self.surface[rows] = surface_hashes([self.texts[row] for row in rows])
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -333,7 +334,7 @@ def _picked_nonempty(values: list[str], positions: np.ndarray) -> dict[int, str]
 
 def _picked_hashes(hashes: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """hashes[p] for each position, the hash of "" where it is -1 (the caller fills those)."""
-    picked = np.full(len(positions), hash(""), np.int64)
+    picked = np.full(len(positions), empty_key_hash(), np.int64)
     found = positions >= 0
     picked[found] = hashes[positions[found]]
     return picked

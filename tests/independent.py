@@ -143,3 +143,16 @@ def expected_sets(opus_dir: Path, max_set_size=100, bleu_max=50.0, min_sets=100,
             if len(final) >= 2:
                 result.setdefault(lang, []).append((number, final))
     return {lang: sets for lang, sets in result.items() if len(sets) >= min_sets}, info
+
+
+def key_hash(key: str) -> int:
+    """The surface hash of a key, written out: FNV-1a over its code points, high bits mixed in,
+    as a signed 64-bit number."""
+    mask = (1 << 64) - 1
+    value = 14695981039346656037
+    for char in key:
+        value = ((value ^ ord(char)) * 1099511628211) & mask
+    value ^= value >> 29
+    value = (value * 11400714819323198485) & mask
+    value ^= value >> 32
+    return value - (1 << 64) if value >> 63 else value

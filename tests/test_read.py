@@ -3,7 +3,7 @@ import re
 import zipfile
 
 import numpy as np
-from independent import read_links
+from independent import key_hash, read_links
 
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.opus import find_alignment_sources
@@ -40,7 +40,7 @@ def _same_corpus(first, second) -> None:
     assert first.counts == second.counts
     for corpus in (first, second):
         keys = [surface_key(text) for text in corpus.texts]
-        assert corpus.surface.hashes.tolist() == [hash(key) for key in keys]
+        assert corpus.surface.hashes.tolist() == [key_hash(key) for key in keys]
         assert corpus.surface.nonempty.tolist() == [key != "" for key in keys]
 
 
@@ -130,7 +130,7 @@ def test_surface_hashes_of_document_moses_and_multi_id_sides(tmp_path, shared_da
     for root in (_mixed_forms_release(tmp_path / "opus"), shared_data / "opus-rf"):
         corpus = read_corpus(root, BadInputLog(), Progress(enabled=False), parallel=False)
         keys = [surface_key(text) for text in corpus.texts]
-        assert corpus.surface.hashes.tolist() == [hash(key) for key in keys]
+        assert corpus.surface.hashes.tolist() == [key_hash(key) for key in keys]
         assert corpus.surface.nonempty.tolist() == [key != "" for key in keys]
     assert corpus.counts.multi_id_sides > 0
 
