@@ -14,15 +14,15 @@ again by the reference, so float rounding cannot flip a decision.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
 from sacrebleu.metrics import BLEU
 
 from tapaco import bleu_kernels
-from tapaco.core.arrays import code_points, group_starts
+from tapaco.core.arrays import code_points, group_chunks, group_offsets
+from tapaco.core.forked import map_on_threads
 
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
 
@@ -74,7 +74,7 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
     texts = list(texts)
     if groups.shape != (len(texts),):
         raise ValueError(f"{len(texts)} texts but groups of shape {groups.shape}")
-    set_offsets = np.r_[np.flatnonzero(group_starts(groups)), len(texts)]
+    set_offsets = group_offsets(groups)
 
     def chunk_keep(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         first, last = bounds
@@ -85,12 +85,7 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
         near[:, :2] += lo
         return keep, near
 
-    chunks = list(_set_chunks(set_offsets))
-    if workers > 1 and len(chunks) > 1:
-        with ThreadPoolExecutor(workers) as pool:
-            results = list(pool.map(chunk_keep, chunks))
-    else:
-        results = [chunk_keep(chunk) for chunk in chunks]
+    results = map_on_threads(chunk_keep, group_chunks(set_offsets, _CHUNK_ROWS), workers)
     keep = np.concatenate([np.zeros(0, bool), *(keep for keep, _ in results)])
     near = np.concatenate([np.zeros((0, bleu_kernels.NEAR_FIELDS), np.int64),
                            *(near for _, near in results)])
@@ -102,20 +97,11 @@ def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str
                         max_bleu: float = 50.0) -> np.ndarray:
     """:func:`bleu_keep_mask` computed pair by pair with :func:`sentence_bleu` (slow)."""
     keep = bytearray(b"\x01") * len(texts)
-    bounds = np.r_[np.flatnonzero(group_starts(np.asarray(groups))), len(texts)].tolist()
+    texts = list(texts)
+    bounds = group_offsets(groups).tolist()
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        _walk_pairwise(keep, list(texts), tokenizer, max_bleu, lo, hi)
+        _walk_pairwise(keep, texts, tokenizer, max_bleu, lo, hi)
     return np.frombuffer(keep, np.uint8).astype(bool)
-
-
-def _set_chunks(set_offsets: np.ndarray) -> Iterator[tuple[int, int]]:
-    """(first, last) set numbers of consecutive chunks of about _CHUNK_ROWS rows."""
-    first, sets = 0, len(set_offsets) - 1
-    while first < sets:
-        last = int(np.searchsorted(set_offsets, set_offsets[first] + _CHUNK_ROWS, "right")) - 1
-        last = min(max(last, first + 1), sets)
-        yield first, last
-        first = last
 
 
 @cache

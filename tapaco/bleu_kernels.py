@@ -18,6 +18,8 @@ import math
 import numpy as np
 from numba import njit
 
+from tapaco.normalize_kernels import hash_range
+
 MAX_ORDER = 4
 SMOOTH_VALUE = 0.1
 TOLERANCE = 1e-6
@@ -177,17 +179,6 @@ def _tokenized_13a(codes, spaces, isolated, has, one, other) -> tuple:
 
 
 @njit(nogil=True, cache=True)
-def _hash(codes) -> np.uint64:
-    value = np.uint64(14695981039346656037)
-    for code in codes:
-        value = (value ^ np.uint64(code)) * np.uint64(1099511628211)
-    # FNV's low bits depend only on the codes' low bits: mix the high ones in (table slots)
-    value ^= value >> np.uint64(29)
-    value *= np.uint64(11400714819323198485)
-    return value ^ (value >> np.uint64(32))
-
-
-@njit(nogil=True, cache=True)
 def tokenize_13a(codes, offsets, spaces, split_only):
     """Token ids (0, 1, ... by first occurrence) of every row, the row offsets into them, and the
     tokens' code points with their offsets. With `split_only` the rows are split on whitespace
@@ -204,7 +195,7 @@ def tokenize_13a(codes, offsets, spaces, split_only):
     id_offsets = np.zeros(rows + 1, np.int64)
     pool = np.empty(len(codes), np.int32)
     starts = np.zeros(len(codes) + 1, np.int64)
-    hashes = np.empty(len(codes), np.uint64)
+    hashes = np.empty(len(codes), np.int64)
     slots = np.full(64, -1, np.int64)
     count = 0
     n_ids = 0
@@ -225,8 +216,8 @@ def tokenize_13a(codes, offsets, spaces, split_only):
             while j < length and not _is_space(buffer[j], spaces):
                 j += 1
             token = buffer[i:j]
-            value = _hash(token)
-            slot = np.int64(value & np.uint64(len(slots) - 1))
+            value = hash_range(buffer, i, j)
+            slot = value & (len(slots) - 1)
             while True:
                 found = slots[slot]
                 if found < 0:
@@ -255,7 +246,7 @@ def tokenize_13a(codes, offsets, spaces, split_only):
 def _rehashed(hashes, count, size):
     slots = np.full(size, -1, np.int64)
     for index in range(count):
-        slot = np.int64(hashes[index] & np.uint64(size - 1))
+        slot = hashes[index] & (size - 1)
         while slots[slot] >= 0:
             slot = (slot + 1) & (size - 1)
         slots[slot] = index

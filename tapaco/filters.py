@@ -9,13 +9,13 @@ than `min_sets` sets. After every filter, sets left with fewer than two sentence
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
-from tapaco.core.arrays import group_starts, taken
+from tapaco.core.arrays import group_chunks, group_offsets, group_starts, taken
+from tapaco.core.forked import map_on_threads
 from tapaco.core.options import check_range
 from tapaco.normalize import first_near_identical
 
@@ -95,25 +95,17 @@ def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
 _CHUNK_ROWS = 1 << 16  # rows of whole sets keyed at a time by filter (c)
 
 
-def _group_chunks(group: np.ndarray, size: int) -> list[tuple[int, int]]:
-    """(start, end) row ranges of about `size` rows that never cut a group (a contiguous run)."""
-    starts = np.flatnonzero(group_starts(group)) if len(group) else np.zeros(0, np.int64)
-    cuts = np.unique(starts[np.searchsorted(starts, np.arange(size, len(group), size))
-                            .clip(max=len(starts) - 1)]) if len(starts) else starts
-    bounds = [0, *[int(cut) for cut in cuts if cut > 0], len(group)]
-    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-
-
 def _near_identical_kept(group: np.ndarray, texts: list[str], workers: int) -> np.ndarray:
     """Filter (c): keep the first sentence of each near-identical key in a set; a chunk of
     whole sets at a time, on `workers` threads."""
-    def chunk_keep(bounds: tuple[int, int]) -> np.ndarray:
-        start, end = bounds
+    offsets = group_offsets(group)
+
+    def chunk_keep(sets: tuple[int, int]) -> np.ndarray:
+        start, end = offsets[sets[0]], offsets[sets[1]]
         return first_near_identical(group[start:end], texts[start:end])
 
-    chunks = _group_chunks(group, _CHUNK_ROWS)
-    with ThreadPoolExecutor(workers) as pool:
-        return np.concatenate([np.ones(0, bool), *pool.map(chunk_keep, chunks)])
+    kept = map_on_threads(chunk_keep, group_chunks(offsets, _CHUNK_ROWS), workers)
+    return np.concatenate([np.ones(0, bool), *kept])
 
 
 def _bleu_kept(group: np.ndarray, texts: list[str], tokenizers: np.ndarray, bleu_max: float,

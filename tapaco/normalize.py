@@ -29,7 +29,7 @@ import regex
 from unidecode import unidecode
 
 from tapaco import normalize_kernels
-from tapaco.core.arrays import code_points, group_starts
+from tapaco.core.arrays import code_points, group_offsets
 
 _PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}\s]")
 
@@ -206,8 +206,7 @@ def first_near_identical(groups: np.ndarray, texts: Sequence[str]) -> np.ndarray
     """Filter (c): True for the first text of each near-identical key in its group (the rows
     of a group are contiguous)."""
     keys, starts, ends = _near_identical_key_ranges(texts)
-    set_offsets = np.r_[np.flatnonzero(group_starts(np.asarray(groups))), len(texts)]
-    return normalize_kernels.first_of_each_key(keys, starts, ends, set_offsets)
+    return normalize_kernels.first_of_each_key(keys, starts, ends, group_offsets(groups))
 
 
 def surface_keys(texts: Iterable[str]) -> list[str]:

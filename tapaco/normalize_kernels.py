@@ -69,11 +69,13 @@ def unknown_code_points(codes, known):
 
 
 @njit(nogil=True, cache=True)
-def _hash(codes, start, end) -> np.uint64:
+def hash_range(codes, start, end) -> np.int64:
+    """A hash of codes[start:end], the same in every interpreter: FNV-1a over the code points,
+    its high bits mixed into the low ones (hash-table slots take the low bits)."""
     value = np.uint64(14695981039346656037)
     for at in range(start, end):
         value = (value ^ np.uint64(codes[at])) * np.uint64(1099511628211)
-    return value
+    return _mixed(value)
 
 
 @njit(nogil=True, cache=True)
@@ -91,9 +93,9 @@ def first_of_each_key(codes, starts, ends, set_offsets):
     """Filter (c): True for the first row of each key (codes[starts[row]:ends[row]]) in its set
     (set k: rows set_offsets[k] to set_offsets[k + 1])."""
     keep = np.ones(len(starts), np.bool_)
-    hashes = np.empty(len(starts), np.uint64)
+    hashes = np.empty(len(starts), np.int64)
     for row in range(len(starts)):
-        hashes[row] = _hash(codes, starts[row], ends[row])
+        hashes[row] = hash_range(codes, starts[row], ends[row])
     for k in range(len(set_offsets) - 1):
         lo, hi = set_offsets[k], set_offsets[k + 1]
         if hi - lo <= 16:

@@ -16,6 +16,7 @@ from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from tapaco import bleu
 from tapaco.bleu import bleu_keep_mask, sentence_bleu, tokenize, tokenizer_for
+from tapaco.core.arrays import group_chunks
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -226,7 +227,7 @@ def test_keep_mask_small_chunks_on_threads(sets_13a, monkeypatch: pytest.MonkeyP
     groups, texts, scores = sets_13a
     monkeypatch.setattr(bleu, "_CHUNK_ROWS", 20)
     set_offsets = np.r_[np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]), len(groups)]
-    chunks = list(bleu._set_chunks(set_offsets))
+    chunks = group_chunks(set_offsets, 20)
     assert sum(last - first > 1 for first, last in chunks) > 10
     assert sum(set_offsets[last] - set_offsets[first] > 20 for first, last in chunks) > 10
     expected = walk(groups, texts, scores, 50)

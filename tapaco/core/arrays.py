@@ -120,6 +120,25 @@ def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
     return starts
 
 
+def group_offsets(groups: np.ndarray) -> np.ndarray:
+    """Run k of equal neighbouring values is rows offsets[k] to offsets[k + 1]."""
+    groups = np.asarray(groups)
+    return np.r_[np.flatnonzero(group_starts(groups)), len(groups)].astype(np.int64)
+
+
+def group_chunks(offsets: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """(first, last) run numbers of consecutive chunks of about `size` rows (runs as given by
+    :func:`group_offsets`): chunk (first, last) is runs first to last - 1, whole; a run larger
+    than `size` is a chunk of its own."""
+    chunks, first, runs = [], 0, len(offsets) - 1
+    while first < runs:
+        last = int(np.searchsorted(offsets, offsets[first] + size, "right")) - 1
+        last = min(max(last, first + 1), runs)
+        chunks.append((first, last))
+        first = last
+    return chunks
+
+
 def sorted_distinct(values: np.ndarray) -> np.ndarray:
     """The distinct values, ascending: a sort and a comparison of neighbours (np.unique hashes
     first, several times slower on millions of integers here)."""

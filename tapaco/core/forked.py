@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -291,6 +291,15 @@ class JoinedTexts(list):
 
 def _split_lines(joined: str, count: int) -> list[str]:
     return joined.split("\n") if count else []
+
+
+def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) -> list:
+    """`function` of every item, in order, on up to `workers` threads (here alone when one is
+    enough): for work that releases the GIL, such as compiled kernels."""
+    if workers <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(min(workers, len(items))) as pool:
+        return list(pool.map(function, items))
 
 
 def largest_child_peak_rss_mib() -> float:

@@ -61,6 +61,20 @@ def test_group_starts():
     assert group_starts(a, b).tolist() == [True, True, True, False, True]
 
 
+def test_group_offsets_and_chunks_of_whole_runs():
+    from tapaco.core.arrays import group_chunks, group_offsets
+
+    groups = np.array([5, 5, 5, 2, 7, 7, 7, 7, 7, 7, 1, 1])
+    offsets = group_offsets(groups)
+    assert offsets.tolist() == [0, 3, 4, 10, 12]
+    assert group_offsets(np.zeros(0, np.int64)).tolist() == [0]
+    # about 4 rows a chunk: runs 0-1 (4 rows), run 2 alone (6 rows, larger than a chunk), run 3
+    assert group_chunks(offsets, 4) == [(0, 2), (2, 3), (3, 4)]
+    assert group_chunks(offsets, 100) == [(0, 4)]
+    assert group_chunks(offsets, 1) == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    assert group_chunks(group_offsets(np.zeros(0, np.int64)), 4) == []
+
+
 def test_string_codes_group_exactly_equal_strings():
     strings = ["b", "a", "b", "c", "a", "b"]
     assert string_codes(strings).tolist() == [0, 1, 0, 2, 1, 0]
