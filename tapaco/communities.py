@@ -29,8 +29,8 @@ OBJECTIVES = {"modularity": "modularity", "cpm": "CPM"}
 OVERSIZED = ("drop", "split")
 MAX_ROUNDS = 8  # rounds of splitting communities that are still oversized
 # Leiden runs an iteration at a time until no vertex moves, its quality gains less than
-# MIN_QUALITY_GAIN (relative), or MAX_ITERATIONS: on large clustered graphs running until no
-# vertex moves takes ~50x longer for a handful of communities more
+# MIN_QUALITY_GAIN (relative), or MAX_ITERATIONS: on large sparse graphs, running until no
+# vertex moves takes many more iterations for nearly the same communities
 MAX_ITERATIONS = 10
 MIN_QUALITY_GAIN = 1e-6
 
