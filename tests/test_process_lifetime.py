@@ -141,3 +141,35 @@ def test_ctrl_c_while_waiting_for_a_forked_result_stops_the_child_at_once():
     waiting.wait(timeout=20)
     assert time.monotonic() - started < 5  # the child ignores Ctrl-C: it must be stopped
     assert _gone_within([child], 5)
+
+
+@pytest.mark.parametrize(("signal_sent", "status", "word"), [
+    (signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_that_an_importing_extension_turns_into_its_own_error_still_ends_in_one_line(
+        signal_sent, status, word):
+    # numpy, importing its C parts when the signal arrives, raises ImportError from it.
+    script = (
+        "import os, signal, time\n"
+        "from tapaco.core import errors\n"
+        "signal.signal(signal.SIGINT, errors._interrupt)\n"
+        "def importing():\n"
+        "    try:\n"
+        f"        os.kill(os.getpid(), {int(signal_sent)})\n"
+        "        time.sleep(5)\n"
+        "    except BaseException as caught:\n"
+        "        raise ImportError('PyCapsule_Import could not import module') from caught\n"
+        "raise SystemExit(errors.exit_status('opusparcus', importing))\n")
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              cwd=PROJECT, timeout=60)
+    assert finished.returncode == status, finished.stderr
+    assert finished.stderr == f"opusparcus: {word}; earlier outputs are left as they were\n"
+
+
+def test_an_error_without_a_signal_is_not_taken_for_one():
+    script = ("from tapaco.core import errors\n"
+              "def failing():\n"
+              "    raise ImportError('broken install')\n"
+              "errors.exit_status('opusparcus', failing)\n")
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              cwd=PROJECT, timeout=60)
+    assert finished.returncode == 1 and "ImportError: broken install" in finished.stderr

@@ -96,7 +96,11 @@ class Terminated(BaseException):
     temporary outputs are removed on the way out."""
 
 
+_signals_received: list[int] = []
+
+
 def _terminate(signum: int, frame: object) -> None:
+    _signals_received.append(signum)
     raise Terminated
 
 
@@ -107,6 +111,7 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _interrupt(signum: int, frame: object) -> None:
+    _signals_received.append(signum)
     raise Interrupted
 
 
@@ -142,6 +147,14 @@ def exit_status(program: str, action: Callable[[], None]) -> int:
     except Terminated:
         print(f"{program}: {TERMINATED}", file=sys.stderr)
         return 143
+    except Exception:
+        # An extension that was loading (numpy importing its C parts) turns the signal's
+        # exception into its own ImportError: the signal, not that error, ended the command.
+        if not _signals_received:
+            raise
+        interrupted = _signals_received[-1] == signal.SIGINT
+        print(f"{program}: {INTERRUPTED if interrupted else TERMINATED}", file=sys.stderr)
+        return 130 if interrupted else 143
     finally:
         if in_main_thread:
             signal.signal(signal.SIGTERM, earlier)
