@@ -1,10 +1,12 @@
 """Parquet copies of what `rank` and `export-gem` write, each folder with its dataset card.
 
-`rank --format parquet`: the release's text files are converted as they were written (so the
-Parquet rows are the text rows, numbers as printed), streamed through Arrow's CSV reader with
-quoting off, into `OUT/<lang>/data/{train,dev_candidates,test_candidates}.parquet`, with the
-ranked fields `id`, `sent1`, `sent2`, `summed_pmi`, `expected_count`, `pivots`,
-`edit_distance` (and `score` under another `--score`). The card has one config, the language.
+`rank --format parquet`: the rows of the release's text files (numbers as printed) in
+`OUT/<lang>/data/{train,dev_candidates,test_candidates}.parquet`, with the ranked fields `id`,
+`sent1`, `sent2`, `summed_pmi`, `expected_count`, `pivots`, `edit_distance` (and `score` under
+another `--score`). The local engine writes them from the rows it renders (:class:`RankedParquet`),
+the Spark engine converts the text files it wrote, streamed through Arrow's CSV reader with
+quoting off; both give the same file (row groups where the CSV reader cuts the text). The card
+has one config, the language.
 
 `export-gem --format parquet`: the GEM records (`lang`, `sent1`, `sent2`, `annot_score`,
 `gem_id`) in `OUT/<lang>/data/<split>.parquet`; the training files of each quality level also
@@ -18,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
@@ -42,6 +45,8 @@ EMPTY_SPLITS = ("A split without rows has its (empty) Parquet file but is left o
 NO_PAIRS = ("This language has no pairs, so there is nothing to load: the card lists no "
             "configuration (`datasets` loads no empty split), and its Parquet files are empty.")
 RANK_SPLITS = {"train": "train", "dev": "dev_candidates", "test": "test_candidates"}
+# bytes of text Arrow's CSV reader takes at a time; each block's rows are one row group
+TEXT_BLOCK_BYTES = 1 << 24
 LICENSE = "cc-by-nc-4.0"
 CITATION = """@inproceedings{creutz-2018-open,
   title = "Open Subtitles Paraphrase Corpus for Six Languages",
@@ -87,7 +92,7 @@ def _has_rows(text: Path, compression: str | None) -> bool:
 
 
 def _tsv_options(schema: pa.Schema) -> tuple:
-    read = pacsv.ReadOptions(column_names=schema.names, block_size=1 << 24)
+    read = pacsv.ReadOptions(column_names=schema.names, block_size=TEXT_BLOCK_BYTES)
     parse = pacsv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False,
                                escape_char=False, newlines_in_values=False)
     convert = pacsv.ConvertOptions(column_types={field.name: field.type for field in schema},
@@ -95,17 +100,80 @@ def _tsv_options(schema: pa.Schema) -> tuple:
     return read, parse, convert
 
 
+def ranked_batch(ids: list[str], first: pa.Array, second: pa.Array, summed_pmi: list[str],
+                 expected: list[str], pivots: np.ndarray, edit: np.ndarray,
+                 scheme_score: list[str] | None) -> pa.RecordBatch:
+    """Ranked rows as the text file's conversion gives them: the numbers from their printed
+    text (Arrow parses them as its CSV reader does)."""
+    numbers = [pa.array(summed_pmi, pa.string()).cast(pa.float64()),
+               pa.array(expected, pa.string()).cast(pa.float64()),
+               pa.array(pivots, pa.int32()), pa.array(edit, pa.int32())]
+    if scheme_score is not None:
+        numbers.append(pa.array(scheme_score, pa.string()).cast(pa.float64()))
+    return pa.RecordBatch.from_arrays(
+        [pa.array(ids, pa.string()), first.cast(pa.string()), second.cast(pa.string()),
+         *numbers], schema=schema_of_ranked(scheme_score is not None))
+
+
+class RankedParquet:
+    """A ranked split's Parquet file written chunk by chunk as the rows are rendered, with the
+    row groups of :func:`ranked_text_to_parquet`: the rows whose line ends in the same block of
+    `TEXT_BLOCK_BYTES` of the text (the CSV reader cuts its blocks at the last line end)."""
+
+    def __init__(self, target: Path, scheme_score: bool) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.writer = pq.ParquetWriter(target, schema_of_ranked(scheme_score),
+                                       compression="zstd")
+        self.text_bytes, self.block, self.held = 0, 0, []
+
+    def __enter__(self) -> RankedParquet:
+        return self
+
+    def __exit__(self, *error: object) -> None:
+        self._write_held()
+        self.writer.close()
+
+    def add(self, text: bytes, rows: pa.RecordBatch) -> None:
+        """The rows of the next chunk and their text (one line each)."""
+        line_ends = np.flatnonzero(np.frombuffer(text, np.uint8) == ord("\n")) + 1
+        blocks = (self.text_bytes + line_ends - 1) // TEXT_BLOCK_BYTES
+        self.text_bytes += len(text)
+        start = 0
+        for block, count in zip(*np.unique(blocks, return_counts=True)):
+            if block != self.block:
+                self._write_held()
+                self.block = block
+            self.held.append(rows.slice(start, int(count)))
+            start += int(count)
+
+    def _write_held(self) -> None:
+        if self.held:
+            self.writer.write_table(pa.Table.from_batches(self.held).combine_chunks())
+            self.held = []
+
+
+def rank_parquet_name(split: str) -> str:
+    """Where a split's Parquet file goes in OUT/<lang>/."""
+    return f"data/{RANK_SPLITS[split]}.parquet"
+
+
 def write_rank_parquet(folder: Path, lang: str, release: dict[str, str], stats: dict,
                        command: str, formats: Sequence[str]) -> None:
-    """`folder/data/*.parquet` from the release files `release` (split -> name) and the card
-    (which says whether the text files stay: `tsv` in `formats`)."""
+    """`folder/data/*.parquet` converted from the release files `release` (split -> name), and
+    the card."""
     scheme = stats["options"]["score"] != "summed-pmi"
-    splits = {}
     for split, name in release.items():
-        path = f"data/{RANK_SPLITS[split]}.parquet"
-        if ranked_text_to_parquet(folder / name, folder / path, scheme):
-            splits[RANK_SPLITS[split]] = path
+        ranked_text_to_parquet(folder / name, folder / rank_parquet_name(split), scheme)
+    write_rank_card(folder, lang, stats, command, formats)
+
+
+def write_rank_card(folder: Path, lang: str, stats: dict, command: str,
+                    formats: Sequence[str]) -> None:
+    """The dataset card of `folder/data/*.parquet` (which says whether the text files stay:
+    `tsv` in `formats`)."""
     written = stats["pairs_written"]
+    splits = {RANK_SPLITS[split]: rank_parquet_name(split) for split in RANK_SPLITS
+              if written[split]}
     summary = (f"{lang} sentence pairs that share pivot translations in OpenSubtitles, ranked "
                f"as Opusparcus (Creutz 2018) ranks them: {written['train']:,} training pairs, "
                f"best first, and {written['dev']:,} dev and {written['test']:,} test "
@@ -114,7 +182,7 @@ def write_rank_parquet(folder: Path, lang: str, release: dict[str, str], stats: 
                "hold the rows of the release's text files"
                + (", which are beside this card." if "tsv" in formats else "."))
     fields = dict(RANKED_FIELDS)
-    if scheme:
+    if stats["options"]["score"] != "summed-pmi":
         fields["score"] = f"the `{stats['options']['score']}` score the rows are ordered by"
     configs = [Config(lang, splits, default=True)] if splits else []
     notes = EMPTY_SPLITS if splits else NO_PAIRS

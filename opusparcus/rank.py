@@ -10,9 +10,8 @@ existing one must be this command's own earlier output. The pairs of each split 
 
 from __future__ import annotations
 
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -34,7 +33,7 @@ from opusparcus.bitexts import (
 from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough_mask
 from opusparcus.export import release_files, sentences_of, write_ranked
-from opusparcus.parquet_release import write_rank_parquet
+from opusparcus.parquet_release import rank_parquet_name, write_rank_card, write_rank_parquet
 from opusparcus.scores import SCHEMES, ScoredPairs
 from opusparcus.spark_engine import SparkRanking, check_available
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
@@ -42,7 +41,7 @@ from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.dataset_card import check_formats
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
-from tapaco.core.forked import process_pool
+from tapaco.core.forked import SubmittedAhead, process_pool
 from tapaco.core.memory import (
     current_rss,
     default_memory_limit,
@@ -188,34 +187,6 @@ def _read_one(arguments: tuple) -> tuple[Bitext, dict, dict[str, Vocabulary]]:
     return bitext, log.as_dict(), built
 
 
-_NO_MORE = object()
-
-
-class _SubmittedAhead(Iterator):
-    """`function` over `items` in a pool, results in order, with at most `ahead` tasks sent
-    and not yet taken: the first ones are sent at once, the others as results are taken, so
-    the tasks' arguments are made (and held) only a few at a time."""
-
-    def __init__(self, pool: ProcessPoolExecutor, function: Callable, items: Iterable,
-                 ahead: int) -> None:
-        self.pool, self.function, self.items = pool, function, iter(items)
-        self.pending: deque[Future] = deque()
-        for _ in range(ahead):
-            self._send()
-
-    def _send(self) -> None:
-        item = next(self.items, _NO_MORE)
-        if item is not _NO_MORE:
-            self.pending.append(self.pool.submit(self.function, item))
-
-    def __next__(self) -> object:
-        if not self.pending:
-            raise StopIteration
-        result = self.pending.popleft().result()
-        self._send()
-        return result
-
-
 @contextmanager
 def _mapper(workers: int) -> Iterator[Mapper]:
     """`map` over worker processes (forked now, before the big arrays exist), or in this one."""
@@ -223,7 +194,7 @@ def _mapper(workers: int) -> Iterator[Mapper]:
         yield map
         return
     with process_pool(workers) as pool:
-        yield lambda function, items: _SubmittedAhead(pool, function, items, 4 * workers)
+        yield lambda function, items: SubmittedAhead(pool, function, items, 4 * workers)
 
 
 @dataclass
@@ -488,9 +459,10 @@ def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: 
 
 def _write_spark(folder: Path, lang: str, ranking: SparkRanking, stats: dict,
                  options: RankOptions) -> None:
-    ranking.write({split: folder / name for split, (name, _) in release_files(lang).items()})
+    release = {split: folder / name for split, (name, _) in release_files(lang).items()}
+    ranking.write(release, options.workers)
     write_json(folder / "stats.json", stats)
-    _other_formats(folder, lang, stats, options)
+    _formats_from_text(folder, lang, stats, options)
 
 
 def command_line(lang: str, options: RankOptions) -> str:
@@ -507,8 +479,8 @@ def command_line(lang: str, options: RankOptions) -> str:
     return " ".join(words + [f"--format {','.join(options.formats)}"])
 
 
-def _other_formats(folder: Path, lang: str, stats: dict, options: RankOptions) -> None:
-    """Parquet copies of the release files, and the text files only when asked for."""
+def _formats_from_text(folder: Path, lang: str, stats: dict, options: RankOptions) -> None:
+    """Parquet copies converted from the release files, which stay only when asked for."""
     release = {SPLITS[split]: name for split, (name, _) in release_files(lang).items()}
     if "parquet" in options.formats:
         write_rank_parquet(folder, lang, release, stats, command_line(lang, options),
@@ -521,13 +493,18 @@ def _other_formats(folder: Path, lang: str, stats: dict, options: RankOptions) -
 
 def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: dict,
            options: RankOptions) -> None:
+    """The release files (`tsv`) and their Parquet copies (`parquet`), from the same rows."""
+    text, parquet = "tsv" in options.formats, "parquet" in options.formats
     for split, (name, letter) in release_files(lang).items():
         pairs, first, second = outputs[split]
         scheme_score = None if options.score == "summed-pmi" else pairs.score
-        write_ranked(folder / name, lang, letter, vocabulary, first, second, pairs.summed_pmi,
-                     pairs.expected, pairs.pivots, options.workers, scheme_score)
+        write_ranked(folder / name if text else None,
+                     folder / rank_parquet_name(SPLITS[split]) if parquet else None,
+                     lang, letter, vocabulary, first, second, pairs.summed_pmi, pairs.expected,
+                     pairs.pivots, options.workers, scheme_score)
     write_json(folder / "stats.json", stats)
-    _other_formats(folder, lang, stats, options)
+    if parquet:
+        write_rank_card(folder, lang, stats, command_line(lang, options), options.formats)
 
 
 def _statistics(lang: str, links: list[PivotLinks], read: _Read, split_stats: dict,

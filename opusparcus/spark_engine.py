@@ -14,7 +14,8 @@ Identical output rests on doing every floating-point step as the local engine do
 - PMI and the scheme scores are computed by the local engine's numpy functions in a UDF over
   each bucket's rows sorted by (pair, bitext);
 - release rows are numbered in rank order and rendered by the local engine's formatter in
-  chunks of `ROWS_PER_STREAM` rows, one bz2 stream per chunk, as the local writer cuts them.
+  chunks of `ROWS_PER_CHUNK` rows; the driver writes the files from them as the local writer
+  does (the training file compressed in blocks cut by the text alone, whatever the chunks).
 Skew: a pivot's pairs come from a self-join of its targets; a pivot with more than `SALT_ROWS`
 targets has its left side spread over several buckets (its right side copied to each), so no
 task holds more than `SALT_ROWS` x fan-out pairs of one pivot. The fan-out cap applies before
@@ -23,7 +24,6 @@ the join.
 
 from __future__ import annotations
 
-import bz2
 import importlib.util
 import math
 import os
@@ -34,6 +34,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,7 +48,7 @@ from opusparcus.bitexts import DEV, SPLITS, TEST, TRAIN
 from opusparcus.counting import FanoutSkips
 from opusparcus.counting import sum_by_pair as _sum_by_pair
 from opusparcus.edit_distance import differ_enough_mask
-from opusparcus.export import ROWS_PER_STREAM, format_rows, release_files
+from opusparcus.export import ROWS_PER_CHUNK, format_rows, release_files, write_release_text
 from opusparcus.scores import bitext_pmi, combine_bitexts, merged_score
 from tapaco.core.errors import OptionError
 
@@ -162,22 +163,19 @@ class SparkRanking:
     rendered: DataFrame
     cached: list[DataFrame]
 
-    def write(self, paths: dict[int, Path]) -> None:
-        """Write every split's file from its rendered chunks, in rank order (train is bz2:
-        one stream per chunk, and an empty bz2 file when it has no pairs); then drop what this
-        ranking cached in Spark, so the next language of the session starts empty."""
-        streams = {}
+    def write(self, paths: dict[int, Path], workers: int) -> None:
+        """Write every split's file from its rendered chunks, in rank order (train compressed
+        by `workers` threads); then drop what this ranking cached in Spark, so the next
+        language of the session starts empty."""
+        rows = self.rendered.orderBy("split", "chunk").toLocalIterator()
         try:
-            for split, path in paths.items():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                streams[split] = open(path, "wb")
-            for row in self.rendered.orderBy("split", "chunk").toLocalIterator():
-                streams[row["split"]].write(row["data"])
-            if not self.pairs_written[SPLITS[TRAIN]]:
-                streams[TRAIN].write(bz2.compress(b""))
+            written = set()
+            for split, chunks in groupby(rows, key=lambda row: row["split"]):
+                write_release_text(paths[split], (row["data"] for row in chunks), workers)
+                written.add(split)
+            for split in paths.keys() - written:
+                write_release_text(paths[split], (), workers)
         finally:
-            for stream in streams.values():
-                stream.close()
             for frame in self.cached:
                 frame.unpersist()
 
@@ -404,8 +402,8 @@ def _numbered(session: SparkSession, pairs: DataFrame,
 
 
 def _rendered(numbered: DataFrame, lang: str, scheme_field: bool) -> DataFrame:
-    """One row per split and chunk of `ROWS_PER_STREAM` ranked rows: its text, bz2 for train,
-    rendered by the local engine's formatter."""
+    """One row per split and chunk of `ROWS_PER_CHUNK` ranked rows: its text, rendered by the
+    local engine's formatter."""
     from pyspark.sql import functions as F
 
     letters = {split: letter for split, (_, letter) in release_files(lang).items()}
@@ -413,17 +411,15 @@ def _rendered(numbered: DataFrame, lang: str, scheme_field: bool) -> DataFrame:
     def render(rows: pd.DataFrame) -> pd.DataFrame:
         rows = rows.sort_values("row")
         split = int(rows["split"].iloc[0])
-        chunk = int(rows["row"].iloc[0]) // ROWS_PER_STREAM
-        text = format_rows(lang, letters[split], chunk * ROWS_PER_STREAM + 1, rows["a"].tolist(),
+        chunk = int(rows["row"].iloc[0]) // ROWS_PER_CHUNK
+        text = format_rows(lang, letters[split], chunk * ROWS_PER_CHUNK + 1, rows["a"].tolist(),
                            rows["b"].tolist(), rows["summed_pmi"].to_numpy(np.float64),
                            rows["expected"].to_numpy(np.float64),
                            rows["pivots"].to_numpy(np.int64),
                            rows["score"].to_numpy(np.float64) if scheme_field else None)
-        data = text.encode("utf-8")
-        return pd.DataFrame({"split": [split], "chunk": [chunk],
-                             "data": [bz2.compress(data, 9) if split == TRAIN else data]})
+        return pd.DataFrame({"split": [split], "chunk": [chunk], "data": [text.encode("utf-8")]})
 
-    chunked = numbered.withColumn("chunk", F.floor(F.col("row") / ROWS_PER_STREAM))
+    chunked = numbered.withColumn("chunk", F.floor(F.col("row") / ROWS_PER_CHUNK))
     return chunked.select("split", "chunk", "row", "a", "b", "summed_pmi", "expected", "pivots",
                           "score").groupBy("split", "chunk").applyInPandas(
         render, "split int, chunk long, data binary")

@@ -27,8 +27,9 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -107,6 +108,33 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+_NO_MORE = object()
+
+
+class SubmittedAhead(Iterator):
+    """`function` over `items` in a pool (of processes or threads), results in order, with at
+    most `ahead` tasks sent and not yet taken: the first ones are sent at once, the others as
+    results are taken, so the tasks' arguments and results are held only a few at a time."""
+
+    def __init__(self, pool: Executor, function: Callable, items: Iterable, ahead: int) -> None:
+        self.pool, self.function, self.items = pool, function, iter(items)
+        self.pending: deque[Future] = deque()
+        for _ in range(ahead):
+            self._send()
+
+    def _send(self) -> None:
+        item = next(self.items, _NO_MORE)
+        if item is not _NO_MORE:
+            self.pending.append(self.pool.submit(self.function, item))
+
+    def __next__(self) -> object:
+        if not self.pending:
+            raise StopIteration
+        result = self.pending.popleft().result()
+        self._send()
+        return result
 
 
 class _Failure:

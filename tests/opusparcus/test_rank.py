@@ -155,22 +155,6 @@ def test_unknown_pivot_is_a_clear_error(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_multi_stream_parallel_output_equals_single_stream(tmp_path, monkeypatch):
-    import opusparcus.export as export
-
-    rows = [(f"en/2000/1/{n}.xml.gz", f"fr/2000/1/{n}.xml.gz", "1", "1", f"Word {n % 9} .",
-             f"Mot {n % 4} .") for n in range(60)]
-    root = write_moses(tmp_path / "opus", "en-fr", rows)
-    rank(root, "en", tmp_path / "one", RankOptions(workers=1))
-    monkeypatch.setattr(export, "ROWS_PER_STREAM", 4)
-    rank(root, "en", tmp_path / "many", RankOptions(workers=2))
-    single = (tmp_path / "one/en/train/en-train.txt.bz2").read_bytes()
-    multi = (tmp_path / "many/en/train/en-train.txt.bz2").read_bytes()
-    assert multi.count(b"BZh9") > 1 and single.count(b"BZh9") == 1
-    assert bz2.decompress(multi) == bz2.decompress(single)
-    assert len(read_split(tmp_path / "many", "en", "train")) > 8
-
-
 def _mixed_forms_release(root: Path) -> Path:
     """fr target: cesAlign en-fr over tokenised documents, and a Moses de-fr zip whose .ids
     name the same fr document but whose raw fr lines tokenise differently ("Qu' est-ce ?")."""
