@@ -171,9 +171,9 @@ def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: n
     whole: set[int] = set()
     rounds = []
     for _ in range(MAX_ROUNDS):
-        groups, sizes = np.unique(np.column_stack([community[row_node], row_lang]), axis=0,
-                                  return_counts=True)
-        big = np.array(sorted(set(groups[sizes > max_set_size, 0].tolist()) - whole), np.int64)
+        languages = int(row_lang.max()) + 1
+        groups, sizes = np.unique(community[row_node] * languages + row_lang, return_counts=True)
+        big = np.setdiff1d(groups[sizes > max_set_size] // languages, list(whole))
         if not len(big):
             break
         runs = []
