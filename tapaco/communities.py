@@ -12,27 +12,34 @@ not oversized keep their component's id; the new sets get ids after the last com
 numbered by their smallest sentence id, so a rescued community has one id in every language.
 Leiden is seeded through Python's `random` (igraph's default generator) and runs on a graph
 built in a fixed vertex order: the same input and options give the same sets.
+
+Leiden runs one iteration at a time, each continuing from the last partition, and stops when an
+iteration raises the quality by less than `MIN_RELATIVE_GAIN` of it (no vertex moved, or so few
+that it does not matter) or after `MAX_ITERATIONS`: on a large graph some vertices keep moving
+between almost equally good communities, and running until none moves took many times as long
+for nearly the same communities (docs/performance.md). How each round of Leiden runs ended is
+reported (`Split.leiden_rounds`, in `stats.json`).
 """
 
 from __future__ import annotations
 
+import math
 import random
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from tapaco.core.arrays import group_starts, lexicographic_order
 from tapaco.core.errors import OptionError
 from tapaco.core.options import check_range
+from tapaco.core.progress import Progress
 
 OBJECTIVES = {"modularity": "modularity", "cpm": "CPM"}
 OVERSIZED = ("drop", "split")
 MAX_ROUNDS = 8  # rounds of splitting communities that are still oversized
-# Leiden runs an iteration at a time until no vertex moves, its quality gains less than
-# MIN_QUALITY_GAIN (relative), or MAX_ITERATIONS: on large sparse graphs, running until no
-# vertex moves takes many more iterations for nearly the same communities
-MAX_ITERATIONS = 10
-MIN_QUALITY_GAIN = 1e-6
+MAX_ITERATIONS = 10  # Leiden iterations on one graph at most
+MIN_RELATIVE_GAIN = 1e-4  # an iteration that raises the quality by less ends Leiden
 
 
 @dataclass(frozen=True)
@@ -58,50 +65,51 @@ class SplitOptions:
         return self.oversized == "split"
 
 
-@dataclass
-class LeidenRuns:
-    """How the Leiden calls of a split ended: calls, iterations in all, calls stopped by the
-    iteration bound or the small quality gain before no vertex moved."""
+@dataclass(frozen=True)
+class Leiden:
+    """Leiden communities of a graph (one id per vertex, 0 upwards); how many iterations ran;
+    whether the last one no longer raised the quality much (else `MAX_ITERATIONS` stopped it);
+    the quality igraph reports for the partition (NaN or -inf for a graph without edges)."""
 
-    calls: int = 0
-    iterations: int = 0
-    stopped_early: int = 0
-
-    def as_dict(self) -> dict:
-        return {"calls": self.calls, "iterations": self.iterations,
-                "stopped_before_convergence": self.stopped_early,
-                "max_iterations": MAX_ITERATIONS, "min_quality_gain": MIN_QUALITY_GAIN}
+    membership: np.ndarray
+    iterations: int
+    converged: bool
+    quality: float
 
 
 def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOptions,
-                      runs: LeidenRuns | None = None) -> np.ndarray:
-    """Leiden communities of a graph given as an (m, 2) edge array, multiple edges merged; an
-    iteration at a time, until converged or bounded (see MAX_ITERATIONS), counted in `runs`."""
+                      progress: Progress | None = None) -> Leiden:
+    """Leiden communities of a graph given as an (m, 2) edge array, multiple edges merged."""
     import igraph  # imported here: it imports matplotlib where present (~0.5 s of every start)
 
-    runs = runs if runs is not None else LeidenRuns()
     graph = igraph.Graph(vertex_count)
     graph.add_edges(edges)
     graph.simplify()
     random.seed(options.seed)
-    membership, quality = None, None
-    runs.calls += 1
-    for _ in range(MAX_ITERATIONS):
+    membership, quality = None, -math.inf
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        if progress:
+            progress.update(f"iterations on a graph of {vertex_count:,} vertices", iteration,
+                            MAX_ITERATIONS)
         partition = graph.community_leiden(objective_function=OBJECTIVES[options.objective],
                                            resolution=options.resolution,
                                            initial_membership=membership, n_iterations=1)
-        runs.iterations += 1
-        moved = membership is None or partition.membership != membership
-        gain = None if quality is None else partition.quality - quality
+        gain, previous = partition.quality - quality, quality
         membership, quality = partition.membership, partition.quality
-        if not moved:
-            break
-        if gain is not None and gain <= MIN_QUALITY_GAIN * abs(quality):
-            runs.stopped_early += 1
-            break
-    else:
-        runs.stopped_early += 1
-    return np.asarray(membership, np.int64)
+        # written so that a NaN gain (a graph without edges has a NaN quality) stops as well
+        if iteration > 1 and not gain > MIN_RELATIVE_GAIN * abs(previous):
+            return Leiden(np.asarray(membership, np.int64), iteration, True, quality)
+    return Leiden(np.asarray(membership, np.int64), MAX_ITERATIONS, False, quality)
+
+
+def _round_record(runs: list[Leiden]) -> dict:
+    """What the Leiden runs of one round did, for `stats.json`: on how many graphs of how many
+    vertices, the most iterations one took, how many converged, the lowest quality."""
+    qualities = [run.quality for run in runs if math.isfinite(run.quality)]
+    return {"graphs": len(runs), "vertices": sum(len(run.membership) for run in runs),
+            "iterations": max(run.iterations for run in runs),
+            "converged": sum(run.converged for run in runs),
+            "lowest_quality": round(min(qualities), 6) if qualities else None}
 
 
 @dataclass
@@ -109,34 +117,36 @@ class Split:
     """New set ids per vertex; the vertices of output rows that were in oversized sets; each
     vertex's community id (-1 outside split components: pivots and filtered sentences of a
     community have one too, which `tapaco explain` uses); how many components were split into
-    how many communities (of output rows)."""
+    how many communities (of output rows); how each round of Leiden runs ended (the first
+    round on all split components, then one per round of splitting again)."""
 
     set_id: np.ndarray
     rescued_vertices: np.ndarray
     community_id: np.ndarray
     components: int
     communities: int
-    leiden: LeidenRuns = field(default_factory=LeidenRuns)
+    leiden_rounds: list[dict]
 
 
 def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
                     fraction: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,
-                    max_set_size: int, options: SplitOptions) -> Split:
+                    max_set_size: int, options: SplitOptions,
+                    progress: Progress | None = None) -> Split:
     """Replace the oversized sets of `row_vertex` (output rows) by Leiden communities."""
     oversized_rows = _oversized_rows(set_id, row_vertex, row_lang, max_set_size)
     components = np.unique(set_id[row_vertex[oversized_rows]])
     inside = np.isin(set_id, components)
     vertices = np.flatnonzero(inside)
     if not len(vertices):
-        return Split(set_id, vertices, np.full(len(set_id), -1, np.int64), 0, 0)
+        return Split(set_id, vertices, np.full(len(set_id), -1, np.int64), 0, 0, [])
     local = np.full(len(set_id), -1, np.int64)
     local[vertices] = np.arange(len(vertices))
     chosen = local[edges[inside[edges[:, 0]]]]
     moved = row_vertex[oversized_rows]
-    runs = LeidenRuns()
-    community = leiden_membership(len(vertices), chosen, options, runs)
-    community = _split_still_oversized(community, chosen, local[moved], row_lang[oversized_rows],
-                                       max_set_size, options, runs)
+    first = leiden_membership(len(vertices), chosen, options, progress)
+    community, rounds = _split_still_oversized(first.membership, chosen, local[moved],
+                                               row_lang[oversized_rows], max_set_size, options,
+                                               progress)
     # one new id per community, in the order of its smallest (number, fraction, vertex)
     order = lexicographic_order(number[vertices], fraction[vertices], vertices)
     first_seen = np.full(community.max() + 1, len(order), np.int64)
@@ -148,32 +158,57 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     new_id = set_id.copy()
     new_id[moved] = community_id[moved]
     return Split(new_id, moved, community_id, len(components),
-                 len(np.unique(community[local[moved]])), runs)
+                 len(np.unique(community[local[moved]])), [_round_record([first]), *rounds])
 
 
 def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: np.ndarray,
-                           row_lang: np.ndarray, max_set_size: int,
-                           options: SplitOptions, runs: LeidenRuns) -> np.ndarray:
+                           row_lang: np.ndarray, max_set_size: int, options: SplitOptions,
+                           progress: Progress | None = None) -> tuple[np.ndarray, list[dict]]:
     """Split again, each on its own subgraph, the communities whose rows of one language are
-    still over `max_set_size`, until none is or Leiden keeps each of them whole."""
-    final: set[int] = set()
+    still over `max_set_size`, until none is or Leiden keeps each of them whole (it is left
+    as it is, for filter b), for at most `MAX_ROUNDS` rounds; returns the communities and
+    each round's record."""
+    whole: set[int] = set()
+    rounds = []
     for _ in range(MAX_ROUNDS):
-        groups, sizes = np.unique(np.column_stack([community[row_node], row_lang]), axis=0,
-                                  return_counts=True)
-        big = sorted(set(groups[sizes > max_set_size, 0].tolist()) - final)
-        if not big:
+        languages = int(row_lang.max()) + 1
+        groups, sizes = np.unique(community[row_node] * languages + row_lang, return_counts=True)
+        big = np.setdiff1d(groups[sizes > max_set_size] // languages, list(whole))
+        if not len(big):
             break
-        for label in big:
-            nodes = np.flatnonzero(community == label)
-            inner = edges[(community[edges[:, 0]] == label) & (community[edges[:, 1]] == label)]
-            position = np.full(len(community), -1, np.int64)
-            position[nodes] = np.arange(len(nodes))
-            parts = leiden_membership(len(nodes), position[inner], options, runs)
+        runs = []
+        next_label = community.max() + 1
+        for label, nodes, inner in _subgraphs(community, edges, big):
+            runs.append(leiden_membership(len(nodes), inner, options, progress))
+            parts = runs[-1].membership
             if parts.max() == 0:
-                final.add(label)
+                whole.add(label)
                 continue
-            community[nodes[parts > 0]] = community.max() + parts[parts > 0]
-    return community
+            community[nodes[parts > 0]] = next_label + parts[parts > 0] - 1
+            next_label += parts.max()
+        rounds.append(_round_record(runs))
+    return community, rounds
+
+
+def _subgraphs(community: np.ndarray, edges: np.ndarray,
+               labels: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """For each of the (sorted) `labels`: the label, its vertices in increasing order and the
+    edges between them (in their order in `edges`) numbered by position in those vertices;
+    found for all labels in one pass over the edges, not one per label."""
+    nodes = np.flatnonzero(np.isin(community, labels))
+    nodes = nodes[np.argsort(community[nodes], kind="stable")]
+    node_bounds = np.searchsorted(community[nodes], labels, "right")
+    node_starts = np.append(0, node_bounds[:-1])
+    position = np.full(len(community), -1, np.int64)
+    position[nodes] = np.arange(len(nodes)) - np.repeat(node_starts, node_bounds - node_starts)
+    source = community[edges[:, 0]]
+    inner = edges[(source == community[edges[:, 1]]) & (position[edges[:, 0]] >= 0)]
+    inner = inner[np.argsort(community[inner[:, 0]], kind="stable")]
+    edge_bounds = np.searchsorted(community[inner[:, 0]], labels, "right")
+    edge_starts = np.append(0, edge_bounds[:-1])
+    for label, n0, n1, e0, e1 in zip(labels.tolist(), node_starts, node_bounds, edge_starts,
+                                     edge_bounds):
+        yield label, nodes[n0:n1], position[inner[e0:e1]]
 
 
 def _oversized_rows(set_id: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,

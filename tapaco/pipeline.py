@@ -227,12 +227,12 @@ def command_line(options: BuildOptions, formats: tuple[str, ...],
 
 
 def split_sets(corpus: Corpus, graph: SentenceGraph, options: BuildOptions,
-               rows: Rows | None = None) -> Split:
+               rows: Rows | None = None, progress: Progress | None = None) -> Split:
     """The Leiden split of oversized sets as the build makes it (the graph must keep edges;
     `rows`: the candidate rows, when already sorted)."""
     rows = candidate_rows(corpus, graph, options.languages) if rows is None else rows
     return split_oversized(graph.set_id, graph.edges, graph.number, graph.fraction, rows.vertex,
-                           rows.lang, options.filters.max_set_size, options.split)
+                           rows.lang, options.filters.max_set_size, options.split, progress)
 
 
 def build_options(settings: dict) -> BuildOptions:
@@ -245,22 +245,23 @@ def build_options(settings: dict) -> BuildOptions:
 
 
 def _split(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
-           options: BuildOptions) -> tuple[Rows, np.ndarray]:
+           options: BuildOptions, progress: Progress) -> tuple[Rows, Split]:
     """Replace oversized sets by their Leiden communities (graph.set_id changes); returns the
-    rows sorted again and the vertices that were in oversized sets."""
-    split = split_sets(corpus, graph, options, rows)
+    rows sorted again and the split."""
+    split = split_sets(corpus, graph, options, rows, progress)
     graph.set_id = split.set_id
     rows = candidate_rows(corpus, graph, options.languages)
     funnel.record(f"(b) sets over {options.filters.max_set_size} split into Leiden "
                   "communities", rows, 0, 0)
     funnel.steps[-1]["components_split"] = split.components
     funnel.steps[-1]["communities"] = split.communities
-    funnel.steps[-1]["leiden"] = split.leiden.as_dict()
-    return rows, split.rescued_vertices
+    return rows, split
 
 
-def _rescued(rows: Rows, rescued_vertices: np.ndarray, funnel: Funnel) -> dict:
-    """Sentences and sets of oversized sets that are in the output, per language."""
+def _rescued(rows: Rows, split: Split, funnel: Funnel) -> dict:
+    """Sentences and sets of oversized sets that are in the output, per language; how the
+    rounds of Leiden runs ended."""
+    rescued_vertices = split.rescued_vertices
     kept = np.isin(rows.vertex, rescued_vertices)
     languages = funnel.languages
     sentences = np.bincount(rows.lang[kept], minlength=len(languages))
@@ -269,7 +270,8 @@ def _rescued(rows: Rows, rescued_vertices: np.ndarray, funnel: Funnel) -> dict:
     return {"sentences_in_oversized_sets": int(len(rescued_vertices)),
             "sentences_rescued": int(sentences.sum()), "sets_rescued": int(sets.sum()),
             "per_language": {lang: {"sets": int(s), "sentences": int(n)}
-                             for lang, s, n in zip(languages, sets, sentences) if n}}
+                             for lang, s, n in zip(languages, sets, sentences) if n},
+            "leiden_rounds": split.leiden_rounds}
 
 
 def _without_graph_inputs(corpus: Corpus) -> Corpus:
@@ -299,17 +301,16 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
         rows = candidate_rows(corpus, graph, options.languages)
         funnel = Funnel(sorted(corpus.languages))
         funnel.record("components split by language", rows, 0, 0)
-    rescued_vertices = None
+    split = None
     if options.split.splits:
         with progress.stage("split oversized sets (Leiden)"):
-            rows, rescued_vertices = _split(corpus, graph, rows, funnel, options)
+            rows, split = _split(corpus, graph, rows, funnel, options, progress)
     graph = _without_sort_keys(graph)
     with progress.stage("filters"):
         rows, funnel = apply_filters(rows, corpus.texts, sorted(corpus.languages),
                                      options.filters, funnel, options.worker_count)
     with progress.stage("output rows"):
-        rescued = (None if rescued_vertices is None
-                   else _rescued(rows, rescued_vertices, funnel))
+        rescued = None if split is None else _rescued(rows, split, funnel)
         stats = _statistics(corpus, graph, funnel, log, options, rescued)
         files = language_rows(corpus, graph, rows)
     marks = {}

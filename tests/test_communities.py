@@ -10,9 +10,8 @@ import pytest
 from conftest import SAMPLE, Sentence
 from test_build import read_output
 
-from tapaco import communities
 from tapaco.cli import main
-from tapaco.communities import LeidenRuns, SplitOptions, leiden_membership, split_oversized
+from tapaco.communities import SplitOptions, leiden_membership, split_oversized
 from tapaco.core.errors import OptionError
 from tapaco.filters import FilterOptions
 from tapaco.pipeline import BuildOptions, build
@@ -60,9 +59,14 @@ def test_one_misalignment_between_two_clusters_comes_apart(opus, tmp_path):
     # de's part (6 sentences) was not oversized: it keeps its component's set, as in drop
     assert files["de"] == read_output(tmp_path / "drop")["de"]
     assert len({row[0] for row in files["en"]} & {row[0] for row in files["de"]}) == 0
+    rounds = stats["oversized_split"].pop("leiden_rounds")
     assert stats["oversized_split"] == {
         "sentences_in_oversized_sets": 12, "sentences_rescued": 12, "sets_rescued": 2,
         "per_language": {"en": {"sets": 2, "sentences": 12}}}
+    # one Leiden run on the 18 sentences; its second iteration moved nothing; the quality is
+    # the modularity of the two clusters: 18 of the 37 edges inside each, degrees 37 and 37
+    assert rounds == [{"graphs": 1, "vertices": 18, "iterations": 2, "converged": 1,
+                       "lowest_quality": pytest.approx(36 / 37 - 2 * (37 / 74) ** 2, abs=1e-6)}]
     split_step = stats["funnel"][1]
     assert split_step["step"] == "(b) sets over 10 split into Leiden communities"
     assert (split_step["components_split"], split_step["communities"]) == (1, 2)
@@ -95,56 +99,9 @@ def test_a_graph_of_two_cliques_and_a_bridge():
     clique = [(a, b) for a in range(5) for b in range(a + 1, 5)]
     edges = np.array(clique + [(a + 5, b + 5) for a, b in clique] + [(0, 5)], np.int32)
     for seed in range(5):
-        membership = leiden_membership(10, edges, SplitOptions("split", seed=seed))
+        membership = leiden_membership(10, edges, SplitOptions("split", seed=seed)).membership
         assert len(set(membership[:5])) == 1 and len(set(membership[5:])) == 1
         assert membership[0] != membership[5]
-
-
-def planted_partition(blocks: int, size: int, seed: int) -> np.ndarray:
-    """Edges of `blocks` random dense groups of `size` vertices, with sparse edges between."""
-    rng = np.random.default_rng(seed)
-    n = blocks * size
-    inside = rng.integers(0, size, (n * 6, 2)) + (rng.integers(0, blocks, n * 6) * size)[:, None]
-    across = rng.integers(0, n, (n // 2, 2))
-    edges = np.concatenate([inside, across])
-    return edges[edges[:, 0] != edges[:, 1]].astype(np.int32)
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_leiden_that_converges_within_the_bound_is_leiden_run_to_convergence(seed, monkeypatch):
-    """Iterating one at a time from the last membership is igraph's own run until no vertex
-    moves (n_iterations=-1), when that takes fewer iterations than the bound: on a sparse
-    random graph, where many iterations still move vertices."""
-    import random
-
-    monkeypatch.setattr(communities, "MAX_ITERATIONS", 1000)
-    monkeypatch.setattr(communities, "MIN_QUALITY_GAIN", 0.0)
-    import igraph
-
-    edges = np.random.default_rng(seed).integers(0, 600, (700, 2)).astype(np.int32)
-    graph = igraph.Graph(600)
-    graph.add_edges(edges)
-    graph.simplify()
-    random.seed(seed)
-    expected = graph.community_leiden(objective_function="modularity", n_iterations=-1)
-    runs = LeidenRuns()
-    membership = leiden_membership(600, edges, SplitOptions("split", seed=seed), runs)
-    assert runs.calls == 1 and 3 <= runs.iterations < 1000
-    assert runs.stopped_early == 0
-    assert membership.tolist() == expected.membership
-
-
-def test_leiden_stops_at_the_iteration_bound(monkeypatch):
-    edges = planted_partition(200, 10, 5)
-    monkeypatch.setattr(communities, "MIN_QUALITY_GAIN", 0.0)
-    for bound in (1, 2):
-        monkeypatch.setattr(communities, "MAX_ITERATIONS", bound)
-        runs = LeidenRuns()
-        first = leiden_membership(2000, edges, SplitOptions("split", seed=3), runs)
-        assert (runs.calls, runs.iterations, runs.stopped_early) == (1, bound, 1)
-        again = leiden_membership(2000, edges, SplitOptions("split", seed=3))
-        assert first.tolist() == again.tolist()
-    assert runs.as_dict()["max_iterations"] == 2
 
 
 def test_only_oversized_groups_get_new_ids():
@@ -208,7 +165,7 @@ def test_explain_shows_a_rescued_set_as_its_community(opus, tmp_path):
 
 
 def test_a_community_still_oversized_is_split_again_on_its_own():
-    from tapaco.communities import LeidenRuns, _split_still_oversized
+    from tapaco.communities import _split_still_oversized
 
     clique = [(a, b) for a in range(5) for b in range(a + 1, 5)]
     bridged = clique + [(a + 5, b + 5) for a, b in clique] + [(0, 5)]
@@ -216,10 +173,129 @@ def test_a_community_still_oversized_is_split_again_on_its_own():
     edges = np.array(bridged + whole, np.int32)
     community = np.array([0] * 10 + [1] * 8)  # as if a first pass had kept each together
     nodes = np.arange(18)
-    runs = LeidenRuns()
-    split = _split_still_oversized(community.copy(), edges, nodes, np.zeros(18, np.int64), 6,
-                                   SplitOptions("split"), runs)
-    assert runs.calls == 2
+    split, rounds = _split_still_oversized(community.copy(), edges, nodes,
+                                           np.zeros(18, np.int64), 6, SplitOptions("split"))
     assert len(set(split[:5])) == 1 and len(set(split[5:10])) == 1 and split[0] != split[5]
     assert set(split[10:]) == {1}  # Leiden keeps a clique whole: it stays (filter b drops it)
     assert len(set(split[:10]) & {1}) == 0
+    # one round on both; the next finds only the clique, already kept whole: no second round
+    assert [(r["graphs"], r["vertices"]) for r in rounds] == [(2, 18)]
+
+
+def test_subgraphs_of_a_round_are_each_communitys_own():
+    """The subgraphs of a round, found in one pass over the edges, are those found community by
+    community (its vertices in order, its inner edges in order, renumbered)."""
+    from tapaco.communities import _subgraphs
+
+    rng = np.random.default_rng(5)
+    community = rng.integers(0, 12, 300)
+    edges = rng.integers(0, 300, (1500, 2))
+    labels = np.array([1, 4, 5, 11])
+    found = list(_subgraphs(community, edges, labels))
+    assert [label for label, _, _ in found] == labels.tolist()
+    for label, nodes, inner in found:
+        expected_nodes = np.flatnonzero(community == label)
+        own = edges[(community[edges[:, 0]] == label) & (community[edges[:, 1]] == label)]
+        assert nodes.tolist() == expected_nodes.tolist()
+        assert inner.tolist() == [[expected_nodes.tolist().index(v) for v in edge]
+                                  for edge in own.tolist()]
+
+
+def _random_graph(vertices: int, degree: int) -> np.ndarray:
+    """Edges of a random graph: no community structure, so Leiden's vertices keep moving."""
+    return np.random.default_rng(0).integers(0, vertices, (vertices * degree // 2, 2))
+
+
+def _igraph_leiden(vertices, edges, iterations, initial=None):
+    """igraph's own Leiden, seeded as leiden_membership seeds it (the default options)."""
+    import random
+
+    import igraph
+
+    graph = igraph.Graph(vertices, edges.tolist())
+    graph.simplify()
+    random.seed(0)
+    return graph.community_leiden(objective_function="modularity", n_iterations=iterations,
+                                  initial_membership=initial)
+
+
+def test_leiden_stops_at_the_iteration_bound(monkeypatch):
+    """On a random graph run until no vertex moves would take ~30 iterations: Leiden runs
+    MAX_ITERATIONS, one at a time, continuing the partition, and says it did not converge."""
+    import igraph
+
+    from tapaco.communities import MAX_ITERATIONS
+
+    edges = _random_graph(3000, 6)
+    asked = []
+    leiden = igraph.Graph.community_leiden
+
+    def counted(graph, *args, **kwargs):
+        asked.append(kwargs["n_iterations"])
+        return leiden(graph, *args, **kwargs)
+
+    monkeypatch.setattr(igraph.Graph, "community_leiden", counted)
+    run = leiden_membership(3000, edges, SplitOptions("split"))
+    assert asked == [1] * MAX_ITERATIONS
+    assert (run.iterations, run.converged) == (MAX_ITERATIONS, False)
+    monkeypatch.undo()
+    bounded = _igraph_leiden(3000, edges, MAX_ITERATIONS)
+    assert run.membership.tolist() == bounded.membership
+    assert run.quality == pytest.approx(bounded.quality)
+    # one iteration more would still have raised the quality: it had not converged
+    further = _igraph_leiden(3000, edges, 1, bounded.membership)
+    assert further.quality > bounded.quality
+    assert leiden_membership(3000, edges, SplitOptions("split")).membership.tolist() == \
+        run.membership.tolist()
+
+
+def test_leiden_stops_when_an_iteration_no_longer_helps():
+    """Planted 10-cliques joined by a few random edges: the partition settles at once, and
+    Leiden stops there with the partition igraph gives for as many iterations."""
+    from tapaco.communities import MAX_ITERATIONS
+
+    rng = np.random.default_rng(1)
+    clique = np.array([(a, b) for a in range(10) for b in range(a + 1, 10)])
+    edges = np.concatenate([clique + 10 * n for n in range(100)]
+                           + [rng.integers(0, 1000, (20, 2))])
+    run = leiden_membership(1000, edges, SplitOptions("split"))
+    assert run.converged and run.iterations < MAX_ITERATIONS
+    assert run.membership.tolist() == _igraph_leiden(1000, edges, run.iterations).membership
+    planted = np.arange(1000) // 10
+    assert len(np.unique(np.column_stack([planted, run.membership]), axis=0)) == 100
+
+
+def test_split_shows_leiden_progress():
+    import io
+
+    from tapaco.core.progress import Progress
+
+    stream = io.StringIO()
+    edges = np.array([(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5), (2, 3)], np.int32)
+    split_oversized(np.zeros(6, np.int64), edges, np.arange(6), np.zeros(6, np.int64),
+                    np.arange(6), np.zeros(6, np.int64), 4, SplitOptions("split"),
+                    Progress(stream, enabled=True))
+    assert "1/10 iterations on a graph of 6 vertices" in stream.getvalue()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_leiden_without_a_bound_is_igraphs_run_until_no_vertex_moves(seed, monkeypatch):
+    """Iterating one at a time from the last membership, with neither bound, is igraph's own
+    n_iterations=-1 on a sparse random graph, where many iterations still move vertices."""
+    import random
+
+    import igraph
+
+    from tapaco import communities
+
+    monkeypatch.setattr(communities, "MAX_ITERATIONS", 1000)
+    monkeypatch.setattr(communities, "MIN_RELATIVE_GAIN", 0.0)
+    edges = np.random.default_rng(seed).integers(0, 600, (700, 2)).astype(np.int32)
+    graph = igraph.Graph(600)
+    graph.add_edges(edges)
+    graph.simplify()
+    random.seed(seed)
+    expected = graph.community_leiden(objective_function="modularity", n_iterations=-1)
+    run = leiden_membership(600, edges, SplitOptions("split", seed=seed))
+    assert run.converged and 3 <= run.iterations < 1000
+    assert run.membership.tolist() == expected.membership
