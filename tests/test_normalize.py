@@ -193,8 +193,8 @@ def test_surface_hasher_keys_texts_that_are_not_exactly_in_the_joined_bytes():
 @pytest.mark.parametrize("general", [False, True])
 def test_surface_hashes_of_documents_read_with_the_surface_hasher(tmp_path, monkeypatch, general):
     """As documents are read: texts whose entities decode to a character the key changes
-    (&quot;), texts read one by one (spaces, tabs); by the numpy reader, and by the general
-    one (a `<time/>` in a sentence sends the chunk there)."""
+    (&quot;), texts read one by one (spaces, tabs); by the compiled scanner, and by the
+    general path (a child element in a sentence sends the chunk there)."""
     import random
 
     from tapaco.core.opus import FileRef, read_sentences
@@ -212,7 +212,7 @@ def test_surface_hashes_of_documents_read_with_the_surface_hasher(tmp_path, monk
     texts = [" ".join(rng.choices(pieces, k=rng.randint(1, 4))) for _ in range(3000)]
     lines = [f'<s id="s{number}">{text}</s>' for number, text in enumerate(texts)]
     if general:
-        lines[1500] = '<s id="s1500"><time id="T1S"/>Hi “there”!</s>'
+        lines[1500] = '<s id="s1500"><b>x</b>Hi “there”!</s>'
     path = tmp_path / "d.xml"
     path.write_text("\n".join(["<document>", *lines, "</document>", ""]), encoding="utf-8")
     sentences = read_sentences(FileRef(path), hasher=SurfaceHasher())

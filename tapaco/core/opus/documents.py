@@ -6,12 +6,12 @@ character data of the `<s>` itself, child elements and their content left out, a
 reads raw documents (an OpenSubtitles raw `<s>` holds `<time .../>` elements around its
 text). Entities are decoded and whitespace is collapsed.
 
-Plain `<s id=".." [lists=".."] [tags=".."]>text</s>` sentences (Tatoeba's raw documents) are
-read with numpy: the positions of `<`, `>` and `"` give each id, attribute list and text, ids
-become keys (:mod:`tapaco.core.opus.sidekeys`) and the texts of a chunk are decoded at once; only
-texts that need more than that (entities, runs of spaces, spaces at an end) are handled one by
-one. OpenSubtitles sentences, once their one-line `<time/>` elements are dropped, are read by
-one regular-expression pass a chunk, and anything else by the general one.
+A chunk whose sentences are all `<s id=".." [lists=".."] [tags=".."]>text</s>`, the text
+holding at most one-line `<time .../>` elements (Tatoeba's and OpenSubtitles' raw documents), is
+read by a compiled scanner (:mod:`tapaco.core.opus.document_kernels`): ids become keys
+(:mod:`tapaco.core.opus.sidekeys`) and the texts of a chunk are decoded at once. Any other chunk
+is read by regular expressions, sentence by sentence: that general path is the reference the
+scanner is tested against.
 
 XML's other markup is read as XML defines it before any of these sees a chunk: comments are
 dropped (a `</s>` inside one ends nothing), CDATA sections become their text (`a<![CDATA[<b>]]>c`
@@ -30,9 +30,9 @@ from typing import Protocol
 
 import numpy as np
 
-from tapaco.core.arrays import index_ranges, next_at_or_after
 from tapaco.core.errors import InputError
-from tapaco.core.opus.sidekeys import parse_ids, plain_key, plain_text
+from tapaco.core.opus.document_kernels import ScannedSentences, first_forbidden, scan_sentences
+from tapaco.core.opus.sidekeys import plain_key, plain_text
 from tapaco.core.opus.textstream import (
     MAX_UNBROKEN_BYTES,
     ByteChunk,
@@ -43,8 +43,8 @@ from tapaco.core.opus.textstream import (
 )
 from tapaco.core.opus.xmlcheck import malformed
 
-_SENTENCE = re.compile(r"<s\b([^>]*?)(?:/>|>(.*?)</s\s*>)", re.S)
-_RAW_SENTENCE = re.compile(r'<s id="([^"]*)"(?: lists="([^"]*)")?(?: tags="([^"]*)")?>([^<]*)</s>')
+# an attribute value may hold ">"
+_SENTENCE = re.compile(r'<s\b((?:[^>"]|"[^"]*")*?)(?:/>|>(.*?)</s\s*>)', re.S)
 _SENTENCE_STARTS = ("<s ", "<s>", "<s/", "<s\n", "<s\t", "<s\r")
 _TOKEN = re.compile(r"<w\b[^>]*>([^<]*)</w\s*>")
 _TAG = re.compile(r"(<[^>]*>)")
@@ -173,24 +173,6 @@ def _attributes(raw: str) -> dict[str, str]:
     return {name: html.unescape(value) for name, value in _ATTRIBUTE.findall(raw)}
 
 
-def _plain_text(body: str) -> str:
-    if "&" in body or "\n" in body or "\t" in body or "  " in body:
-        return sentence_text(body)
-    return body.strip()
-
-
-def _attribute_values(values: tuple[str, ...]) -> list[str]:
-    return [html.unescape(v) if "&" in v else v for v in values]
-
-
-def _add_raw_chunk(builder: _Builder, found: list[tuple[str, str, str, str]]) -> None:
-    """Regular-expression path: every sentence is `<s id=".." [lists=".."] [tags=".."]>plain
-    text</s>`."""
-    ids, lists, tags, bodies = zip(*found)
-    builder.add(list(ids), list(map(_plain_text, bodies)), _attribute_values(lists),
-                _attribute_values(tags))
-
-
 def _without_times(chunk: TextChunk) -> TextChunk:
     """The chunk without its one-line `<time .../>` elements (line numbers stay right)."""
     if "<time" not in chunk.text:
@@ -201,10 +183,6 @@ def _without_times(chunk: TextChunk) -> TextChunk:
 def _add_chunk(builder: _Builder, chunk: TextChunk, ref: FileRef) -> None:
     chunk = _without_times(chunk)
     starts = sum(chunk.text.count(start) for start in _SENTENCE_STARTS)
-    raw = _RAW_SENTENCE.findall(chunk.text) if "<w" not in chunk.text else []
-    if raw and len(raw) == starts:
-        _add_raw_chunk(builder, raw)
-        return
     found = _SENTENCE.findall(chunk.text)
     if len(found) != starts:
         last_good = max(chunk.text.rfind("</s>"), 0)
@@ -225,256 +203,39 @@ def _add_chunk(builder: _Builder, chunk: TextChunk, ref: FileRef) -> None:
     builder.add(ids, texts, lists, tags)
 
 
-_LT, _GT, _QUOTE, _SLASH, _LETTER_S, _NEWLINE, _AMPERSAND, _TAB, _SPACE = (
-    ord(c) for c in '<>"/s\n&\t ')
-_LISTS, _TAGS = np.frombuffer(b' lists="', np.uint8), np.frombuffer(b' tags="', np.uint8)
-_OPEN = np.frombuffer(b'<s id="', np.uint8)
-_AFTER_S = np.zeros(256, bool)
-_AFTER_S[[ord(c) for c in " >/\n\t\r"]] = True
-# XML's predefined entities: where every "&" of a text opens one of them, decoding each where
-# it starts gives what html.unescape gives
-_XML_ENTITY_BYTES = ((b"&lt;", b"<"), (b"&gt;", b">"), (b"&quot;", b'"'), (b"&apos;", b"'"),
-                     (b"&amp;", b"&"))
-# what str.strip() removes, as UTF-8: a text starting or ending with one of these is stripped
-# by the general path
-_SPACES = [np.frombuffer(char.encode(), np.uint8)
-           for char in map(chr, range(0x110000)) if char.isspace()]
-_MAY_START_SPACE = np.zeros(256, bool)
-_MAY_START_SPACE[[space[0] for space in _SPACES]] = True
-_MAY_END_SPACE = np.zeros(256, bool)
-_MAY_END_SPACE[[space[-1] for space in _SPACES]] = True
-
-
-def _space_at_an_end(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Whether each range [starts, ends) begins or ends with a whitespace character (checked
-    in full only where its first or last byte can belong to one)."""
-    found = np.zeros(len(starts), bool)
-    nonempty = np.flatnonzero(ends > starts)
-    maybe = nonempty[_MAY_START_SPACE[data[starts[nonempty]]]
-                     | _MAY_END_SPACE[data[ends[nonempty] - 1]]]
-    if not len(maybe):
-        return found
-    padded = np.concatenate([data, np.zeros(4, np.uint8)])
-    starts, ends = starts[maybe], ends[maybe]
-    for space in _SPACES:
-        fits = ends - starts >= len(space)
-        at_start, at_end = fits.copy(), fits
-        for k, byte in enumerate(space):
-            at_start &= padded[starts + k] == byte
-            at_end &= padded[np.maximum(ends - len(space) + k, 0)] == byte
-        found[maybe[at_start | at_end]] = True
-    return found
-
-
-def _holding(positions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Whether each range [starts, ends) holds one of the sorted `positions`."""
-    return np.searchsorted(positions, starts) < np.searchsorted(positions, ends)
-
-
-# Ranges covering less than 1/this of the data are gathered by index, not by a mask over it all.
-_GATHER_BELOW = 8
-
-
-@dataclass
-class _Entities:
-    """XML entities inside byte ranges: where each starts (its "&"), its length in bytes, the
-    byte it decodes to, and the range holding it."""
-
-    at: np.ndarray
-    length: np.ndarray
-    char: np.ndarray
-    holder: np.ndarray
-
-
-def _xml_entities(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> _Entities | None:
-    """The XML entities of the ascending ranges [starts, ends); None if some "&" in them opens
-    none (as in no file OPUS writes: another entity may decode to a space)."""
-    at = np.flatnonzero(data == _AMPERSAND)
-    holder = np.searchsorted(starts, at, side="right") - 1
-    inside = holder >= 0
-    inside[inside] = at[inside] < ends[holder[inside]]
-    at, holder = at[inside], holder[inside]
-    length, char = np.zeros(len(at), np.int64), np.zeros(len(at), np.uint8)
-    last = len(data) - 1
-    for entity, decoded in _XML_ENTITY_BYTES:
-        found = length == 0
-        for offset, byte in enumerate(entity[1:], 1):
-            found &= data[np.minimum(at + offset, last)] == byte
-        length[found], char[found] = len(entity), decoded[0]
-    return None if (length == 0).any() else _Entities(at, length, char, holder)
-
-
-def _joined_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                   entities: _Entities | None = None) -> bytes:
-    """The byte ranges [starts, ends) of `data` joined, each followed by a newline, `entities`
-    inside them decoded: ascending ranges with no newline inside, each followed by at least one
-    byte of its own (overwritten by the newline)."""
-    sizes = ends - starts + 1
-    if entities is None and sizes.sum() * _GATHER_BELOW < len(data):
-        joined = data[index_ranges(starts, sizes)]
-        joined[np.cumsum(sizes) - 1] = _NEWLINE
-        return joined.tobytes()
-    cuts = np.column_stack([starts, ends + 1]).ravel()
-    lengths = np.diff(cuts, prepend=0, append=len(data))
-    inside = np.zeros(len(lengths), bool)
-    inside[1::2] = True
-    keep = np.repeat(inside, lengths)
-    if entities is not None and len(entities.at):
-        tails = entities.length - 1  # the bytes after each "&", dropped
-        keep[index_ranges(entities.at + 1, tails)] = False
-        sizes = sizes - np.bincount(entities.holder, tails, len(starts)).astype(np.int64)
-    joined = data[keep]
-    joined[np.cumsum(sizes) - 1] = _NEWLINE
-    if entities is not None:
-        joined[np.flatnonzero(joined == _AMPERSAND)] = entities.char
-    return joined.tobytes()
-
-
-def decoded_ranges(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The byte ranges [starts, ends) of `data` as strings, decoded at once (ranges as
-    :func:`_joined_ranges` takes them)."""
-    return _joined_ranges(data, starts, ends).decode("utf-8").split("\n")[:-1]
-
-
-@dataclass
-class _Layout:
-    """Where a chunk's sentences are: `<s` offsets, id ends, open-tag ends, `</s>` offsets,
-    and the offsets of every `"` in the chunk."""
-
-    opens: np.ndarray
-    id_ends: np.ndarray
-    tag_ends: np.ndarray
-    closes: np.ndarray
-    quotes: np.ndarray
-
-
-# More tags than this besides <s> and </s> (an OpenSubtitles <time/> in every sentence) send a
-# chunk to the general reader at once; a few are the document's own (<?xml?>, <document>).
-_OTHER_TAGS = 8
-
-
-def _layout(data: np.ndarray) -> _Layout | None:
-    """The sentences of a chunk if every one is `<s id="..."...>text</s>` with no `<` in the
-    text, else None."""
-    less = np.flatnonzero(data == _LT)
-    padded = np.concatenate([data, np.zeros(len(_OPEN), np.uint8)])
-    starts_s = less[(padded[less + 1] == _LETTER_S) & _AFTER_S[padded[less + 2]]]
-    closes = less[(padded[less + 1] == _SLASH) & (padded[less + 2] == _LETTER_S)
-                  & (padded[less + 3] == _GT)]
-    if len(starts_s) != len(closes) or len(less) - 2 * len(closes) > _OTHER_TAGS:
-        return None
-    if len(starts_s) == 0:
-        return _Layout(starts_s, starts_s, starts_s, closes, starts_s)
-    if not all((padded[starts_s + k] == byte).all() for k, byte in enumerate(_OPEN)):
-        return None
-    quotes = np.flatnonzero(data == _QUOTE)
-    id_ends = next_at_or_after(quotes, starts_s + len(_OPEN))
-    tag_ends = next_at_or_after(np.flatnonzero(data == _GT), starts_s)
-    after_tag = next_at_or_after(less, np.maximum(tag_ends, 0))
-    fits = ((id_ends >= 0).all() and (id_ends < tag_ends).all() and (after_tag == closes).all()
-            and (starts_s[1:] > closes[:-1]).all())
-    return _Layout(starts_s, id_ends, tag_ends, closes, quotes) if fits else None
-
-
-def _starting_with(padded: np.ndarray, starts: np.ndarray, prefix: np.ndarray) -> np.ndarray:
-    found = np.ones(len(starts), bool)
-    for offset, byte in enumerate(prefix):
-        found &= padded[starts + offset] == byte
-    return found
-
-
-def _values(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-            ampersands: np.ndarray) -> list[str]:
-    """Attribute values [starts, ends) (each followed by its closing quote), entities decoded."""
-    values = decoded_ranges(data, starts, ends)
-    for index in np.flatnonzero(_holding(ampersands, starts, ends)).tolist():
-        values[index] = html.unescape(values[index])
-    return values
-
-
-def _attribute_lists(data: np.ndarray, layout: _Layout) -> tuple[list[str], list[str]] | None:
-    """`lists` and `tags` of every sentence; None unless each open tag holds after its id
-    nothing, ` lists=".."`, ` tags=".."`, or both in that order."""
-    count = len(layout.opens)
-    lists, tags = [""] * count, [""] * count
-    having = np.flatnonzero(layout.tag_ends > layout.id_ends + 1)
-    if not len(having):
-        return lists, tags
-    starts, ends = layout.id_ends[having] + 1, layout.tag_ends[having]
-    padded = np.concatenate([data, np.zeros(len(_LISTS), np.uint8)])
-    has_lists = _starting_with(padded, starts, _LISTS)
-    lists_end = np.where(has_lists, next_at_or_after(layout.quotes, starts + len(_LISTS)),
-                         starts - 1)
-    rest = lists_end + 1
-    has_tags = _starting_with(padded, rest, _TAGS)
-    tags_end = np.where(has_tags, next_at_or_after(layout.quotes, rest + len(_TAGS)), rest - 1)
-    unclosed = (has_lists & (lists_end < 0)) | (has_tags & (tags_end < 0))
-    if unclosed.any() or (tags_end + 1 != ends).any():
-        return None
-    if _holding(np.flatnonzero(data == _NEWLINE), starts, ends).any():
-        return None
-    ampersands = np.flatnonzero(data == _AMPERSAND)
-    for found, values, value_starts, value_ends in (
-            (has_lists, lists, starts + len(_LISTS), lists_end),
-            (has_tags, tags, rest + len(_TAGS), tags_end)):
-        picked = _values(data, value_starts[found], value_ends[found], ampersands)
-        for index, value in zip(having[found].tolist(), picked):
-            values[index] = value
-    return lists, tags
-
-
-def _texts(data: np.ndarray, raw: bytes, starts: np.ndarray,
-           ends: np.ndarray) -> tuple[list[str], bytes, np.ndarray]:
-    """The texts of the bodies [starts, ends): decoded together, their XML entities too where
-    every "&" opens one (else the texts holding one are read one by one); texts that need space
-    collapsing or stripping one by one. Also their joined bytes and where those are exact (as
-    :meth:`TextHasher.joined` takes them)."""
-    spaces = data == _SPACE
-    flags = (data == _NEWLINE) | (data == _TAB)
-    flags[:-1] |= spaces[:-1] & spaces[1:]
-    marked = _holding(np.flatnonzero(flags), starts, ends) | _space_at_an_end(data, starts, ends)
-    plain_ends = np.where(marked, starts, ends)
-    entities = _xml_entities(data, starts, plain_ends)
-    joined = _joined_ranges(data, starts, plain_ends, entities)
-    texts = joined.decode("utf-8").split("\n")[:-1]
-    exact = ~marked
-    if entities is None:
-        holding = _holding(np.flatnonzero(data == _AMPERSAND), starts, plain_ends)
-        exact &= ~holding
-        for index in np.flatnonzero(holding).tolist():
-            texts[index] = sentence_text(texts[index])
-    for index in np.flatnonzero(marked).tolist():
-        texts[index] = _plain_text(raw[starts[index]:ends[index]].decode("utf-8"))
-    return texts, joined, exact
-
-
-def _add_fast_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
-    """Read a chunk of plain raw sentences with numpy; False (nothing added) if it is not one."""
+def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
+    """Read a chunk in the common form with the compiled scanner; False (nothing added) if it
+    is not in that form."""
     raw = chunk.data
-    data = np.frombuffer(raw, np.uint8)
-    layout = _layout(data)
-    if layout is None:
+    scanned = scan_sentences(raw)
+    if scanned is None:
         return False
-    attributes = _attribute_lists(data, layout)
-    if attributes is None:
-        return False
-    keys, plain = parse_ids(data, layout.opens + len(_OPEN), layout.id_ends)
-    others = {index: raw[a:b].decode("utf-8") for index, a, b in zip(
-        np.flatnonzero(~plain).tolist(), (layout.opens[~plain] + len(_OPEN)).tolist(),
-        layout.id_ends[~plain].tolist())}
-    texts, joined, exact = _texts(data, raw, layout.tag_ends + 1, layout.closes)
-    builder.add(None, texts, *attributes, keys=keys, other_ids=others, joined=(joined, exact))
+    texts = scanned.joined.decode("utf-8").split("\n")[:-1]
+    for index in np.flatnonzero(scanned.alone).tolist():
+        start, end = scanned.text_bounds[index].tolist()
+        texts[index] = sentence_text(raw[start:end].decode("utf-8"))
+    others = {index: raw[start:end].decode("utf-8") for index, (start, end) in zip(
+        np.flatnonzero(~scanned.plain).tolist(), scanned.id_bounds[~scanned.plain].tolist())}
+    builder.add(None, texts, *_attribute_values_of(scanned), keys=scanned.keys,
+                other_ids=others, joined=(scanned.joined, ~scanned.alone))
     return True
 
 
-_FORBIDDEN = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+def _attribute_values_of(scanned: ScannedSentences) -> tuple[list[str], list[str]]:
+    """Each sentence's `lists` and `tags` values, entities decoded."""
+    count = len(scanned.keys)
+    if scanned.values is None:
+        return [""] * count, [""] * count
+    values = scanned.values.decode("utf-8").split("\n")[:-1]
+    for position in np.flatnonzero(scanned.value_ampersands.ravel()).tolist():
+        values[position] = html.unescape(values[position])
+    return values[0::2], values[1::2]
 
 
 def _check_characters(chunk: ByteChunk, ref: FileRef) -> None:
     """Raise :class:`InputError` at the first character XML 1.0 does not allow."""
-    found = _FORBIDDEN.search(chunk.data)
-    if found:
-        at = found.start()
+    at = first_forbidden(np.frombuffer(chunk.data, np.uint8))
+    if at >= 0:
         column = at - (chunk.data.rfind(b"\n", 0, at) + 1) + 1
         raise InputError(ref, f"character 0x{chunk.data[at]:02x} is not allowed in XML",
                          f"line {chunk.line_at(at)}, column {column}", kind="malformed XML")
@@ -591,7 +352,7 @@ def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
             seen_root = True
         elif not start:
             start = chunk.decoded(ref).text.lstrip()[:20]
-        if not _add_fast_chunk(builder, chunk):
+        if not _add_scanned_chunk(builder, chunk):
             _add_chunk(builder, chunk.decoded(ref), ref)
     if not seen_root:
         problem = (f"not an XML document: no element in it (it starts {start!r})" if start

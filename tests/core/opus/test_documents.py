@@ -3,6 +3,8 @@ import html
 import zipfile
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tapaco.core.errors import InputError
 from tapaco.core.opus.documents import read_sentences, sentence_text
@@ -204,16 +206,34 @@ def test_texts_with_xml_entities_read_as_an_xml_parser_reads_them(tmp_path, odd_
     assert [text for _, text, _, _ in found] == expected
 
 
-def test_numpy_reading_equals_the_regular_expression_reading(tmp_path, monkeypatch):
+def _scanned_and_general(path, monkeypatch):
+    """The document read with the compiled scanner and by the general path alone (both
+    hashing the texts' surface keys)."""
     from tapaco.core.opus import documents
+    from tapaco.normalize import SurfaceHasher
+
+    scanned = read_sentences(FileRef(path), hasher=SurfaceHasher())
+    with monkeypatch.context() as patched:
+        patched.setattr(documents, "_add_scanned_chunk", lambda builder, chunk: False)
+        general = read_sentences(FileRef(path), hasher=SurfaceHasher())
+    return scanned, general
+
+
+def _assert_same_reading(scanned, general):
+    assert _rows(scanned) == _rows(general)
+    assert scanned.keys.tolist() == general.keys.tolist()
+    assert scanned.other_ids == general.other_ids
+    assert scanned.hashes.tolist() == general.hashes.tolist()
+    assert scanned.tokenised == general.tokenised
+
+
+def test_the_scanner_reads_as_the_general_path(tmp_path, monkeypatch):
+    from tapaco.core.opus.document_kernels import scan_sentences
 
     path = tmp_path / "d.xml"
     path.write_text(_tricky_document(3000, 1), encoding="utf-8")
-    fast = read_sentences(FileRef(path))
-    monkeypatch.setattr(documents, "_add_fast_chunk", lambda builder, chunk: False)
-    slow = read_sentences(FileRef(path))
-    assert _rows(fast) == _rows(slow)
-    assert fast.keys.tolist() == slow.keys.tolist() and fast.other_ids == slow.other_ids
+    assert scan_sentences(path.read_bytes()) is not None  # the scanner read it
+    _assert_same_reading(*_scanned_and_general(path, monkeypatch))
 
 
 @pytest.mark.parametrize("odd", ['<s id="9" lists="a>b">x</s>', '<s lists="1" id="9">x</s>',
@@ -221,8 +241,94 @@ def test_numpy_reading_equals_the_regular_expression_reading(tmp_path, monkeypat
                                  '<s id="9" tags="b" lists="a">x</s>',
                                  '<s id="9" lists="a" tags="b" >x</s>',
                                  '<s id="9" lists="a&amp;b" tags="&lt;">x</s>'])
-def test_unusual_sentences_among_plain_ones_are_still_read(tmp_path, odd):
+def test_unusual_sentences_among_plain_ones_are_still_read(tmp_path, odd, monkeypatch):
     path = tmp_path / "d.xml"
     body = "\n".join(f'<s id="s{n}">Text {n}.</s>' for n in range(1, 400))
     path.write_text(f"<document>\n{body}\n{odd}\n</document>\n", encoding="utf-8")
-    assert _rows(read_sentences(FileRef(path))) == _etree_sentences(path)
+    scanned, general = _scanned_and_general(path, monkeypatch)
+    assert _rows(scanned) == _rows(general) == _etree_sentences(path)
+
+
+# Pieces of sentence documents: the common ones the scanner reads, and rarer ones it must leave
+# to the general path (or read as it does).
+_IDS = ["s1", "7", "s0", "s1234567890123456789", "s4.1", "x-9", ""]
+_ODD_IDS = ["s07", "a&amp;b", "1\n2", "a>b"]
+_ATTRIBUTES = ["", ' lists="1;2"', ' tags="a &amp; b"', ' lists="7" tags="x;y"', ' lists="a>b"',
+               ' lists=""']
+_ODD_ATTRIBUTES = [' tags="x" lists="y"', " ", ' lists="a\nb"', ' lists="&#233;"', " x=\"1\""]
+_TEXT_PIECES = ["Plain.", " ", "  ", "\t", "\n", "\r", "&amp;", "&lt;b&gt;", "&quot;", "&apos;",
+                "東京", "é", "😀", '<time id="T1S" value="00:00:01,000" />', "<time/>", ">", '"',
+                "'"]
+_ODD_TEXT_PIECES = ["\xa0", "\u3000", "\u2028", "\x85", "&#233;", "&#10;", "&nbsp;", "&",
+                    "&amp", '<time id="T1E"\n value="x"/>', "<timeline/>", "<i>x</i>", "<b/>",
+                    "<w>tok</w>", '<w id="1.1">a</w>', "</s >"]
+_OUTSIDE = ["\n", "<p>", "</p>", '<time id="T0" value="x"/>', "<!-- </s> -->", "text outside",
+            "</span>"]
+_ODD_OUTSIDE = ["<![CDATA[<s>]]>", "<w>t</w>", "</s>"]
+
+
+def _mostly(common: list[str], odd: list[str]) -> st.SearchStrategy[str]:
+    """One of `common`, or one in 25 times one of `odd`."""
+    return st.integers(0, 24).flatmap(
+        lambda die: st.sampled_from(odd if die == 0 else common))
+
+
+@st.composite
+def _documents(draw) -> str:
+    parts = ['<?xml version="1.0" encoding="utf-8"?>\n<document>\n']
+    plain_text = st.text(max_size=4).filter(lambda text: "<" not in text and "&" not in text)
+    for _ in range(draw(st.integers(0, 12))):
+        if draw(st.integers(0, 4)) == 0:
+            parts.append(draw(_mostly(_OUTSIDE, _ODD_OUTSIDE)))
+        sentence_id = draw(_mostly(_IDS, _ODD_IDS) | st.integers(1, 10**6).map("s{}".format))
+        attributes = draw(_mostly(_ATTRIBUTES, _ODD_ATTRIBUTES))
+        pieces = st.lists(_mostly(_TEXT_PIECES, _ODD_TEXT_PIECES) | plain_text, max_size=6)
+        parts.append(f'<s id="{sentence_id}"{attributes}>{"".join(draw(pieces))}</s>\n')
+    parts.append("</document>\n")
+    return "".join(parts)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_documents())
+def test_the_scanner_reads_any_document_as_the_general_path(document):
+    import tempfile
+    from pathlib import Path
+
+    from tapaco.core.opus import documents
+    from tapaco.normalize import SurfaceHasher
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "d.xml"
+        path.write_bytes(document.encode("utf-8", "surrogatepass"))
+        results = []
+        for scanner in (documents._add_scanned_chunk, lambda builder, chunk: False):
+            original, documents._add_scanned_chunk = documents._add_scanned_chunk, scanner
+            try:
+                results.append(read_sentences(FileRef(path), hasher=SurfaceHasher()))
+            except InputError as error:
+                results.append(str(error))
+            finally:
+                documents._add_scanned_chunk = original
+    scanned, general = results
+    if isinstance(general, str) or isinstance(scanned, str):
+        assert scanned == general
+    else:
+        _assert_same_reading(scanned, general)
+
+
+def test_opensubtitles_raw_documents_are_read_by_the_scanner(monkeypatch, tmp_path):
+    """The common raw forms (times inside sentences, entities, runs of whitespace) are the
+    scanner's: it does not decline them, and reads them as the general path."""
+    from tapaco.core.opus.document_kernels import scan_sentences
+
+    body = "".join(f'<s id="{n}">\n<time id="T{n}S" value="00:00:{n % 60:02},000" />\n'
+                   f"- Line &amp; {n}  here.\n<time id=\"T{n}E\" value=\"x\" />\n</s>\n"
+                   for n in range(1, 300))
+    document = f'<?xml version="1.0" encoding="utf-8"?>\n<document id="1">\n{body}</document>\n'
+    scanned = scan_sentences(document.encode())
+    assert scanned is not None and not scanned.alone.any()
+    path = tmp_path / "d.xml"
+    path.write_text(document, encoding="utf-8")
+    found, general = _scanned_and_general(path, monkeypatch)
+    _assert_same_reading(found, general)
+    assert found.texts[0] == "- Line & 1 here." and found.ids[:2] == ["1", "2"]

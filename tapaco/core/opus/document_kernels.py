@@ -1,0 +1,364 @@
+"""Compiled reading of a sentence document's common form, one pass over a chunk's UTF-8.
+
+:func:`scan_sentences` reads a chunk whose every sentence is
+`<s id=".." [lists=".."] [tags=".."]>text</s>` and whose texts hold nothing but character data,
+XML's predefined entities and one-line `<time .../>` elements (Tatoeba's and OpenSubtitles' raw
+documents). It returns arrays: each id's key (:mod:`tapaco.core.opus.sidekeys`) or its byte range,
+the texts as :func:`tapaco.core.opus.documents.sentence_text` gives them, joined by newlines, and
+the attribute values. A text that needs more (another entity, a whitespace character outside
+ASCII) is flagged for that function; a chunk in any other form is declined as a whole, for the
+general reader. The caller has checked that the chunk is UTF-8 without characters XML forbids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+_LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
+    ord(c) for c in '<>"&/ \t\n\r')
+_BARE = np.uint64(1 << 62)
+_MAX_DIGITS = 18
+
+
+def _bytes(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode(), np.uint8)
+
+
+_OPEN = _bytes('<s id="')
+_LISTS = _bytes(' lists="')
+_TAGS = _bytes(' tags="')
+_TIME = _bytes("<time")
+# XML's predefined entities after their "&" (one after another, from the offsets), and the byte
+# each stands for. Tables are module constants: numba compiles them into the kernels.
+_ENTITY_NAMES = _bytes("lt;gt;quot;apos;amp;")
+_ENTITY_OFFSETS = np.array([0, 3, 6, 11, 16, 20])
+_ENTITY_BYTES = np.array([ord(c) for c in "<>\"'&"], np.uint8)
+# the characters str.split() and str.strip() take for whitespace (none lies above U+3000)
+SPACES = np.array([chr(code).isspace() for code in range(0x3001)])
+
+
+@njit(nogil=True, cache=True)
+def first_forbidden(data: np.ndarray) -> int:
+    """The offset of the first byte XML 1.0 forbids (C0 controls but tab, newline, return), or
+    -1."""
+    for at in range(len(data)):
+        byte = data[at]
+        if byte < 0x20 and byte != _TAB and byte != _NEWLINE and byte != _RETURN:
+            return at
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def _starts_with(data, at, prefix) -> bool:
+    if at + len(prefix) > len(data):
+        return False
+    for k in range(len(prefix)):
+        if data[at + k] != prefix[k]:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def _ends_a_name(byte) -> bool:
+    """Whether an element's name can end before this byte (a word boundary for the reference's
+    regular expressions; any byte above ASCII counts too, so such a chunk is declined)."""
+    return (byte == _SPACE or byte == _GT or byte == _SLASH or byte == _NEWLINE or byte == _TAB
+            or byte == _RETURN or byte >= 0x80)
+
+
+@njit(nogil=True, cache=True)
+def _one_line_time_end(data, at) -> int:
+    """After a one-line `<time .../>` element starting at `at`, or -1: the first `>` or newline
+    after the name must be a `>` closing `/>` (the reference drops exactly those)."""
+    name_end = at + len(_TIME)
+    if name_end >= len(data) or not _starts_with(data, at, _TIME):
+        return -1
+    byte = data[name_end]
+    if not (byte == _SPACE or byte == _SLASH or byte == _TAB or byte == _RETURN):
+        return -1
+    for end in range(name_end, len(data)):
+        if data[end] == _NEWLINE:
+            return -1
+        if data[end] == _GT:
+            return end + 1 if end - 1 >= name_end and data[end - 1] == _SLASH else -1
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def _code_point(data, at):
+    byte = data[at]
+    if byte < 0x80:
+        return np.int64(byte), 1
+    if byte < 0xE0:
+        return np.int64(((byte & 0x1F) << 6) | (data[at + 1] & 0x3F)), 2
+    if byte < 0xF0:
+        return np.int64(((byte & 0x0F) << 12) | ((data[at + 1] & 0x3F) << 6)
+                        | (data[at + 2] & 0x3F)), 3
+    return np.int64(((byte & 0x07) << 18) | ((data[at + 1] & 0x3F) << 12)
+                    | ((data[at + 2] & 0x3F) << 6) | (data[at + 3] & 0x3F)), 4
+
+
+@njit(nogil=True, cache=True)
+def _entity(data, at):
+    """The byte the XML predefined entity at `at` (its "&") stands for and its length, or
+    (0, 0)."""
+    for index in range(len(_ENTITY_BYTES)):
+        start, end = _ENTITY_OFFSETS[index], _ENTITY_OFFSETS[index + 1]
+        if at + 1 + end - start <= len(data):
+            for k in range(end - start):
+                if data[at + 1 + k] != _ENTITY_NAMES[start + k]:
+                    break
+            else:
+                return _ENTITY_BYTES[index], end - start + 1
+    return np.uint8(0), 0
+
+
+@njit(nogil=True, cache=True)
+def _id_key(data, start, end):
+    """The key of a plain id in [start, end) (`s<n>`: n, `<n>`: BARE | n), and whether it is
+    one."""
+    with_s = end > start and data[start] == ord("s")
+    first = start + 1 if with_s else start
+    digits = end - first
+    if digits < 1 or digits > _MAX_DIGITS or (data[first] == ord("0") and digits > 1):
+        return np.uint64(0), False
+    key = np.uint64(0)
+    for at in range(first, end):
+        digit = data[at] - ord("0")
+        if digit < 0 or digit > 9:
+            return np.uint64(0), False
+        key = key * np.uint64(10) + np.uint64(digit)
+    return (key if with_s else key | _BARE), True
+
+
+# What a byte of a sentence body asks of the scanner: nothing (copied as it is), or a look
+_ORDINARY, _SPACE_BYTE, _BREAK, _ENTITY, _MARKUP, _MAYBE_SPACE = range(6)
+BYTE_KINDS = np.zeros(256, np.uint8)
+BYTE_KINDS[_SPACE] = _SPACE_BYTE
+BYTE_KINDS[[_NEWLINE, _TAB]] = _BREAK
+BYTE_KINDS[_AMP] = _ENTITY
+BYTE_KINDS[_LT] = _MARKUP
+# lead bytes of the UTF-8 of every whitespace character above ASCII (U+0085 to U+3000)
+BYTE_KINDS[[0xC2, 0xE1, 0xE2, 0xE3]] = _MAYBE_SPACE
+
+
+@njit(nogil=True, cache=True)
+def _body(data, start, out, written):
+    """Read a sentence body from `start` to its `</s>`, writing its text at `out[written:]` as
+    the reference reads it. Returns where the `</s>` is (-1: the chunk is declined) and the new
+    end of `out` (-1: the reference must read this text)."""
+    begin = written
+    collapse, alone = False, False
+    at, size = start, len(data)
+    while True:
+        if at >= size:
+            return -1, -1
+        byte = data[at]
+        kind = BYTE_KINDS[byte]
+        if kind == _ORDINARY:
+            out[written] = byte
+            written += 1
+            at += 1
+        elif kind == _MARKUP:
+            if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == ord("s")
+                    and data[at + 3] == _GT):
+                break
+            at = _one_line_time_end(data, at)  # dropped, as the reference drops it
+            if at < 0:
+                return -1, -1
+        elif kind == _ENTITY:
+            char, length = _entity(data, at)
+            alone |= length == 0
+            out[written] = char
+            written += 1
+            at += max(length, 1)
+        elif kind == _MAYBE_SPACE:
+            code, length = _code_point(data, at)
+            alone |= code < len(SPACES) and SPACES[code]
+            for k in range(length):
+                out[written + k] = data[at + k]
+            written += length
+            at += length
+        else:
+            collapse |= kind == _BREAK or (written > begin and out[written - 1] == _SPACE)
+            out[written] = byte
+            written += 1
+            at += 1
+    if alone:
+        return at, -1
+    if collapse:
+        return at, _collapsed(out, begin, written)
+    return at, _stripped(out, begin, written)
+
+
+@njit(nogil=True, cache=True)
+def _collapsed(out, begin, end):
+    """" ".join(text.split()) of out[begin:end] in place (its whitespace is ASCII); the new
+    end."""
+    kept = begin
+    for at in range(begin, end):
+        byte = out[at]
+        if byte == _SPACE or byte == _TAB or byte == _NEWLINE or byte == _RETURN:
+            if kept > begin and out[kept - 1] != _SPACE:
+                out[kept] = _SPACE
+                kept += 1
+        else:
+            out[kept] = byte
+            kept += 1
+    if kept > begin and out[kept - 1] == _SPACE:
+        kept -= 1
+    return kept
+
+
+@njit(nogil=True, cache=True)
+def _stripped(out, begin, end):
+    """text.strip() of out[begin:end] in place, where only spaces and returns can be at its
+    ends; the new end."""
+    first, last = begin, end
+    while first < last and (out[first] == _SPACE or out[first] == _RETURN):
+        first += 1
+    while last > first and (out[last - 1] == _SPACE or out[last - 1] == _RETURN):
+        last -= 1
+    if first > begin:
+        for at in range(first, last):
+            out[begin + at - first] = out[at]
+    return begin + last - first
+
+
+@njit(nogil=True, cache=True)
+def _value_end(data, start) -> int:
+    """The closing quote of an attribute value starting at `start`, or -1 if the value holds
+    `<` or a newline (or never ends)."""
+    for at in range(start, len(data)):
+        byte = data[at]
+        if byte == _QUOTE:
+            return at
+        if byte == _LT or byte == _NEWLINE:
+            return -1
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def _copy_value(data, start, end, out, written):
+    """Copy an attribute value and a newline; the new end, and whether it holds a "&"."""
+    ampersand = False
+    for at in range(start, end):
+        out[written] = data[at]
+        ampersand |= data[at] == _AMP
+        written += 1
+    out[written] = _NEWLINE
+    return written + 1, ampersand
+
+
+@njit(nogil=True, cache=True)
+def _scan(data, keys, plain, id_bounds, text_bounds, alone,
+          joined, values, value_ampersands):
+    """The loop of :func:`scan_sentences`, into preallocated arrays; the counts of sentences,
+    joined bytes and value bytes, and whether any sentence had attributes (-1 sentences: the
+    chunk is declined)."""
+    count, written, value_written, attributed = 0, 0, 0, False
+    at = 0
+    size = len(data)
+    while at < size:
+        if data[at] != _LT:
+            at += 1
+            continue
+        if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == ord("s")
+                and _ends_a_name(data[at + 3])):
+            return -1, 0, 0, False  # a </s> outside a sentence
+        if at + 2 < size and data[at + 1] == ord("w") and _ends_a_name(data[at + 2]):
+            return -1, 0, 0, False  # a tokenised document
+        if not (at + 2 < size and data[at + 1] == ord("s") and _ends_a_name(data[at + 2])):
+            at += 1  # another element's tag, outside sentences
+            continue
+        if not _starts_with(data, at, _OPEN):
+            return -1, 0, 0, False
+        id_start = at + len(_OPEN)
+        id_end = id_start
+        while id_end < size and data[id_end] != _QUOTE:
+            byte = data[id_end]
+            if byte == _LT or byte == _GT or byte == _AMP:
+                return -1, 0, 0, False
+            id_end += 1
+        if id_end >= size:
+            return -1, 0, 0, False
+        keys[count], plain[count] = _id_key(data, id_start, id_end)
+        id_bounds[count, 0], id_bounds[count, 1] = id_start, id_end
+        position = id_end + 1
+        lists = (-1, -1)
+        tags = (-1, -1)
+        if _starts_with(data, position, _LISTS):
+            end = _value_end(data, position + len(_LISTS))
+            if end < 0:
+                return -1, 0, 0, False
+            lists = (position + len(_LISTS), end)
+            position = end + 1
+        if _starts_with(data, position, _TAGS):
+            end = _value_end(data, position + len(_TAGS))
+            if end < 0:
+                return -1, 0, 0, False
+            tags = (position + len(_TAGS), end)
+            position = end + 1
+        if position >= size or data[position] != _GT:
+            return -1, 0, 0, False
+        value_written, value_ampersands[count, 0] = _copy_value(data, lists[0], lists[1],
+                                                                values, value_written)
+        value_written, value_ampersands[count, 1] = _copy_value(data, tags[0], tags[1],
+                                                                values, value_written)
+        attributed |= lists[0] >= 0 or tags[0] >= 0
+        body = position + 1
+        end, text_end = _body(data, body, joined, written)
+        if end < 0:
+            return -1, 0, 0, False
+        text_bounds[count, 0], text_bounds[count, 1] = body, end
+        alone[count] = text_end < 0
+        written = written if text_end < 0 else text_end
+        joined[written] = _NEWLINE
+        written += 1
+        count += 1
+        at = end + 4
+    return count, written, value_written, attributed
+
+
+@dataclass(frozen=True)
+class ScannedSentences:
+    """What :func:`scan_sentences` found: per sentence its id's key and whether the id is
+    plain, the byte ranges of its id and body, whether its text is left to the reference
+    (`alone`); the texts each followed by a newline (an empty line where `alone`); the `lists`
+    and `tags` values alternately, each followed by a newline (None if no sentence has either),
+    and whether each holds a "&"."""
+
+    keys: np.ndarray
+    plain: np.ndarray
+    id_bounds: np.ndarray
+    text_bounds: np.ndarray
+    alone: np.ndarray
+    joined: bytes
+    values: bytes | None
+    value_ampersands: np.ndarray
+
+
+def scan_sentences(raw: bytes) -> ScannedSentences | None:
+    """The sentences of a chunk in the common form (see the module's docstring), or None."""
+    data = np.frombuffer(raw, np.uint8)
+    bound = raw.count(b"<s") + 1
+    keys = np.zeros(bound, np.uint64)
+    plain = np.zeros(bound, np.bool_)
+    id_bounds = np.zeros((bound, 2), np.int64)
+    text_bounds = np.zeros((bound, 2), np.int64)
+    alone = np.zeros(bound, np.bool_)
+    joined = np.empty(len(data) + bound, np.uint8)
+    values = np.empty(len(data) + 2 * bound, np.uint8)
+    ampersands = np.zeros((bound, 2), np.bool_)
+    count, written, value_written, attributed = _scan(
+        data, keys, plain, id_bounds, text_bounds,
+        alone, joined, values, ampersands)
+    if count < 0:
+        return None
+    return ScannedSentences(keys[:count], plain[:count], id_bounds[:count],
+                            text_bounds[:count], alone[:count], joined[:written].tobytes(),
+                            values[:value_written].tobytes() if attributed else None,
+                            ampersands[:count])
