@@ -1,13 +1,14 @@
 """Compiled reading of a sentence document's common form, one pass over a chunk's UTF-8.
 
 :func:`scan_sentences` reads a chunk whose every sentence is
-`<s id=".." [lists=".."] [tags=".."]>text</s>` and whose texts hold nothing but character data,
-XML's predefined entities and one-line `<time .../>` elements (Tatoeba's and OpenSubtitles' raw
-documents). It returns arrays: each id's key (:mod:`tapaco.core.opus.sidekeys`) or its byte range,
-the texts as :func:`tapaco.core.opus.documents.sentence_text` gives them, joined by newlines, and
-the attribute values. A text that needs more (another entity, a whitespace character outside
-ASCII) is flagged for that function; a chunk in any other form is declined as a whole, for the
-general reader. The caller has checked that the chunk is UTF-8 without characters XML forbids.
+`<s id=".." [lists=".."] [tags=".."]>body</s>`, the body holding nothing but character data,
+XML's predefined entities, `<w ...>token</w>` elements and one-line `<time .../>` elements
+(Tatoeba's and OpenSubtitles' raw and tokenised documents). It returns arrays: each id's key
+(:mod:`tapaco.core.opus.sidekeys`) or its byte range, the texts as
+:func:`tapaco.core.opus.documents.sentence_text` gives them, joined by newlines, and the
+attribute values. A text that needs more (another entity, a whitespace character outside ASCII)
+is flagged for that function; a chunk in any other form is declined as a whole, for the general
+reader. The caller has checked that the chunk is UTF-8 without characters XML forbids.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ def _bytes(text: str) -> np.ndarray:
 _OPEN = _bytes('<s id="')
 _LISTS = _bytes(' lists="')
 _TAGS = _bytes(' tags="')
-_TIME = _bytes("<time")
 # XML's predefined entities after their "&" (one after another, from the offsets), and the byte
 # each stands for. Tables are module constants: numba compiles them into the kernels.
 _ENTITY_NAMES = _bytes("lt;gt;quot;apos;amp;")
@@ -70,20 +70,16 @@ def _ends_a_name(byte) -> bool:
 
 
 @njit(nogil=True, cache=True)
-def _one_line_time_end(data, at) -> int:
-    """After a one-line `<time .../>` element starting at `at`, or -1: the first `>` or newline
-    after the name must be a `>` closing `/>` (the reference drops exactly those)."""
-    name_end = at + len(_TIME)
-    if name_end >= len(data) or not _starts_with(data, at, _TIME):
+def _tag_end(data, at) -> int:
+    """After the tag starting at `at`, or -1 if it holds another `<` (or never ends) or is
+    markup other than an element's tag (`<!`, `<?`)."""
+    if at + 1 >= len(data) or data[at + 1] == ord("!") or data[at + 1] == ord("?"):
         return -1
-    byte = data[name_end]
-    if not (byte == _SPACE or byte == _SLASH or byte == _TAB or byte == _RETURN):
-        return -1
-    for end in range(name_end, len(data)):
-        if data[end] == _NEWLINE:
+    for end in range(at + 1, len(data)):
+        if data[end] == _LT:
             return -1
         if data[end] == _GT:
-            return end + 1 if end - 1 >= name_end and data[end - 1] == _SLASH else -1
+            return end + 1
     return -1
 
 
@@ -146,16 +142,14 @@ BYTE_KINDS[[0xC2, 0xE1, 0xE2, 0xE3]] = _MAYBE_SPACE
 
 
 @njit(nogil=True, cache=True)
-def _body(data, start, out, written):
-    """Read a sentence body from `start` to its `</s>`, writing its text at `out[written:]` as
-    the reference reads it. Returns where the `</s>` is (-1: the chunk is declined) and the new
-    end of `out` (-1: the reference must read this text)."""
-    begin = written
+def _copy_text(data, at, out, written, begin):
+    """Copy character data from `at` up to the next `<` (or the end) to `out[written:]`,
+    entities decoded; returns where it stopped, the new end of `out`, whether the text (which
+    began at `out[begin]`) needs its whitespace collapsed, and whether the reference must read
+    it (an entity XML does not predefine, a whitespace character above ASCII)."""
     collapse, alone = False, False
-    at, size = start, len(data)
-    while True:
-        if at >= size:
-            return -1, -1
+    size = len(data)
+    while at < size:
         byte = data[at]
         kind = BYTE_KINDS[byte]
         if kind == _ORDINARY:
@@ -163,12 +157,7 @@ def _body(data, start, out, written):
             written += 1
             at += 1
         elif kind == _MARKUP:
-            if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == ord("s")
-                    and data[at + 3] == _GT):
-                break
-            at = _one_line_time_end(data, at)  # dropped, as the reference drops it
-            if at < 0:
-                return -1, -1
+            break
         elif kind == _ENTITY:
             char, length = _entity(data, at)
             alone |= length == 0
@@ -187,11 +176,82 @@ def _body(data, start, out, written):
             out[written] = byte
             written += 1
             at += 1
+    return at, written, collapse, alone
+
+
+@njit(nogil=True, cache=True)
+def _token_content(data, at) -> int:
+    """Where the content of the `<w ...>` element at `at` starts, or -1 unless its open tag
+    holds no `<` and does not close itself."""
+    for end in range(at + 2, len(data)):
+        if data[end] == _LT:
+            return -1
+        if data[end] == _GT:
+            return -1 if data[end - 1] == _SLASH else end + 1
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def _closes(data, at, name) -> bool:
+    """Whether `</name>` is at `at`."""
+    return (at + 3 < len(data) and data[at] == _LT and data[at + 1] == _SLASH
+            and data[at + 2] == name and data[at + 3] == _GT)
+
+
+@njit(nogil=True, cache=True)
+def _body(data, start, out, written):
+    """Read a sentence body from `start` to its `</s>`, writing its text at `out[written:]` as
+    the reference reads it: its `<w>` tokens joined by spaces if it has any, else its own
+    character data (empty elements such as `<time/>` dropped). Returns where the `</s>` is (-1: the
+    chunk is declined), the new end of `out` (-1: the reference must read this text) and
+    whether the body held tokens."""
+    begin = written
+    collapse, alone, tokens, elements = False, False, False, False
+    at = start
+    while True:
+        before = written
+        at, written, more_collapse, more_alone = _copy_text(data, at, out, written, begin)
+        if tokens:  # character data between tokens is not the text
+            written = before
+        else:
+            collapse |= more_collapse
+            alone |= more_alone
+        if at >= len(data):
+            return -1, -1, False
+        if _closes(data, at, ord("s")):
+            break
+        if at + 2 < len(data) and data[at + 1] == ord("w") and _ends_a_name(data[at + 2]):
+            content = _token_content(data, at)
+            if content < 0:
+                return -1, -1, False
+            if tokens:
+                collapse |= written > begin and out[written - 1] == _SPACE
+                out[written] = _SPACE
+                written += 1
+            else:  # the first token: what came before is not the text
+                written, collapse, alone, tokens = begin, False, False, True
+            at, written, more_collapse, more_alone = _copy_text(data, content, out, written,
+                                                                begin)
+            collapse |= more_collapse
+            alone |= more_alone
+            if not _closes(data, at, ord("w")):
+                return -1, -1, False
+            at += 4
+            continue
+        tag_end = _tag_end(data, at)
+        if tag_end < 0:
+            return -1, -1, False
+        # an empty element (<time .../>) is dropped, as the reference drops it; the content of
+        # another element would be left out of the text: only a tokenised sentence may have one
+        elements |= data[tag_end - 2] != _SLASH
+        at = tag_end
+    if elements and not tokens:
+        return -1, -1, False
     if alone:
-        return at, -1
+        return at, -1, tokens
     if collapse:
-        return at, _collapsed(out, begin, written)
-    return at, _stripped(out, begin, written)
+        return at, _collapsed(out, begin, written), tokens
+    return at, _stripped(out, begin, written), tokens
 
 
 @njit(nogil=True, cache=True)
@@ -257,9 +317,9 @@ def _copy_value(data, start, end, out, written):
 def _scan(data, keys, plain, id_bounds, text_bounds, alone,
           joined, values, value_ampersands):
     """The loop of :func:`scan_sentences`, into preallocated arrays; the counts of sentences,
-    joined bytes and value bytes, and whether any sentence had attributes (-1 sentences: the
-    chunk is declined)."""
-    count, written, value_written, attributed = 0, 0, 0, False
+    joined bytes and value bytes, whether any sentence had attributes and whether any had
+    tokens (-1 sentences: the chunk is declined)."""
+    count, written, value_written, attributed, tokenised = 0, 0, 0, False, False
     at = 0
     size = len(data)
     while at < size:
@@ -268,23 +328,32 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
             continue
         if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == ord("s")
                 and _ends_a_name(data[at + 3])):
-            return -1, 0, 0, False  # a </s> outside a sentence
+            return -1, 0, 0, False, False  # a </s> outside a sentence
         if at + 2 < size and data[at + 1] == ord("w") and _ends_a_name(data[at + 2]):
-            return -1, 0, 0, False  # a tokenised document
+            # a token outside sentences: not read, but the document is tokenised
+            content = _token_content(data, at)
+            end = content
+            while 0 <= end < size and data[end] != _LT:
+                end += 1
+            if content < 0 or not _closes(data, end, ord("w")):
+                return -1, 0, 0, False, False
+            tokenised = True
+            at = end + 4
+            continue
         if not (at + 2 < size and data[at + 1] == ord("s") and _ends_a_name(data[at + 2])):
             at += 1  # another element's tag, outside sentences
             continue
         if not _starts_with(data, at, _OPEN):
-            return -1, 0, 0, False
+            return -1, 0, 0, False, False
         id_start = at + len(_OPEN)
         id_end = id_start
         while id_end < size and data[id_end] != _QUOTE:
             byte = data[id_end]
             if byte == _LT or byte == _GT or byte == _AMP:
-                return -1, 0, 0, False
+                return -1, 0, 0, False, False
             id_end += 1
         if id_end >= size:
-            return -1, 0, 0, False
+            return -1, 0, 0, False, False
         keys[count], plain[count] = _id_key(data, id_start, id_end)
         id_bounds[count, 0], id_bounds[count, 1] = id_start, id_end
         position = id_end + 1
@@ -293,26 +362,27 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
         if _starts_with(data, position, _LISTS):
             end = _value_end(data, position + len(_LISTS))
             if end < 0:
-                return -1, 0, 0, False
+                return -1, 0, 0, False, False
             lists = (position + len(_LISTS), end)
             position = end + 1
         if _starts_with(data, position, _TAGS):
             end = _value_end(data, position + len(_TAGS))
             if end < 0:
-                return -1, 0, 0, False
+                return -1, 0, 0, False, False
             tags = (position + len(_TAGS), end)
             position = end + 1
         if position >= size or data[position] != _GT:
-            return -1, 0, 0, False
+            return -1, 0, 0, False, False
         value_written, value_ampersands[count, 0] = _copy_value(data, lists[0], lists[1],
                                                                 values, value_written)
         value_written, value_ampersands[count, 1] = _copy_value(data, tags[0], tags[1],
                                                                 values, value_written)
         attributed |= lists[0] >= 0 or tags[0] >= 0
         body = position + 1
-        end, text_end = _body(data, body, joined, written)
+        end, text_end, has_tokens = _body(data, body, joined, written)
+        tokenised |= has_tokens
         if end < 0:
-            return -1, 0, 0, False
+            return -1, 0, 0, False, False
         text_bounds[count, 0], text_bounds[count, 1] = body, end
         alone[count] = text_end < 0
         written = written if text_end < 0 else text_end
@@ -320,7 +390,7 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
         written += 1
         count += 1
         at = end + 4
-    return count, written, value_written, attributed
+    return count, written, value_written, attributed, tokenised
 
 
 @dataclass(frozen=True)
@@ -329,7 +399,7 @@ class ScannedSentences:
     plain, the byte ranges of its id and body, whether its text is left to the reference
     (`alone`); the texts each followed by a newline (an empty line where `alone`); the `lists`
     and `tags` values alternately, each followed by a newline (None if no sentence has either),
-    and whether each holds a "&"."""
+    and whether each holds a "&"; whether any sentence had `<w>` tokens."""
 
     keys: np.ndarray
     plain: np.ndarray
@@ -339,6 +409,7 @@ class ScannedSentences:
     joined: bytes
     values: bytes | None
     value_ampersands: np.ndarray
+    tokenised: bool
 
 
 def scan_sentences(raw: bytes) -> ScannedSentences | None:
@@ -353,7 +424,7 @@ def scan_sentences(raw: bytes) -> ScannedSentences | None:
     joined = np.empty(len(data) + bound, np.uint8)
     values = np.empty(len(data) + 2 * bound, np.uint8)
     ampersands = np.zeros((bound, 2), np.bool_)
-    count, written, value_written, attributed = _scan(
+    count, written, value_written, attributed, tokenised = _scan(
         data, keys, plain, id_bounds, text_bounds,
         alone, joined, values, ampersands)
     if count < 0:
@@ -361,4 +432,4 @@ def scan_sentences(raw: bytes) -> ScannedSentences | None:
     return ScannedSentences(keys[:count], plain[:count], id_bounds[:count],
                             text_bounds[:count], alone[:count], joined[:written].tobytes(),
                             values[:value_written].tobytes() if attributed else None,
-                            ampersands[:count])
+                            ampersands[:count], tokenised)

@@ -6,12 +6,12 @@ character data of the `<s>` itself, child elements and their content left out, a
 reads raw documents (an OpenSubtitles raw `<s>` holds `<time .../>` elements around its
 text). Entities are decoded and whitespace is collapsed.
 
-A chunk whose sentences are all `<s id=".." [lists=".."] [tags=".."]>text</s>`, the text
-holding at most one-line `<time .../>` elements (Tatoeba's and OpenSubtitles' raw documents), is
-read by a compiled scanner (:mod:`tapaco.core.opus.document_kernels`): ids become keys
-(:mod:`tapaco.core.opus.sidekeys`) and the texts of a chunk are decoded at once. Any other chunk
-is read by regular expressions, sentence by sentence: that general path is the reference the
-scanner is tested against.
+A chunk whose sentences are all `<s id=".." [lists=".."] [tags=".."]>body</s>`, the body
+holding at most `<w>` tokens and one-line `<time .../>` elements (Tatoeba's and OpenSubtitles'
+raw and tokenised documents), is read by a compiled scanner
+(:mod:`tapaco.core.opus.document_kernels`): ids become keys (:mod:`tapaco.core.opus.sidekeys`)
+and the texts of a chunk are decoded at once. Any other chunk is read by regular expressions,
+sentence by sentence: that general path is the reference the scanner is tested against.
 
 XML's other markup is read as XML defines it before any of these sees a chunk: comments are
 dropped (a `</s>` inside one ends nothing), CDATA sections become their text (`a<![CDATA[<b>]]>c`
@@ -216,6 +216,7 @@ def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
         texts[index] = sentence_text(raw[start:end].decode("utf-8"))
     others = {index: raw[start:end].decode("utf-8") for index, (start, end) in zip(
         np.flatnonzero(~scanned.plain).tolist(), scanned.id_bounds[~scanned.plain].tolist())}
+    builder.sentences.tokenised |= scanned.tokenised
     builder.add(None, texts, *_attribute_values_of(scanned), keys=scanned.keys,
                 other_ids=others, joined=(scanned.joined, ~scanned.alone))
     return True

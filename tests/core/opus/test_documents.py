@@ -258,13 +258,14 @@ _ATTRIBUTES = ["", ' lists="1;2"', ' tags="a &amp; b"', ' lists="7" tags="x;y"',
 _ODD_ATTRIBUTES = [' tags="x" lists="y"', " ", ' lists="a\nb"', ' lists="&#233;"', " x=\"1\""]
 _TEXT_PIECES = ["Plain.", " ", "  ", "\t", "\n", "\r", "&amp;", "&lt;b&gt;", "&quot;", "&apos;",
                 "東京", "é", "😀", '<time id="T1S" value="00:00:01,000" />', "<time/>", ">", '"',
-                "'"]
+                "'", "<w>tok</w>", '<w id="1.1">&amp;</w>', "<w> sp  </w>", "<w></w>",
+                '<chunk type="NP">', "</chunk>", "<br/>", '<time id="T1E"\n value="x"/>']
 _ODD_TEXT_PIECES = ["\xa0", "\u3000", "\u2028", "\x85", "&#233;", "&#10;", "&nbsp;", "&",
-                    "&amp", '<time id="T1E"\n value="x"/>', "<timeline/>", "<i>x</i>", "<b/>",
-                    "<w>tok</w>", '<w id="1.1">a</w>', "</s >"]
+                    "&amp", "<timeline/>", "<i>x</i>", "<w/>", '<w id="a"><b/></w>', "</w >",
+                    "<?pi x?>", "</w>", '<w a="x>y">t</w>', "</s >"]
 _OUTSIDE = ["\n", "<p>", "</p>", '<time id="T0" value="x"/>', "<!-- </s> -->", "text outside",
             "</span>"]
-_ODD_OUTSIDE = ["<![CDATA[<s>]]>", "<w>t</w>", "</s>"]
+_ODD_OUTSIDE = ["<![CDATA[<s>]]>", "<w>t</w>", "</s>", "<!DOCTYPE x>"]
 
 
 def _mostly(common: list[str], odd: list[str]) -> st.SearchStrategy[str]:
@@ -332,3 +333,30 @@ def test_opensubtitles_raw_documents_are_read_by_the_scanner(monkeypatch, tmp_pa
     found, general = _scanned_and_general(path, monkeypatch)
     _assert_same_reading(found, general)
     assert found.texts[0] == "- Line & 1 here." and found.ids[:2] == ["1", "2"]
+
+
+@pytest.mark.parametrize("member", ["opus-rf", "tatoeba"])
+def test_real_tokenised_documents_are_read_by_the_scanner(shared_data, monkeypatch, tmp_path,
+                                                         member):
+    """OPUS's tokenised documents (tokens inside <chunk> elements, attributes on every token,
+    tokens outside sentences) are the scanner's, and it reads them as the general path."""
+    from tapaco.core.opus.document_kernels import scan_sentences
+
+    if member == "opus-rf":
+        sources = sorted((shared_data / "opus-rf/xml").glob("??/*.xml.gz"))  # not alignments
+        documents = [(f"{path.parent.name}-{path.name[:-3]}", gzip.decompress(path.read_bytes()))
+                     for path in sources]
+    else:
+        documents = []
+        for path in sorted((shared_data / "tatoeba-v2-sample/xml").glob("*.zip")):
+            with zipfile.ZipFile(path) as archive:
+                documents += [(f"{path.stem}.xml", archive.read(name))
+                              for name in archive.namelist()]
+    assert len(documents) >= 4
+    for name, content in documents:
+        scanned = scan_sentences(content)
+        assert scanned is not None and scanned.tokenised and not scanned.alone.any(), name
+        path = tmp_path / name
+        path.write_bytes(content)
+        found, general = _scanned_and_general(path, monkeypatch)
+        _assert_same_reading(found, general)
