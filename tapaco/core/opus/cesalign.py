@@ -1,11 +1,11 @@
 """Stream cesAlign sentence alignments (`<linkGrp fromDoc toDoc>` of `<link xtargets="a b;c">`).
 
-Each decompressed chunk is first read with numpy: the positions of `xtargets="`, `;` and `"`
-give every side's bytes, and plain ids become integer keys (:mod:`tapaco.core.opus.sidekeys`)
-without a Python object per link. A chunk that this reading does not fully account for (a
-`<link>` without xtargets, an attribute in an unusual place, a second `;`) is read again by a
-regular-expression scan, which cheap structural checks back; the expat pass of
-:mod:`tapaco.core.opus.xmlcheck` then names the exact place of an error.
+Each decompressed chunk is first read by a compiled scanner
+(:mod:`tapaco.core.opus.cesalign_kernels`), which finds every side's bytes; plain ids become
+integer keys (:mod:`tapaco.core.opus.sidekeys`) without a Python object per link. A chunk that
+the scanner declines (a `<link>` without xtargets, a value without `;`, another element named
+`link...`) is read again by a regular-expression scan, which cheap structural checks back; the
+expat pass of :mod:`tapaco.core.opus.xmlcheck` then names the exact place of an error.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tapaco.core.arrays import next_at_or_after
 from tapaco.core.errors import InputError
+from tapaco.core.opus.cesalign_kernels import scan_links
 from tapaco.core.opus.links import KeyedLinks, LinkBlock, language_of
 from tapaco.core.opus.sidekeys import SideTable, key_ranges
 from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chunks
@@ -25,10 +25,6 @@ from tapaco.core.opus.xmlcheck import malformed
 _GROUP_START = re.compile(r"<linkGrp\b([^>]*)>")
 _LINK_TARGETS = re.compile(r'<link\b[^>]*?\bxtargets="([^";]*);([^"]*)"')
 _ATTRIBUTE = re.compile(r'([\w:.-]+)\s*=\s*"([^"]*)"')
-_XTARGETS = b'xtargets="'
-_SPACE = np.zeros(256, bool)
-_SPACE[list(b" \t\r\n")] = True
-_LT, _GT, _QUOTE, _SEMICOLON, _X = (ord(c) for c in '<>";x')
 
 
 def _documents_of(attributes: str) -> tuple[str, str] | None:
@@ -51,8 +47,8 @@ def _group_documents(attributes: str, ref: FileRef, chunk: TextChunk, offset: in
 def _links_of_segment(segment: str, ref: FileRef, chunk: TextChunk, offset: int) -> list:
     found = _LINK_TARGETS.findall(segment)
     if len(found) != segment.count("<link"):
-        bad = next(m for m in re.finditer(r"<link\b[^>]*>?", segment)
-                   if not _LINK_TARGETS.match(m.group()))
+        bad = next(m for m in re.finditer(r"<link[^>]*>?", segment)
+                   if not _LINK_TARGETS.match(m.group()))  # a <link...> the pattern misses
         position = f"line {chunk.line_at(offset + bad.start())}"
         raise malformed(ref, position, 'expected <link xtargets="ids;ids" .../>')
     return found
@@ -95,74 +91,30 @@ def _slow_blocks(chunk: TextChunk, state: _GroupState) -> Iterator[KeyedLinks]:
         yield block
 
 
-def _group_tags(raw: bytes) -> tuple[list[int], list[tuple[str, str]]] | None:
-    """Start offsets and documents of the `<linkGrp>` tags of a chunk; None if one lacks them."""
-    starts, documents = [], []
-    start = raw.find(b"<linkGrp")
-    while start >= 0:
-        end = raw.find(b">", start)
-        found = _documents_of(raw[start + 8:end].decode("utf-8")) if end > 0 else None
-        if found is None or raw[start + 8] not in b" \t\r\n>":
-            return None
-        starts.append(start)
-        documents.append(found)
-        start = raw.find(b"<linkGrp", end)
-    return starts, documents
-
-
-def _target_bounds(data: np.ndarray, link_count: int) -> tuple[np.ndarray, ...] | None:
-    """(value starts, semicolons, closing quotes) of every `xtargets="from;to"` of a chunk, or
-    None unless each is the one xtargets of its own `<link ...>` tag, split by one `;`."""
-    candidates = np.flatnonzero(data[:max(len(data) - len(_XTARGETS), 0)] == _X)
-    for offset, byte in enumerate(_XTARGETS[1:], 1):
-        candidates = candidates[data[candidates + offset] == byte]
-    if len(candidates) != link_count:
-        return None
-    if link_count == 0:
-        return candidates, candidates, candidates
-    opens = np.flatnonzero(data == _LT)
-    before = np.searchsorted(opens, candidates) - 1
-    if (before < 0).any():
-        return None
-    tag = opens[before]
-    closes = np.flatnonzero(data == _GT)
-    semicolons = np.flatnonzero(data == _SEMICOLON)
-    values = candidates + len(_XTARGETS)
-    semicolon = next_at_or_after(semicolons, values)
-    quote = next_at_or_after(np.flatnonzero(data == _QUOTE), values)
-    second = next_at_or_after(semicolons, semicolon + 1)
-    fits = ((np.diff(tag) > 0).all() and _SPACE[data[candidates - 1]].all()
-            and _SPACE[data[np.minimum(tag + 5, len(data) - 1)]].all()
-            and (next_at_or_after(closes, tag) > candidates).all()
-            and (semicolon >= 0).all() and (semicolon < quote).all()
-            and ((second < 0) | (second > quote)).all())
-    link_tags = np.frombuffer(b"<link", np.uint8)
-    fits = fits and all((data[tag + k] == byte).all() for k, byte in enumerate(link_tags))
-    return (values, semicolon, quote) if fits else None
-
-
 def _fast_blocks(chunk: ByteChunk, state: _GroupState) -> list[KeyedLinks] | None:
-    """The chunk's links read with numpy, or None where it must be read by the slow scan."""
+    """The chunk's links read by the compiled scanner, or None where it must be read by the
+    regular-expression scan."""
     raw = chunk.data
     if b"<" not in raw:
         return []
-    groups = _group_tags(raw)
-    if groups is None:
+    scanned = scan_links(raw)
+    if scanned is None:
         return None
-    group_starts, group_documents = groups
-    data = np.frombuffer(raw, np.uint8)
-    bounds = _target_bounds(data, raw.count(b"<link") - len(group_starts))
-    if bounds is None:
-        return None
-    values, semicolons, quotes = bounds
-    count = len(values)
-    keys = key_ranges(data, raw, np.concatenate([values, semicolons + 1]),
-                      np.concatenate([semicolons, quotes]), state.table)
-    cuts = np.searchsorted(values, group_starts).tolist()
-    if cuts[:1] != [0] and (state.documents is None and len(values)):
+    group_documents = []
+    for start, end in scanned.group_attributes.tolist():
+        documents = _documents_of(raw[start:end].decode("utf-8"))
+        if documents is None:
+            return None
+        group_documents.append(documents)
+    cuts = scanned.group_first_link.tolist()
+    count = len(scanned.from_bounds)
+    if cuts[:1] != [0] and state.documents is None and count:
         return None  # links before any group: the slow scan reports them
+    bounds = np.concatenate([scanned.from_bounds, scanned.to_bounds])
+    keys = key_ranges(np.frombuffer(raw, np.uint8), raw, bounds[:, 0], bounds[:, 1],
+                      state.table)
     blocks = []
-    for number, (start, end) in enumerate(zip([0, *cuts], [*cuts, len(values)])):
+    for number, (start, end) in enumerate(zip([0, *cuts], [*cuts, count])):
         if number:
             state.documents = group_documents[number - 1]
         if end > start:

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from tapaco.core.opus.sidekeys import plain_id_key
+
 _LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
     ord(c) for c in '<>"&/ \t\n\r')
-_BARE = np.uint64(1 << 62)
-_MAX_DIGITS = 18
 
 
 def _bytes(text: str) -> np.ndarray:
@@ -110,24 +110,6 @@ def _entity(data, at):
             else:
                 return _ENTITY_BYTES[index], end - start + 1
     return np.uint8(0), 0
-
-
-@njit(nogil=True, cache=True)
-def _id_key(data, start, end):
-    """The key of a plain id in [start, end) (`s<n>`: n, `<n>`: BARE | n), and whether it is
-    one."""
-    with_s = end > start and data[start] == ord("s")
-    first = start + 1 if with_s else start
-    digits = end - first
-    if digits < 1 or digits > _MAX_DIGITS or (data[first] == ord("0") and digits > 1):
-        return np.uint64(0), False
-    key = np.uint64(0)
-    for at in range(first, end):
-        digit = data[at] - ord("0")
-        if digit < 0 or digit > 9:
-            return np.uint64(0), False
-        key = key * np.uint64(10) + np.uint64(digit)
-    return (key if with_s else key | _BARE), True
 
 
 # What a byte of a sentence body asks of the scanner: nothing (copied as it is), or a look
@@ -354,7 +336,7 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
             id_end += 1
         if id_end >= size:
             return -1, 0, 0, False, False
-        keys[count], plain[count] = _id_key(data, id_start, id_end)
+        keys[count], plain[count] = plain_id_key(data, id_start, id_end)
         id_bounds[count, 0], id_bounds[count, 1] = id_start, id_end
         position = id_end + 1
         lists = (-1, -1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numba import njit
 
 BARE = np.uint64(1 << 62)
 STRING = np.uint64(1 << 63)
@@ -71,35 +71,33 @@ class SideTable:
         return [self.text(key) for key in keys.tolist()]
 
 
+@njit(nogil=True, cache=True)
+def plain_id_key(data: np.ndarray, start: int, end: int) -> tuple[np.uint64, bool]:
+    """The key of the id in bytes [start, end) of `data` and whether it is a plain id (else
+    the key is 0)."""
+    with_s = end > start and data[start] == _LETTER_S
+    first = start + 1 if with_s else start
+    digits = end - first
+    if digits < 1 or digits > _MAX_DIGITS or (data[first] == _DIGIT_0 and digits > 1):
+        return np.uint64(0), False
+    key = np.uint64(0)
+    for at in range(first, end):
+        digit = np.int64(data[at]) - _DIGIT_0
+        if digit < 0 or digit > 9:
+            return np.uint64(0), False
+        key = key * np.uint64(10) + np.uint64(digit)
+    return (key if with_s else key | BARE), True
+
+
+@njit(nogil=True, cache=True)
 def parse_ids(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray,
                                                                               np.ndarray]:
     """Keys of the plain ids among byte ranges [starts, ends) of `data` (uint8), and a mask of
-    the ranges that are plain; the others' keys are 0 (the caller keys them by a table).
-
-    The last bytes of each range are gathered right-aligned into a row of a uint8 matrix (a
-    window view of the bytes, so no index matrix), so a column always holds the same power of
-    ten, and the numbers are a few column operations."""
-    count = len(starts)
-    starts, ends = starts.astype(np.int64), ends.astype(np.int64)
-    lengths = ends - starts
-    width = int(min(lengths.max(initial=0), _MAX_DIGITS + 1))
-    if width == 0:
-        return np.zeros(count, np.uint64), np.zeros(count, bool)
-    limit = len(data) - 1
-    has_s = data[np.minimum(starts, limit)] == _LETTER_S
-    digits = lengths - has_s
-    plain = (lengths > 0) & (digits >= 1) & (digits <= _MAX_DIGITS)
-    padded = np.concatenate([np.full(width, _DIGIT_0, np.uint8), data])
-    window = sliding_window_view(padded, width)[ends] - np.uint8(_DIGIT_0)
-    window[np.arange(width) < width - digits[:, None]] = 0
-    plain &= (window <= 9).all(axis=1)
-    plain &= (data[np.minimum(starts + has_s, limit)] != _DIGIT_0) | (digits == 1)
-    keys = np.zeros(count, np.uint64)
-    for column in range(max(width - _MAX_DIGITS, 0), width):
-        keys *= np.uint64(10)
-        keys += window[:, column]
-    keys[plain & ~has_s] |= BARE
-    keys[~plain] = 0
+    the ranges that are plain; the others' keys are 0 (the caller keys them by a table)."""
+    keys = np.zeros(len(starts), np.uint64)
+    plain = np.zeros(len(starts), np.bool_)
+    for index in range(len(starts)):
+        keys[index], plain[index] = plain_id_key(data, starts[index], ends[index])
     return keys, plain
 
 

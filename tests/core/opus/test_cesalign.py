@@ -2,6 +2,8 @@ import gzip
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tapaco.core.errors import InputError
 from tapaco.core.opus.cesalign import read_cesalign
@@ -135,3 +137,65 @@ def test_link_without_xtargets_among_many_is_an_error(tmp_path):
                     + '<link id="7"/>\n</linkGrp>\n</cesAlign>\n', encoding="utf-8")
     with pytest.raises(InputError, match="expected <link xtargets"):
         _links(path)
+
+
+_SIDES = ["s1", "s2 s3", "", "4", "s0", "s007", "a-b", "s1.1 s1.2", "s123456789012345678", "é"]
+_LINK_FORMS = ['<link xtargets="{}"/>', '<link id="l1" xtargets="{}" certainty="0.5"/>',
+               '<link\txtargets="{}" />', '<link note="a&gt;b" xtargets="{}"></link>',
+               '<link xtargets="{}" note="x>y"/>']
+_ODD_LINKS = ['<link id="7"/>', '<link xtargets="s1"/>', '<linkX xtargets="s1;s2"/>',
+              '<link a="1"xtargets="s1;s2"/>', '<link xtargets="s1;s2" xtargets="s3;s4"/>',
+              '<link foo-xtargets="s1;s2"/>', '<link xtargets = "s1;s2"/>']
+
+
+@st.composite
+def _alignments(draw) -> str:
+    parts = [_HEADER]
+    for group in range(draw(st.integers(0, 4))):
+        if draw(st.integers(0, 9)):
+            parts.append(f'<linkGrp targType="s" fromDoc="de/{group}.xml.gz" '
+                         f'toDoc="en/{group}.xml.gz">\n')
+        else:
+            parts.append(draw(st.sampled_from(['<linkGrp fromDoc="de/x">\n', "<linkGrp>\n"])))
+        for _ in range(draw(st.integers(0, 8))):
+            if draw(st.integers(0, 29)) == 0:
+                parts.append(draw(st.sampled_from(_ODD_LINKS)) + "\n")
+                continue
+            value = ";".join(draw(st.lists(st.sampled_from(_SIDES), min_size=2, max_size=3)))
+            parts.append(draw(st.sampled_from(_LINK_FORMS)).format(value) + "\n")
+        parts.append("</linkGrp>\n")
+    parts.append("</cesAlign>\n")
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_alignments())
+def test_the_scanner_reads_any_alignment_as_the_regular_expressions(document):
+    import tempfile
+
+    from tapaco.core.opus import cesalign
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "de-en.xml"
+        path.write_text(document, encoding="utf-8")
+        results = []
+        for fast in (cesalign._fast_blocks, lambda chunk, state: None):
+            original, cesalign._fast_blocks = cesalign._fast_blocks, fast
+            try:
+                results.append(_links(path))
+            except InputError as error:
+                results.append(str(error))
+            finally:
+                cesalign._fast_blocks = original
+    assert results[0] == results[1]
+
+
+def test_real_alignments_are_read_by_the_scanner(shared_data):
+    from tapaco.core.opus.cesalign_kernels import scan_links
+
+    paths = sorted((shared_data / "opus-rf/xml").glob("??-??.xml.gz"))
+    paths += sorted((shared_data / "tatoeba-v2-sample/xml").glob("*.xml.gz"))
+    assert len(paths) > 10
+    for path in paths:
+        scanned = scan_links(gzip.decompress(path.read_bytes()))
+        assert scanned is not None and len(scanned.from_bounds) > 0, path
