@@ -94,6 +94,8 @@ def _scan(data, sides, groups):
             at += 1
             continue
         name_end = at + len(_LINK)
+        if links == len(sides) or group_count == len(groups):
+            return -1, 0  # no room left (the caller's bounds make this impossible)
         if name_end < size and _ends_a_name(data[name_end]):
             at = _link_tag(data, name_end, sides, links)
             if at < 0:
@@ -130,9 +132,10 @@ class ScannedLinks:
 
 def scan_links(raw: bytes) -> ScannedLinks | None:
     """The links and groups of a cesAlign chunk in the common form, or None."""
-    bound = raw.count(b"<link") + 1
-    sides = np.zeros((bound, 4), np.int64)
-    groups = np.zeros((bound, 3), np.int64)
+    # room for as many links and groups as the shortest the scanner reads (<link xtargets=";">,
+    # <linkGrp>) would make; only the pages they fill are ever touched
+    sides = np.empty((len(raw) // 19 + 1, 4), np.int64)
+    groups = np.empty((len(raw) // 9 + 1, 3), np.int64)
     links, group_count = _scan(np.frombuffer(raw, np.uint8), sides, groups)
     if links < 0:
         return None

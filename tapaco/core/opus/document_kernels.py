@@ -325,7 +325,7 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
         if not (at + 2 < size and data[at + 1] == ord("s") and _ends_a_name(data[at + 2])):
             at += 1  # another element's tag, outside sentences
             continue
-        if not _starts_with(data, at, _OPEN):
+        if not _starts_with(data, at, _OPEN) or count == len(keys):  # (no room: impossible)
             return -1, 0, 0, False, False
         id_start = at + len(_OPEN)
         id_end = id_start
@@ -397,15 +397,17 @@ class ScannedSentences:
 def scan_sentences(raw: bytes) -> ScannedSentences | None:
     """The sentences of a chunk in the common form (see the module's docstring), or None."""
     data = np.frombuffer(raw, np.uint8)
-    bound = raw.count(b"<s") + 1
-    keys = np.zeros(bound, np.uint64)
-    plain = np.zeros(bound, np.bool_)
-    id_bounds = np.zeros((bound, 2), np.int64)
-    text_bounds = np.zeros((bound, 2), np.int64)
-    alone = np.zeros(bound, np.bool_)
+    # room for as many sentences as the shortest the scanner reads (<s id=""></s>) would make;
+    # only the pages the sentences fill are ever touched
+    bound = len(raw) // 13 + 1
+    keys = np.empty(bound, np.uint64)
+    plain = np.empty(bound, np.bool_)
+    id_bounds = np.empty((bound, 2), np.int64)
+    text_bounds = np.empty((bound, 2), np.int64)
+    alone = np.empty(bound, np.bool_)
     joined = np.empty(len(data) + bound, np.uint8)
     values = np.empty(len(data) + 2 * bound, np.uint8)
-    ampersands = np.zeros((bound, 2), np.bool_)
+    ampersands = np.empty((bound, 2), np.bool_)
     count, written, value_written, attributed, tokenised = _scan(
         data, keys, plain, id_bounds, text_bounds,
         alone, joined, values, ampersands)

@@ -360,3 +360,10 @@ def test_real_tokenised_documents_are_read_by_the_scanner(shared_data, monkeypat
         path.write_bytes(content)
         found, general = _scanned_and_general(path, monkeypatch)
         _assert_same_reading(found, general)
+
+
+def test_the_densest_document_fits_the_scanners_room():
+    from tapaco.core.opus.document_kernels import scan_sentences
+
+    scanned = scan_sentences(b'<s id=""></s>' * 1000)
+    assert len(scanned.keys) == 1000 and scanned.joined == b"\n" * 1000
