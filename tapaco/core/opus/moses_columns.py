@@ -3,7 +3,7 @@
 The three members of a bitext (`<Corpus>.<l1>-<l2>.<l1>`, `.<l2>` and `.ids`) are decompressed
 in large blocks and cut into chunks of the same lines with numpy (newline positions). A chunk
 gives each side's lines as an Arrow string array over the decompressed bytes (no copy; UTF-8
-checked in C), and parses the `.ids` fields in bulk: whether a line is a 1:1 link (one id on
+checked in C), and a kernel parses the `.ids` fields: whether a line is a 1:1 link (one id on
 each side) and the year in each side's document path (`en/1994/123/456.xml.gz` -> 1994). Text
 identity is then Arrow's hashing (`dictionary_encode`) in C, so Python sees only distinct
 sentences. The lines come from :class:`~tapaco.core.opus.textstream.LineChunks`, as in
@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from tapaco.core.arrays import dictionary_encoded
 from tapaco.core.errors import InputError
@@ -41,55 +42,72 @@ class IdsColumns:
     years: tuple[np.ndarray, np.ndarray]
 
 
-def _field_bounds(lines: Lines, buffer: np.ndarray, ref: FileRef) -> np.ndarray:
-    """(lines, 5) boundaries of the four tab-separated fields: field k is [b[k], b[k+1]) less
-    the tab, the last one less a carriage return."""
-    tabs = np.flatnonzero(buffer == _TAB)
-    per_line = np.searchsorted(tabs, lines.ends) - np.searchsorted(tabs, lines.starts)
-    bad = np.flatnonzero(per_line != 3)
-    if len(bad):
-        first = int(bad[0])
-        raise InputError(ref, f"expected 4 tab-separated fields, found {per_line[first] + 1}",
-                         f"line {lines.first_line + first}", kind="malformed ids")
-    ends = lines.ends.copy()
-    has_return = ends > lines.starts
-    has_return[has_return] = buffer[ends[has_return] - 1] == _RETURN
-    ends[has_return] -= 1
-    return np.column_stack([lines.starts, tabs.reshape(-1, 3) + 1, ends + 1])
-
-
-def _years(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The year of each document path [start, end): 4 digits after the first `/`, followed by
+@njit(nogil=True, cache=True)
+def _year(data: np.ndarray, start: int, end: int) -> int:
+    """The year of the document path [start, end): 4 digits after its first `/`, followed by
     `/`, `.` or the end; NO_YEAR otherwise."""
-    slashes = np.flatnonzero(buffer == _SLASH)
-    years = np.full(len(starts), NO_YEAR, np.int16)
-    if not len(slashes):
-        return years
-    first = slashes[np.minimum(np.searchsorted(slashes, starts), len(slashes) - 1)]
-    after = first + 5
-    candidate = (first >= starts) & (after <= ends)
-    padded = np.append(buffer, np.zeros(5, np.uint8))
-    digits = np.stack([padded[first + k] for k in range(1, 5)]).astype(np.int16) - ord("0")
-    candidate &= np.all((digits >= 0) & (digits <= 9), axis=0)
-    following = padded[after]
-    candidate &= (after == ends) | (following == _SLASH) | (following == _DOT)
-    value = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
-    years[candidate] = value[candidate]
-    return years
+    slash = start
+    while slash < end and data[slash] != _SLASH:
+        slash += 1
+    after = slash + 5
+    if slash == end or after > end:
+        return NO_YEAR
+    year = 0
+    for at in range(slash + 1, after):
+        digit = np.int64(data[at]) - ord("0")
+        if digit < 0 or digit > 9:
+            return NO_YEAR
+        year = year * 10 + digit
+    if after < end and data[after] != _SLASH and data[after] != _DOT:
+        return NO_YEAR
+    return year
+
+
+@njit(nogil=True, cache=True)
+def _is_one_id(data: np.ndarray, start: int, end: int) -> bool:
+    """Whether the field [start, end) is one id: not empty, no space."""
+    if end == start:
+        return False
+    for at in range(start, end):
+        if data[at] == _SPACE:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def _parse_ids(data, starts, ends, one_to_one, years):
+    """Fill `one_to_one` and `years` (lines, 2) from the `.ids` lines [starts, ends); returns
+    (-1, 0), or the first line without four tab-separated fields and its number of fields."""
+    for line in range(len(starts)):
+        start, end = starts[line], ends[line]
+        if end > start and data[end - 1] == _RETURN:
+            end -= 1
+        tabs = np.empty(3, np.int64)
+        found = 0
+        for at in range(start, ends[line]):
+            if data[at] == _TAB:
+                if found < 3:
+                    tabs[found] = at
+                found += 1
+        if found != 3:
+            return line, found + 1
+        years[line, 0] = _year(data, start, tabs[0])
+        years[line, 1] = _year(data, tabs[0] + 1, tabs[1])
+        one_to_one[line] = (_is_one_id(data, tabs[1] + 1, tabs[2])
+                            and _is_one_id(data, tabs[2] + 1, end))
+    return -1, 0
 
 
 def parse_ids(lines: Lines, ref: FileRef) -> IdsColumns:
-    """The `.ids` fields of a chunk, in bulk."""
-    buffer = np.frombuffer(lines.data, np.uint8)
-    bounds = _field_bounds(lines, buffer, ref)
-    spaces = np.flatnonzero(buffer == _SPACE)
-    one_to_one = np.ones(len(lines), bool)
-    for field in (2, 3):
-        start, end = bounds[:, field], bounds[:, field + 1] - 1
-        one_to_one &= (end > start) & (np.searchsorted(spaces, end) == np.searchsorted(spaces,
-                                                                                        start))
-    years = tuple(_years(buffer, bounds[:, field], bounds[:, field + 1] - 1) for field in (0, 1))
-    return IdsColumns(one_to_one, years)
+    """The `.ids` fields of a chunk, by a kernel over its bytes."""
+    one_to_one = np.empty(len(lines), np.bool_)
+    years = np.empty((len(lines), 2), np.int16)
+    bad, fields = _parse_ids(np.frombuffer(lines.data, np.uint8), lines.starts, lines.ends,
+                             one_to_one, years)
+    if bad >= 0:
+        raise InputError(ref, f"expected 4 tab-separated fields, found {fields}",
+                         f"line {lines.first_line + bad}", kind="malformed ids")
+    return IdsColumns(one_to_one, (years[:, 0], years[:, 1]))
 
 
 @dataclass
