@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark the TaPaCo build on a synthetic OPUS Tatoeba release.
 
-Generates a release with one of two generators (``--generator``): ``tatoeba``,
-``scripts/generate_tatoeba.py``, into ``<workdir>/tatoeba-<scale>/``, or ``independent``,
+Generates a release with one of three generators (``--generator``): ``tatoeba``,
+``scripts/generate_tatoeba.py``, into ``<workdir>/tatoeba-<scale>/``; ``table2``, the same script
+with ``--shape table2`` (calibrated to the funnel of TaPaCo's Table 2), into
+``<workdir>/tatoeba-table2-<scale>/``; or ``independent``,
 ``scripts/generate_tatoeba_independent.py`` (a separately written shape: more languages and
 alignment files, a giant component), into ``<workdir>/tatoeba-independent-<scale>/`` (or reuses
 it with ``--reuse``). It runs ``python -m tapaco build`` on it as a subprocess, timed; then the
@@ -21,8 +23,8 @@ build, so that the files are in the page cache for each. The report gives
 the generation time, the corpus size (and, for the independent generator, its components), the
 build's per-stage seconds and peak RSS (from its ``--timings`` file), its wall time and peak RSS
 (``wait4`` rusage of the child), the floor and the ratio wall / floor, and throughput. It is
-printed and written to ``<workdir>/bench-<scale>.json`` (``bench-independent-<scale>.json`` for
-the independent generator).
+printed and written to ``<workdir>/bench-<scale>.json`` (``bench-table2-<scale>.json``,
+``bench-independent-<scale>.json`` for the other generators).
 
 Without ``--keep`` the build output, and the corpus unless it was reused, are deleted afterwards.
 """
@@ -54,10 +56,12 @@ SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
 BUILD_CMD_ENV = "TAPACO_BENCH_BUILD_CMD"
 READ_BLOCK = 8 << 20  # the build's read size (tapaco.core.opus.textstream.CHUNK_BYTES)
-# --generator: (module in scripts/, corpus folder prefix, suffix of the output and report names)
-GENERATORS = {"tatoeba": ("generate_tatoeba", "tatoeba", ""),
+# --generator: (module in scripts/, corpus folder prefix, suffix of the output and report names,
+# keyword arguments of its generate())
+GENERATORS = {"tatoeba": ("generate_tatoeba", "tatoeba", "", {}),
               "independent": ("generate_tatoeba_independent", "tatoeba-independent",
-                              "-independent")}
+                              "-independent", {}),
+              "table2": ("generate_tatoeba", "tatoeba-table2", "-table2", {"shape": "table2"})}
 # The issue's target: the build within 4x its decompression floor, peak RSS at most 3 GiB.
 TARGET_RATIO, TARGET_RSS_MIB = 4.0, 3 * 1024
 
@@ -67,7 +71,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.1, help="corpus scale (1.0: ~7.8M)")
     parser.add_argument("--generator", choices=sorted(GENERATORS), default="tatoeba",
-                        help="tatoeba: scripts/generate_tatoeba.py; independent: "
+                        help="tatoeba: scripts/generate_tatoeba.py; table2: the same "
+                             "with --shape table2 (TaPaCo's Table 2 funnel); independent: "
                              "scripts/generate_tatoeba_independent.py")
     parser.add_argument("--workdir", type=Path, default=REPO / "bench")
     parser.add_argument("--seed", type=int, default=0)
@@ -108,11 +113,12 @@ def count_corpus(corpus: Path) -> dict:
 def generate_corpus(corpus: Path, scale: float, seed: int, generator: str = "tatoeba") -> dict:
     """Generate a fresh corpus with the chosen generator; its summary."""
     sys.path.insert(0, str(SCRIPTS))
-    module = importlib.import_module(GENERATORS[generator][0])
+    name, _, _, options = GENERATORS[generator]
+    module = importlib.import_module(name)
     if corpus.exists():
         shutil.rmtree(corpus)
     print(f"generating {corpus} (scale {scale:g}, {generator} generator) ...", flush=True)
-    summary = module.generate(corpus, scale, seed, jobs=min(2, os.cpu_count() or 1))
+    summary = module.generate(corpus, scale, seed, jobs=min(2, os.cpu_count() or 1), **options)
     if hasattr(module, "summary_lines"):
         print("\n".join(module.summary_lines(summary)), flush=True)
     summary["generation_seconds"] = summary["seconds"]
@@ -390,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     tag = f"{args.scale:g}"
-    _, prefix, suffix = GENERATORS[args.generator]
+    _, prefix, suffix, _ = GENERATORS[args.generator]
     corpus_dir, out = workdir / f"{prefix}-{tag}", workdir / f"out{suffix}-{tag}"
     timings_path = workdir / f"timings{suffix}-{tag}.json"
     corpus = prepare_corpus(args, corpus_dir, workdir / f"{prefix}-{tag}.json")

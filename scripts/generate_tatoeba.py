@@ -11,7 +11,13 @@ in 300 languages at ``--scale 1``), sentences grouped into translation clusters 
 whose connected components are heavy-tailed (many singletons, mostly 2-20, a few chained
 clusters of thousands), paraphrases, near-identical variants (case, punctuation, typographic
 quotes) and exact duplicates, ~1,700 alignment files (28 intra-language) with heavy-tailed link
-counts. Generation is numpy-vectorised; output depends only on ``--scale`` and ``--seed``.
+counts. Generation is numpy-vectorised; output depends only on ``--scale``, ``--seed`` and
+``--shape``.
+
+``--shape table2`` calibrates what the filters find to the funnel of TaPaCo's Table 2 (Scherrer
+2020): few near-identical variants, and ~20 chains of 2,000 meanings whose sets hold most of the
+sentences in sets over 100. At ``--scale 1`` every row of the build's funnel (sets and sentences
+after each filter) is within 15 % of the paper's (``docs/performance.md``).
 """
 
 from __future__ import annotations
@@ -55,6 +61,27 @@ N_INTRA, N_CORE, N_PAIRS = 28, 40, 1_700
 
 SINGLE, HUB, ATTACHED = 0, 1, 2
 CANONICAL, PARAPHRASE, NEAR, EXACT = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the filters find in the release: the share of near-identical variants among the
+    sentences that copy another, the chains of meanings that make the oversized sets (a share
+    of every intra-language language's hubs in power-law chains of up to `chain_kmax` meanings
+    at scale 1; `big_chains` more chains of `big_chain_meanings` meanings each at scale 1)."""
+
+    near_share: float = 0.4
+    chain_share: float = 0.015
+    chain_kmax: int = 1000
+    big_chains: int = 0
+    big_chain_meanings: int = 0
+
+
+# `default`: the generator's first shape. `table2`: TaPaCo's Table 2 funnel (Scherrer 2020):
+# few near-identical sentences (38k removed), ~366k sentences in ~135 sets over 100.
+SHAPES = {"default": Shape(),
+          "table2": Shape(near_share=0.009, chain_kmax=150, big_chains=20,
+                          big_chain_meanings=2_000)}
 
 CYRILLIC = set("ru uk bg be mk sr kk tt ky mn tg ba cv sah udm kv mhr mrj myv mdf os ce av kbd "
                "ady krc kum nog tyv alt bua xal koi rue orv chu dng ab kjh".split())
@@ -312,17 +339,28 @@ def random_trees(sizes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarra
 
 
 def chain_meanings(hubs: np.ndarray, hub_w: np.ndarray, lang: np.ndarray, scale: float,
-                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                   shape: Shape, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Chain some meanings of intra-language languages by hub-hub paraphrase links: the few
     components of thousands of sentences. Returns (child hub, parent hub) pairs."""
-    kmax = max(20, int(1000 * scale**0.3))
+    kmax = max(20, int(shape.chain_kmax * scale**0.3))
     hub_lang = lang[hubs]
     children, parents = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    big = round(shape.big_chains * scale)
     for li in range(N_INTRA):
         own = np.flatnonzero(hub_lang == li)
-        chosen = own[efraimidis_sample(hub_w[own], int(0.015 * len(own)), rng)]
+        chosen = own[efraimidis_sample(hub_w[own], int(shape.chain_share * len(own)), rng)]
         rng.shuffle(chosen)
         sizes = chain_sizes(len(chosen), kmax, rng)
+        chosen = chosen[:int(sizes.sum())]
+        bigs = big // N_INTRA + (li < big % N_INTRA)
+        if bigs:  # drawn after the others, so that without them the release is the same
+            rest = np.setdiff1d(own, chosen)
+            extra = rest[efraimidis_sample(hub_w[rest], min(bigs * shape.big_chain_meanings,
+                                                            len(rest)), rng)]
+            rng.shuffle(extra)
+            count = len(extra) // shape.big_chain_meanings
+            chosen = np.concatenate([chosen, extra[:count * shape.big_chain_meanings]])
+            sizes = np.concatenate([sizes, np.full(count, shape.big_chain_meanings, np.int64)])
         if len(sizes):
             child, parent = random_trees(sizes, rng)
             children.append(hubs[chosen[child]])
@@ -421,11 +459,11 @@ def choose_duplicates(leader: np.ndarray, lang: np.ndarray, start: np.ndarray,
     return dup
 
 
-def sentence_kinds(leader: np.ndarray, chained: np.ndarray, dup: np.ndarray,
+def sentence_kinds(leader: np.ndarray, chained: np.ndarray, dup: np.ndarray, shape: Shape,
                    rng: np.random.Generator) -> np.ndarray:
     """CANONICAL for leaders, else PARAPHRASE / NEAR, chained hubs and duplicates fixed."""
     n = len(leader)
-    kind = np.where(rng.random(n) < 0.6, PARAPHRASE, NEAR).astype(np.int8)
+    kind = np.where(rng.random(n) < 1 - shape.near_share, PARAPHRASE, NEAR).astype(np.int8)
     kind[leader == np.arange(n)] = CANONICAL
     kind[chained] = PARAPHRASE
     kind[dup] = EXACT
@@ -516,7 +554,8 @@ class Links:
     chain_parent: np.ndarray
 
 
-def plan_links(lang: np.ndarray, nl: int, scale: float, rng: np.random.Generator) -> Links:
+def plan_links(lang: np.ndarray, nl: int, scale: float, shape: Shape,
+               rng: np.random.Generator) -> Links:
     """Roles, meanings, chains and links (primary to the hub, chain, extra inside meanings)."""
     n = len(lang)
     allowed = allowed_pairs(language_sizes(1.0), rng)
@@ -526,7 +565,7 @@ def plan_links(lang: np.ndarray, nl: int, scale: float, rng: np.random.Generator
     role[singles] = SINGLE
     meaning[singles] = len(hubs) + np.arange(len(singles))
     attached = np.flatnonzero(role == ATTACHED)
-    child, parent = chain_meanings(hubs, hub_w, lang, scale, rng)
+    child, parent = chain_meanings(hubs, hub_w, lang, scale, shape, rng)
     a = np.concatenate([attached, child])
     b = np.concatenate([hubs[meaning[attached]], parent])
     existing = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
@@ -537,7 +576,7 @@ def plan_links(lang: np.ndarray, nl: int, scale: float, rng: np.random.Generator
     return Links(meaning, groups, codes, child, parent)
 
 
-def plan_leaders(links: Links, lang: np.ndarray, start: np.ndarray,
+def plan_leaders(links: Links, lang: np.ndarray, start: np.ndarray, shape: Shape,
                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Leader (canonical sentence copied) and kind of every sentence."""
     groups, child, parent = links.groups, links.chain_child, links.chain_parent
@@ -548,21 +587,22 @@ def plan_leaders(links: Links, lang: np.ndarray, start: np.ndarray,
     leader = resolve_leaders(leader)
     dup = choose_duplicates(leader, lang, start, protected, rng)
     leader = resolve_leaders(leader)
-    return leader, sentence_kinds(leader, child, dup, rng)
+    return leader, sentence_kinds(leader, child, dup, shape, rng)
 
 
-def plan_corpus(scale: float, seed: int) -> Corpus:
-    """Decide everything about the release (no text yet): a pure function of scale, seed."""
+def plan_corpus(scale: float, seed: int, shape: Shape = SHAPES["default"]) -> Corpus:
+    """Decide everything about the release (no text yet): a pure function of scale, seed and
+    shape."""
     rng = np.random.default_rng(seed)
     codes = language_codes()
     nl = len(codes)
     sizes = language_sizes(scale)
     start = np.r_[0, np.cumsum(sizes)]
     lang = np.repeat(np.arange(nl), sizes)
-    links = plan_links(lang, nl, scale, rng)
+    links = plan_links(lang, nl, scale, shape, rng)
     n = len(lang)
     link_a, link_b = orient(links.codes // n, links.codes % n, lang, codes, rng)
-    leader, kind = plan_leaders(links, lang, start, rng)
+    leader, kind = plan_leaders(links, lang, start, shape, rng)
     length = sentence_lengths(links.meaning, lang, leader, kind, nl, rng)
     style = sentence_styles(leader, kind, lang, codes, rng)
     multi_link, multi_side, multi_extra = multi_sides(link_a, link_b, links.codes,
@@ -964,6 +1004,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, required=True, help="release folder to write")
     parser.add_argument("--scale", type=float, default=1.0, help="1.0: ~7.8M sentences")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="default",
+                        help="table2: calibrated to TaPaCo's Table 2 funnel (see Shape)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="worker processes for writing files")
     parser.add_argument("--stats", action="store_true",
@@ -972,10 +1014,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def generate(out: Path, scale: float, seed: int = 0, jobs: int = 1,
-             stats: bool = False) -> dict:
+             stats: bool = False, shape: str = "default") -> dict:
     """Generate a release into ``out``; return its summary."""
     started = time.perf_counter()
-    corpus = plan_corpus(scale, seed)
+    corpus = plan_corpus(scale, seed, SHAPES[shape])
     planned = time.perf_counter() - started
     if stats:
         print_stats(corpus)
@@ -995,7 +1037,7 @@ def generate(out: Path, scale: float, seed: int = 0, jobs: int = 1,
 def main(argv: list[str] | None = None) -> None:
     """Generate a release and print its summary."""
     args = parse_args(argv)
-    summary = generate(args.out, args.scale, args.seed, args.jobs, args.stats)
+    summary = generate(args.out, args.scale, args.seed, args.jobs, args.stats, args.shape)
     print(
         f"{summary['languages']} languages, {summary['sentences']:,} sentences, "
         f"{summary['links']:,} links, {summary['alignment_files']} alignment files "
