@@ -7,16 +7,17 @@ bitext without documents), the Moses line that linked it. Sides are integer keys
 appearance (`pd.factorize` of the document's side keys), then laid out document after document,
 so ids are compact int32 arrays.
 
-The second half of the alignment files, then of the documents, is read by a forked process
-while this one reads the first half (:mod:`tapaco.core.forked`); results are merged in the
-order of reading alone, so the corpus, the errors raised and the skipped-input log are the same.
+The second half of the alignment files is read by a forked process while this one reads the
+first half; the documents are read from both ends of their list, this process from the front, a
+forked one from the back, until the two meet (:mod:`tapaco.core.forked`). Results are merged in
+document order alone, so the corpus, the errors raised and the skipped-input log are the same
+whoever read what.
 """
 
 from __future__ import annotations
 
-import zipfile
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
@@ -27,7 +28,7 @@ import pandas as pd
 
 from tapaco.core.arrays import SparseStrings, taken
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import Forked, JoinedTexts
+from tapaco.core.forked import Forked, FromBothEnds, JoinedTexts
 from tapaco.core.opus import (
     AlignmentSource,
     Document,
@@ -37,7 +38,6 @@ from tapaco.core.opus import (
 )
 from tapaco.core.opus.links import KeyedLinks
 from tapaco.core.opus.sidekeys import EMPTY, STRING, SideColumn, SideTable
-from tapaco.core.opus.textstream import FileRef
 from tapaco.core.progress import Progress
 from tapaco.normalize import SurfaceHasher, SurfaceHashes, empty_key_hash, surface_hashes
 
@@ -423,15 +423,16 @@ class _Packed:
         return _DocumentTexts(list(self.texts), self.lists, self.tags, self.valid, self.surface)
 
 
-def _texts_of(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
-              log: BadInputLog, counts: ReadCounts, progress: Progress,
-              total: int) -> list[_DocumentTexts]:
+def _texts_of(documents: list[_Document], claimed: Iterable[int], opus_dir: Path, folder: str,
+              table: SideTable, log: BadInputLog, counts: ReadCounts,
+              progress: Progress) -> list[_DocumentTexts]:
+    """The texts of the claimed documents (increasing indexes), in that order."""
     with DocumentStore(opus_dir, preference(folder), hasher=SurfaceHasher(),
                        bad_sentence=log.report if log.skip else None) as store:
         parts = []
-        for number, document in enumerate(documents, 1):
-            progress.update(document.name, number, total)
-            parts.append(_document_texts(document, store, table, log, counts))
+        for index in claimed:
+            progress.update(documents[index].name, index + 1, len(documents))
+            parts.append(_document_texts(documents[index], store, table, log, counts))
     return parts
 
 
@@ -447,65 +448,46 @@ def _surface_of(parts: list[_DocumentTexts]) -> SurfaceHashes:
     return SurfaceHashes.of_hashes(hashes, text_at)
 
 
-def _texts_apart(documents: list[_Document], opus_dir: Path, folder: str, table: SideTable,
-                 skip: bool) -> tuple[list[_Packed], SurfaceHashes, ReadCounts, BadInputLog]:
-    """:func:`_texts_of` in the second process: packed texts, their surface hashes, its counts
-    and its log."""
-    log, counts = BadInputLog(skip), ReadCounts()
-    parts = _texts_of(documents, opus_dir, folder, table, log, counts, Progress(enabled=False),
-                      len(documents))
-    return [_Packed.of(part) for part in parts], _surface_of(parts), counts, log
-
-
-# Reading a document costs ~15 ns a byte of it and ~1 µs a linked side (texts picked, keyed,
-# hashed, sent): a side weighs as much as this many bytes.
-_BYTES_PER_SIDE = 64
-# This process reads a little more than half: the second process then packs its texts for the
-# pipe (~0.9 s of its ~10 s at full scale) while this one finishes.
-_FIRST_SHARE = 0.515
-
-
-def _reading_weights(documents: list[_Document], opus_dir: Path, folder: str) -> list[int]:
-    """The cost of reading each document, from the size of its file (every sentence of it is
-    parsed, linked or not) and its number of sides; a document not found (or in a bad zip)
-    weighs its sides, its reading reports it."""
-    weights = []
-    with DocumentStore(opus_dir, preference(folder)) as store:
-        for document in documents:
-            try:
-                located = store.locate(document.name)
-            except InputError:
-                located = None
-            size = 0 if located is None else _file_size(*located)
-            weights.append(size // _BYTES_PER_SIDE + len(document.sides))
-    return weights
-
-
-def _file_size(ref: FileRef, archive: zipfile.ZipFile | None) -> int:
-    if archive is not None:
-        return archive.getinfo(ref.member).file_size
-    return ref.path.stat().st_size
+def _texts_from_the_back(claims: FromBothEnds, documents: list[_Document], opus_dir: Path,
+                         folder: str, table: SideTable, skip: bool
+                         ) -> tuple[list[_Packed], SurfaceHashes, ReadCounts, list[BadInputLog]]:
+    """The documents claimed from the back, read in the second process: their texts packed in
+    document order, their surface hashes, its counts and each document's log (in document
+    order, those with entries)."""
+    counts, read = ReadCounts(), []
+    current = [BadInputLog(skip)]
+    with DocumentStore(opus_dir, preference(folder), hasher=SurfaceHasher(),
+                       bad_sentence=(lambda error: current[0].report(error)) if skip else None
+                       ) as store:
+        for index in claims.back():
+            current[0] = BadInputLog(skip)
+            read.append((_document_texts(documents[index], store, table, current[0], counts),
+                         current[0]))
+    read.reverse()
+    parts = [part for part, _ in read]
+    return ([_Packed.of(part) for part in parts], _surface_of(parts), counts,
+            [log for _, log in read if log.total])
 
 
 def _read_documents(collector: _LinkCollector, opus_dir: Path, folder: str, log: BadInputLog,
                     progress: Progress,
                     parallel: bool = True) -> tuple[list[_DocumentTexts], SurfaceHashes]:
-    """The texts of every document's sides and their surface hashes; the second half of the
-    documents (by :func:`_reading_weights`) is read and hashed by a forked process meanwhile."""
+    """The texts of every document's sides and their surface hashes; a forked process reads
+    documents from the back of the list meanwhile, until the two meet."""
     documents = collector.documents
-    cut = (_halfway(_reading_weights(documents, opus_dir, folder), _FIRST_SHARE) if parallel
-           else len(documents))
     counts = collector.counts
-    with Forked(_texts_apart, documents[cut:], opus_dir, folder, collector.table, log.skip,
-                parallel=parallel and cut < len(documents)) as second:
-        parts = _texts_of(documents[:cut], opus_dir, folder, collector.table, log, counts,
-                          progress, len(documents))
+    claims = FromBothEnds(len(documents))
+    with Forked(_texts_from_the_back, claims, documents, opus_dir, folder, collector.table,
+                log.skip, parallel=parallel and len(documents) > 1) as second:
+        parts = _texts_of(documents, claims.front(), opus_dir, folder, collector.table, log,
+                          counts, progress)
         surface = _surface_of(parts)
-        progress.update("waiting for the second reading process", cut, len(documents))
-        packed, second_surface, second_counts, second_log = second.result()
+        progress.update("waiting for the second reading process", len(parts), len(documents))
+        packed, second_surface, second_counts, second_logs = second.result()
     for name in ("documents", "document_sentences", "multi_id_sides"):
         setattr(counts, name, getattr(counts, name) + getattr(second_counts, name))
-    log.merge(second_log)
+    for document_log in second_logs:
+        log.merge(document_log)
     return (parts + [part.unpacked() for part in packed],
             SurfaceHashes.concatenate([surface, second_surface]))
 

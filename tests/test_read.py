@@ -3,9 +3,11 @@ import re
 import zipfile
 
 import numpy as np
+import pytest
 from independent import key_hash, read_links
 
 from tapaco.core.errors import BadInputLog, InputError
+from tapaco.core.forked import can_fork, usable_cores
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.progress import Progress
 from tapaco.normalize import surface_key
@@ -84,29 +86,60 @@ def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
     assert errors[0] == errors[1] and "dd-ee.xml.gz" in errors[0]
 
 
-def test_documents_are_weighed_by_their_size_and_sides(tmp_path):
+def _release_with_bad_sentences(root):
+    """Twelve languages in a chain of alignments; every third document holds a sentence that
+    is not UTF-8 (skipped, with --skip-bad-input, one log entry each)."""
     from conftest import OpusFolder, Sentence
 
-    from tapaco.read import _BYTES_PER_SIDE, _collect_links, _halfway, _reading_weights
-
-    release = OpusFolder(tmp_path / "opus")
-    release.sentences("aa/t.xml", *(Sentence(f"s{n}", "a" * 500) for n in range(40)))
-    release.sentences("bb/t.xml", *(Sentence(f"s{n}", "b") for n in range(40)))
-    release.links("aa-bb", "aa/t.xml", "bb/t.xml", [(f"s{n}", f"s{n}") for n in range(3)])
-    release.links("aa-cc", "aa/t.xml", "cc/none.xml", [("s5", "s1")])
+    release = OpusFolder(root)
+    langs = [f"l{chr(97 + n)}" for n in range(12)]
+    for lang in langs:
+        release.sentences(f"{lang}/t.xml", *(Sentence(f"s{n}", f"{lang} {n}") for n in range(30)))
+    for first, second in zip(langs, langs[1:]):
+        release.links(f"{first}-{second}", f"{first}/t.xml", f"{second}/t.xml",
+                      [(f"s{n}", f"s{n}") for n in range(30)])
     root = release.write()
-    sources = find_alignment_sources(root)
-    collector = _collect_links(sources, BadInputLog(), Progress(enabled=False), False)
-    weights = dict(zip([d.name for d in collector.documents],
-                       _reading_weights(collector.documents, root, "raw")))
-    sizes = {}
-    for lang in ("aa", "bb"):
-        with zipfile.ZipFile(root / "raw" / f"{lang}.zip") as archive:
-            sizes[lang] = sum(info.file_size for info in archive.infolist())
-    assert weights == {"aa/t.xml": sizes["aa"] // _BYTES_PER_SIDE + 4,
-                       "bb/t.xml": sizes["bb"] // _BYTES_PER_SIDE + 3, "cc/none.xml": 1}
-    assert _halfway([5, 1, 1, 1, 1, 1]) == 1
-    assert _halfway([1, 1, 1, 1], 0.5) == 2 and _halfway([1, 1, 1, 1], 0.8) == 4
+    for lang in langs[::3]:
+        body = "".join(f'<s id="s{n}">{lang} {n}</s>\n' for n in range(30)).encode()
+        body = body.replace(f">{lang} 7<".encode(), b">\xff bad<")
+        with zipfile.ZipFile(root / "raw" / f"{lang}.zip", "w") as archive:
+            archive.writestr(f"Tatoeba/raw/{lang}/t.xml", b"<document>\n" + body + b"</document>")
+    return root
+
+
+@pytest.mark.skipif(not (can_fork() and usable_cores() > 1), reason="a forked second reader")
+@pytest.mark.parametrize("slow", ["front", "back"])
+def test_documents_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
+        tmp_path, monkeypatch, slow):
+    """The forked reader takes documents from the back while this process takes them from the
+    front: slowing either moves where they meet, never the corpus or the log."""
+    import os
+    import time
+
+    from tapaco import read as read_module
+
+    root = _release_with_bad_sentences(tmp_path / "opus")
+    expected_log = BadInputLog(skip=True)
+    expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False)
+    parent, readers, real = os.getpid(), tmp_path / "readers.txt", read_module._document_texts
+
+    def timed(document, *args):
+        here = os.getpid() == parent
+        if (slow == "front") == here:
+            time.sleep(0.1)
+        with open(readers, "a") as out:
+            out.write("front\n" if here else "back\n")
+        return real(document, *args)
+
+    monkeypatch.setattr(read_module, "_document_texts", timed)
+    log = BadInputLog(skip=True)
+    corpus = read_corpus(root, log, Progress(enabled=False), parallel=True)
+    _same_corpus(corpus, expected)
+    assert log.as_dict() == expected_log.as_dict()
+    assert log.counts == {"encoding": 4, "unknown sentence id": 4}
+    read_by = readers.read_text().split()
+    fast = "back" if slow == "front" else "front"
+    assert len(read_by) == 12 and read_by.count(fast) > read_by.count(slow)
 
 
 def test_alignment_files_are_weighed_by_their_size_and_a_constant_each(shared_data):

@@ -116,3 +116,19 @@ def test_joined_texts_come_back_from_a_pickle_the_same(texts):
     assert back == texts and type(back) is list
     if texts == ["a", "b"]:  # sent as one joined string
         assert b"a\nb" in pickle.dumps(JoinedTexts(texts))
+
+
+def test_items_claimed_from_both_ends_are_each_claimed_once():
+    from tapaco.core.forked import FromBothEnds
+
+    for count in (0, 1, 2, 7):
+        claims = FromBothEnds(count)
+        front, back = claims.front(), claims.back()
+        taken_front, taken_back = [], []
+        for turn in range(2 * count + 2):
+            found = next(front if turn % 3 else back, None)
+            if found is not None:
+                (taken_front if turn % 3 else taken_back).append(found)
+        assert sorted(taken_front + taken_back) == list(range(count))
+        assert taken_front == sorted(taken_front) and taken_back == sorted(taken_back)[::-1]
+        assert not taken_front or not taken_back or max(taken_front) < min(taken_back)
