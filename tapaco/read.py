@@ -7,11 +7,10 @@ bitext without documents), the Moses line that linked it. Sides are integer keys
 appearance (`pd.factorize` of the document's side keys), then laid out document after document,
 so ids are compact int32 arrays.
 
-The second half of the alignment files is read by a forked process while this one reads the
-first half; the documents are read from both ends of their list, this process from the front, a
-forked one from the back, until the two meet (:mod:`tapaco.core.forked`). Results are merged in
-document order alone, so the corpus, the errors raised and the skipped-input log are the same
-whoever read what.
+The alignment files, then the documents, are read from both ends of their list: this process
+from the front, a forked one from the back, until the two meet (:mod:`tapaco.core.forked`).
+Results are merged in list order alone, so the corpus, the errors raised and the skipped-input
+log are the same whoever read what.
 """
 
 from __future__ import annotations
@@ -160,32 +159,6 @@ def _picked(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
                       pick(block.to_texts))
 
 
-def _halfway(weights: list[int], first_share: float = 0.5) -> int:
-    """Where to cut a list of work items of these weights so that the first part holds
-    `first_share` of the weight."""
-    if len(weights) < 2:
-        return len(weights)
-    totals = np.cumsum(weights)
-    return int(np.searchsorted(totals, totals[-1] * first_share)) + 1
-
-
-# Opening and reading an alignment file costs ~0.3 ms beyond its bytes (~64 ns each, gzipped):
-# a file weighs as much as this many bytes (the independent corpus's second half had 5,612 of
-# its 8,916 files, cut by bytes alone, and this process waited 1.2 s for it).
-_BYTES_PER_SOURCE = 4096
-
-
-def _source_weights(sources: list[AlignmentSource]) -> list[int]:
-    """The cost of reading each alignment source: its bytes and a constant for the file."""
-    return [_source_bytes(source) + _BYTES_PER_SOURCE for source in sources]
-
-
-def _source_bytes(source: AlignmentSource) -> int:
-    path = source.path
-    return (sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir()
-            else path.stat().st_size)
-
-
 def _read_source(source: AlignmentSource, table: SideTable) -> list[KeyedLinks] | InputError:
     """The source's links, or the error that stopped its reading."""
     try:
@@ -194,11 +167,14 @@ def _read_source(source: AlignmentSource, table: SideTable) -> list[KeyedLinks] 
         return error
 
 
-def _read_sources_apart(sources: list[AlignmentSource]) -> tuple[list, list[str]]:
-    """The sources' links read with a table of its own (in the second process); its
-    strings."""
+def _sources_from_the_back(claims: FromBothEnds,
+                          sources: list[AlignmentSource]) -> tuple[list, list[str]]:
+    """The sources claimed from the back, read in the second process with a table of its own:
+    their links in source order, and the table's strings."""
     table = SideTable()
-    return [_read_source(source, table) for source in sources], table.strings
+    read = [_read_source(sources[index], table) for index in claims.back()]
+    read.reverse()
+    return read, table.strings
 
 
 def _rekeyed(block: KeyedLinks, keys_of_strings: np.ndarray) -> KeyedLinks:
@@ -218,11 +194,9 @@ def _rekeyed(block: KeyedLinks, keys_of_strings: np.ndarray) -> KeyedLinks:
 
 def _collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: Progress,
                    parallel: bool = True) -> _LinkCollector:
-    """The links of every source; the second half of the sources (by bytes, plus a constant a
-    file) is read by a forked process meanwhile, and its links are added after the first
-    half's, in order."""
+    """The links of every source, added in source order; a forked process reads sources from
+    the back of the list meanwhile, until the two meet."""
     collector = _LinkCollector()
-    cut = _halfway(_source_weights(sources))
 
     def add(source: AlignmentSource, read: list[KeyedLinks] | InputError) -> None:
         if isinstance(read, InputError):
@@ -230,15 +204,18 @@ def _collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: P
         else:
             collector.add_source(source, read)
 
-    with Forked(_read_sources_apart, sources[cut:],
-                parallel=parallel and cut < len(sources)) as second:
-        for number, source in enumerate(sources[:cut], 1):
-            progress.update(source.path.name, number, len(sources))
-            add(source, _read_source(source, collector.table))
-        progress.update("waiting for the second reading process", cut, len(sources))
+    claims = FromBothEnds(len(sources))
+    front = 0
+    with Forked(_sources_from_the_back, claims, sources,
+                parallel=parallel and len(sources) > 1) as second:
+        for index in claims.front():
+            progress.update(sources[index].path.name, index + 1, len(sources))
+            add(sources[index], _read_source(sources[index], collector.table))
+            front = index + 1
+        progress.update("waiting for the second reading process", front, len(sources))
         read, strings = second.result()
     keys_of_strings = collector.table.keys(strings)
-    for source, links in zip(sources[cut:], read):
+    for source, links in zip(sources[front:], read):
         add(source, links if isinstance(links, InputError)
             else [_rekeyed(block, keys_of_strings) for block in links])
     collector.number_sides()

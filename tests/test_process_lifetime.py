@@ -173,3 +173,27 @@ def test_an_error_without_a_signal_is_not_taken_for_one():
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                               cwd=PROJECT, timeout=60)
     assert finished.returncode == 1 and "ImportError: broken install" in finished.stderr
+
+
+@pytest.mark.parametrize(("signal_sent", "status", "word"), [
+    (signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_during_a_finalizer_still_ends_the_command_in_one_line(signal_sent, status,
+                                                                        word):
+    # numba's llvmlite frees its objects in __del__: an exception raised there cannot leave it
+    script = (
+        "import os, sys, time\n"
+        "from tapaco.core import errors\n"
+        "class Freed:\n"
+        "    def __del__(self):\n"
+        f"        os.kill(os.getpid(), {int(signal_sent)})\n"
+        "        time.sleep(0.5)\n"
+        "def work():\n"
+        "    Freed()\n"
+        "    time.sleep(5)\n"
+        "    print('went on', file=sys.stderr)\n"
+        "errors.stop_on_signals()\n"
+        "raise SystemExit(errors.exit_status('tapaco', work))\n")
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              cwd=PROJECT, timeout=60)
+    assert finished.returncode == status, finished.stderr
+    assert finished.stderr == f"tapaco: {word}; earlier outputs are left as they were\n"

@@ -8,7 +8,6 @@ from independent import key_hash, read_links
 
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.forked import can_fork, usable_cores
-from tapaco.core.opus import find_alignment_sources
 from tapaco.core.progress import Progress
 from tapaco.normalize import surface_key
 from tapaco.read import INTER, read_corpus
@@ -142,16 +141,51 @@ def test_documents_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
     assert len(read_by) == 12 and read_by.count(fast) > read_by.count(slow)
 
 
-def test_alignment_files_are_weighed_by_their_size_and_a_constant_each(shared_data):
-    """Many small files weigh more than their bytes: opening and parsing each costs ~0.3 ms."""
-    from tapaco.read import _BYTES_PER_SOURCE, _halfway, _source_weights
+@pytest.mark.skipif(not (can_fork() and usable_cores() > 1), reason="a forked second reader")
+@pytest.mark.parametrize("slow", ["front", "back"])
+def test_alignments_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
+        tmp_path, monkeypatch, slow):
+    """As for documents: the forked reader takes alignment files from the back, with a side
+    table of its own (multi-id sides are keyed by it); slowing either reader moves where they
+    meet, never the corpus or the log."""
+    import os
+    import time
 
-    sources = find_alignment_sources(shared_data / "opus-rf")
-    sizes = [source.path.stat().st_size for source in sources]
-    assert _source_weights(sources) == [size + _BYTES_PER_SOURCE for size in sizes]
-    big, small = 50_000, [100] * 40
-    assert _halfway([big, *small]) == 1
-    assert _halfway([big + _BYTES_PER_SOURCE, *(s + _BYTES_PER_SOURCE for s in small)]) > 1
+    from conftest import OpusFolder, Sentence
+
+    from tapaco import read as read_module
+
+    release = OpusFolder(tmp_path / "opus")
+    langs = [f"l{chr(97 + n)}" for n in range(12)]
+    for lang in langs:
+        release.sentences(f"{lang}/t.xml", *(Sentence(f"s{n}", f"{lang} {n}") for n in range(9)))
+    for number, (first, second) in enumerate(zip(langs, langs[1:])):
+        release.links(f"{first}-{second}", f"{first}/t.xml", f"{second}/t.xml",
+                      [(f"s{n}", f"s{n}") for n in range(3)]
+                      + [(f"s{3 + number % 4} s8", "s7"), ("s6", f"s7 s{number % 5}")])
+    root = release.write()
+    (root / "xml" / "lc-ld.xml.gz").write_bytes(b"not gzip")
+    expected_log = BadInputLog(skip=True)
+    expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False)
+    parent, readers, real = os.getpid(), tmp_path / "readers.txt", read_module._read_source
+
+    def timed(source, table):
+        here = os.getpid() == parent
+        if (slow == "front") == here:
+            time.sleep(0.1)
+        with open(readers, "a") as out:
+            out.write("front\n" if here else "back\n")
+        return real(source, table)
+
+    monkeypatch.setattr(read_module, "_read_source", timed)
+    log = BadInputLog(skip=True)
+    corpus = read_corpus(root, log, Progress(enabled=False), parallel=True)
+    _same_corpus(corpus, expected)
+    assert log.as_dict() == expected_log.as_dict() and log.counts == {"corrupt file": 1}
+    assert corpus.counts.multi_id_sides > 0
+    read_by = readers.read_text().split()
+    fast = "back" if slow == "front" else "front"
+    assert len(read_by) == 11 and read_by.count(fast) > read_by.count(slow)
 
 
 def test_surface_hashes_of_document_moses_and_multi_id_sides(tmp_path, shared_data):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import sys
@@ -115,16 +116,37 @@ def _interrupt(signum: int, frame: object) -> None:
     raise Interrupted
 
 
+def _signal_in_a_finalizer(unraisable: sys.UnraisableHookArgs) -> None:
+    """Ctrl-C or SIGTERM raised while Python ran a finalizer (a `__del__`, e.g. while numba
+    compiles) cannot leave it: deliver the signal again, to the main thread's next instruction,
+    instead of printing it and going on."""
+    if isinstance(unraisable.exc_value, (Terminated, Interrupted)):
+        signum = _signals_received.pop()
+        # sent again a moment later by another thread: it lands after this hook returns
+        again = threading.Timer(0.01, os.kill, (os.getpid(), signum))
+        again.daemon = True
+        again.start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 INTERRUPTED = "interrupted; earlier outputs are left as they were"
 TERMINATED = "terminated; earlier outputs are left as they were"
+
+
+def stop_on_signals() -> None:
+    """From now on SIGTERM raises Terminated and Ctrl-C Interrupted wherever the program is
+    (unless Ctrl-C was given another handler), also when they arrive in a finalizer."""
+    signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
+    sys.unraisablehook = _signal_in_a_finalizer
 
 
 def run_command(program: str, module: str) -> int:
     """`program`'s command line: `module.main()`, imported here so that Ctrl-C or SIGTERM
     while the libraries load also ends in one line."""
-    signal.signal(signal.SIGTERM, _terminate)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _interrupt)
+    stop_on_signals()
     loaded: list[Callable[[], int]] = []
     status = exit_status(program, lambda: loaded.append(import_module(module).main))
     return loaded[0]() if loaded else status
