@@ -474,8 +474,9 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
     """Read every alignment of the release and the texts of every linked sentence.
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
-    `parallel`: read the second half of the alignments, then of the documents, in a forked
-    process (where the system can fork and two cores are free); the corpus is the same.
+    `parallel`: a forked process reads alignments, then documents, from the back of their lists
+    while this one reads from the front (where the system can fork and two cores are free);
+    the corpus is the same.
     """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):
