@@ -143,46 +143,48 @@ def test_ctrl_c_while_waiting_for_a_forked_result_stops_the_child_at_once():
     assert _gone_within([child], 5)
 
 
-@pytest.mark.parametrize(("signal_sent", "status", "word"), [
+def _script(lines: str) -> subprocess.CompletedProcess:
+    """Run Python `lines` in the project, its handlers of Ctrl-C and SIGTERM installed."""
+    script = "import os, sys, time\nfrom tapaco.core import errors\nerrors.stop_on_signals()\n"
+    return subprocess.run([sys.executable, "-c", script + lines], capture_output=True, text=True,
+                          cwd=PROJECT, timeout=60)
+
+
+def _ended_in_one_line(finished: subprocess.CompletedProcess, status: int, word: str) -> None:
+    assert finished.returncode == status, finished.stderr
+    assert finished.stderr == f"tapaco: {word}; earlier outputs are left as they were\n"
+
+
+_EACH_SIGNAL = pytest.mark.parametrize(("signal_sent", "status", "word"), [
     (signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+
+
+@_EACH_SIGNAL
 def test_a_signal_that_an_importing_extension_turns_into_its_own_error_still_ends_in_one_line(
         signal_sent, status, word):
     # numpy, importing its C parts when the signal arrives, raises ImportError from it.
-    script = (
-        "import os, signal, time\n"
-        "from tapaco.core import errors\n"
-        "signal.signal(signal.SIGINT, errors._interrupt)\n"
+    _ended_in_one_line(_script(
         "def importing():\n"
         "    try:\n"
         f"        os.kill(os.getpid(), {int(signal_sent)})\n"
         "        time.sleep(5)\n"
         "    except BaseException as caught:\n"
         "        raise ImportError('PyCapsule_Import could not import module') from caught\n"
-        "raise SystemExit(errors.exit_status('opusparcus', importing))\n")
-    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              cwd=PROJECT, timeout=60)
-    assert finished.returncode == status, finished.stderr
-    assert finished.stderr == f"opusparcus: {word}; earlier outputs are left as they were\n"
+        "raise SystemExit(errors.exit_status('tapaco', importing))\n"), status, word)
 
 
 def test_an_error_without_a_signal_is_not_taken_for_one():
-    script = ("from tapaco.core import errors\n"
-              "def failing():\n"
-              "    raise ImportError('broken install')\n"
-              "errors.exit_status('opusparcus', failing)\n")
-    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              cwd=PROJECT, timeout=60)
+    finished = _script("def failing():\n"
+                       "    raise ImportError('broken install')\n"
+                       "errors.exit_status('tapaco', failing)\n")
     assert finished.returncode == 1 and "ImportError: broken install" in finished.stderr
 
 
-@pytest.mark.parametrize(("signal_sent", "status", "word"), [
-    (signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@_EACH_SIGNAL
 def test_a_signal_during_a_finalizer_still_ends_the_command_in_one_line(signal_sent, status,
                                                                         word):
     # numba's llvmlite frees its objects in __del__: an exception raised there cannot leave it
-    script = (
-        "import os, sys, time\n"
-        "from tapaco.core import errors\n"
+    _ended_in_one_line(_script(
         "class Freed:\n"
         "    def __del__(self):\n"
         f"        os.kill(os.getpid(), {int(signal_sent)})\n"
@@ -191,9 +193,4 @@ def test_a_signal_during_a_finalizer_still_ends_the_command_in_one_line(signal_s
         "    Freed()\n"
         "    time.sleep(5)\n"
         "    print('went on', file=sys.stderr)\n"
-        "errors.stop_on_signals()\n"
-        "raise SystemExit(errors.exit_status('tapaco', work))\n")
-    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              cwd=PROJECT, timeout=60)
-    assert finished.returncode == status, finished.stderr
-    assert finished.stderr == f"tapaco: {word}; earlier outputs are left as they were\n"
+        "raise SystemExit(errors.exit_status('tapaco', work))\n"), status, word)

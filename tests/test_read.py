@@ -54,20 +54,28 @@ def test_reading_in_two_processes_gives_the_same_corpus(shared_data):
         _same_corpus(apart, alone)
 
 
+def _chain_release(root, langs: list[str], sentences: int, extra_links=lambda number: []):
+    """A release of `langs`, each one document of `sentences` sentences, aligned in a chain
+    (each language to the next) sentence by sentence, plus `extra_links(pair number)`."""
+    from conftest import OpusFolder, Sentence
+
+    release = OpusFolder(root)
+    for lang in langs:
+        release.sentences(f"{lang}/t.xml",
+                          *(Sentence(f"s{n}", f"{lang} {n}") for n in range(sentences)))
+    for number, (first, second) in enumerate(zip(langs, langs[1:])):
+        release.links(f"{first}-{second}", f"{first}/t.xml", f"{second}/t.xml",
+                      [(f"s{n}", f"s{n}") for n in range(sentences)] + extra_links(number))
+    return release.write()
+
+
+_TWELVE = [f"l{chr(97 + n)}" for n in range(12)]
+
+
 def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
     """Bad files among the alignments and documents the second process reads: skipped and
     counted as reading alone counts them, or the first one raised."""
-    import pytest
-    from conftest import OpusFolder, Sentence
-
-    release = OpusFolder(tmp_path / "opus")
-    langs = ["aa", "bb", "cc", "dd", "ee", "ff"]
-    for lang in langs:
-        release.sentences(f"{lang}/t.xml", *(Sentence(f"s{n}", f"{lang} {n}") for n in range(9)))
-    for first, second in zip(langs, langs[1:]):
-        release.links(f"{first}-{second}", f"{first}/t.xml", f"{second}/t.xml",
-                      [(f"s{n}", f"s{n}") for n in range(9)])
-    root = release.write()
+    root = _chain_release(tmp_path / "opus", ["aa", "bb", "cc", "dd", "ee", "ff"], 9)
     (root / "xml" / "dd-ee.xml.gz").write_bytes(b"not gzip")
     with zipfile.ZipFile(root / "raw" / "ff.zip", "w") as archive:
         archive.writestr("Tatoeba/raw/ff/t.xml", "<document><s id='s1'>unclosed</document>")
@@ -88,17 +96,8 @@ def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
 def _release_with_bad_sentences(root):
     """Twelve languages in a chain of alignments; every third document holds a sentence that
     is not UTF-8 (skipped, with --skip-bad-input, one log entry each)."""
-    from conftest import OpusFolder, Sentence
-
-    release = OpusFolder(root)
-    langs = [f"l{chr(97 + n)}" for n in range(12)]
-    for lang in langs:
-        release.sentences(f"{lang}/t.xml", *(Sentence(f"s{n}", f"{lang} {n}") for n in range(30)))
-    for first, second in zip(langs, langs[1:]):
-        release.links(f"{first}-{second}", f"{first}/t.xml", f"{second}/t.xml",
-                      [(f"s{n}", f"s{n}") for n in range(30)])
-    root = release.write()
-    for lang in langs[::3]:
+    root = _chain_release(root, _TWELVE, 30)
+    for lang in _TWELVE[::3]:
         body = "".join(f'<s id="s{n}">{lang} {n}</s>\n' for n in range(30)).encode()
         body = body.replace(f">{lang} 7<".encode(), b">\xff bad<")
         with zipfile.ZipFile(root / "raw" / f"{lang}.zip", "w") as archive:
@@ -106,86 +105,67 @@ def _release_with_bad_sentences(root):
     return root
 
 
-@pytest.mark.skipif(not (can_fork() and usable_cores() > 1), reason="a forked second reader")
-@pytest.mark.parametrize("slow", ["front", "back"])
-def test_documents_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
-        tmp_path, monkeypatch, slow):
-    """The forked reader takes documents from the back while this process takes them from the
-    front: slowing either moves where they meet, never the corpus or the log."""
+def _read_with_one_reader_slowed(root, monkeypatch, function: str, slow: str):
+    """The corpus and log of reading `root` in two processes, `function` (a reading step of
+    one item) slowed in this process (`slow` "front") or in the forked one ("back"); checked
+    against reading alone, and the faster reader must have read more items."""
     import os
     import time
 
     from tapaco import read as read_module
 
-    root = _release_with_bad_sentences(tmp_path / "opus")
     expected_log = BadInputLog(skip=True)
     expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False)
-    parent, readers, real = os.getpid(), tmp_path / "readers.txt", read_module._document_texts
+    parent, real, read_by = os.getpid(), getattr(read_module, function), root.parent / "readers.txt"
 
-    def timed(document, *args):
+    def timed(item, *args):
         here = os.getpid() == parent
         if (slow == "front") == here:
             time.sleep(0.1)
-        with open(readers, "a") as out:
+        with open(read_by, "a") as out:
             out.write("front\n" if here else "back\n")
-        return real(document, *args)
+        return real(item, *args)
 
-    monkeypatch.setattr(read_module, "_document_texts", timed)
+    monkeypatch.setattr(read_module, function, timed)
     log = BadInputLog(skip=True)
     corpus = read_corpus(root, log, Progress(enabled=False), parallel=True)
     _same_corpus(corpus, expected)
     assert log.as_dict() == expected_log.as_dict()
-    assert log.counts == {"encoding": 4, "unknown sentence id": 4}
-    read_by = readers.read_text().split()
+    readers = read_by.read_text().split()
     fast = "back" if slow == "front" else "front"
-    assert len(read_by) == 12 and read_by.count(fast) > read_by.count(slow)
+    assert readers.count(fast) > readers.count(slow)
+    return corpus, log, len(readers)
 
 
-@pytest.mark.skipif(not (can_fork() and usable_cores() > 1), reason="a forked second reader")
+_NEEDS_FORK = pytest.mark.skipif(not (can_fork() and usable_cores() > 1),
+                                 reason="a forked second reader")
+
+
+@_NEEDS_FORK
+@pytest.mark.parametrize("slow", ["front", "back"])
+def test_documents_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
+        tmp_path, monkeypatch, slow):
+    """The forked reader takes documents from the back while this process takes them from the
+    front: slowing either moves where they meet, never the corpus or the log."""
+    root = _release_with_bad_sentences(tmp_path / "opus")
+    _, log, documents = _read_with_one_reader_slowed(root, monkeypatch, "_document_texts", slow)
+    assert log.counts == {"encoding": 4, "unknown sentence id": 4} and documents == 12
+
+
+@_NEEDS_FORK
 @pytest.mark.parametrize("slow", ["front", "back"])
 def test_alignments_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
         tmp_path, monkeypatch, slow):
     """As for documents: the forked reader takes alignment files from the back, with a side
     table of its own (multi-id sides are keyed by it); slowing either reader moves where they
     meet, never the corpus or the log."""
-    import os
-    import time
-
-    from conftest import OpusFolder, Sentence
-
-    from tapaco import read as read_module
-
-    release = OpusFolder(tmp_path / "opus")
-    langs = [f"l{chr(97 + n)}" for n in range(12)]
-    for lang in langs:
-        release.sentences(f"{lang}/t.xml", *(Sentence(f"s{n}", f"{lang} {n}") for n in range(9)))
-    for number, (first, second) in enumerate(zip(langs, langs[1:])):
-        release.links(f"{first}-{second}", f"{first}/t.xml", f"{second}/t.xml",
-                      [(f"s{n}", f"s{n}") for n in range(3)]
-                      + [(f"s{3 + number % 4} s8", "s7"), ("s6", f"s7 s{number % 5}")])
-    root = release.write()
+    root = _chain_release(tmp_path / "opus", _TWELVE, 3, lambda number: [
+        (f"s{number % 3} s2", "s1"), ("s0", f"s1 s{number % 3}")])
     (root / "xml" / "lc-ld.xml.gz").write_bytes(b"not gzip")
-    expected_log = BadInputLog(skip=True)
-    expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False)
-    parent, readers, real = os.getpid(), tmp_path / "readers.txt", read_module._read_source
-
-    def timed(source, table):
-        here = os.getpid() == parent
-        if (slow == "front") == here:
-            time.sleep(0.1)
-        with open(readers, "a") as out:
-            out.write("front\n" if here else "back\n")
-        return real(source, table)
-
-    monkeypatch.setattr(read_module, "_read_source", timed)
-    log = BadInputLog(skip=True)
-    corpus = read_corpus(root, log, Progress(enabled=False), parallel=True)
-    _same_corpus(corpus, expected)
-    assert log.as_dict() == expected_log.as_dict() and log.counts == {"corrupt file": 1}
+    corpus, log, sources = _read_with_one_reader_slowed(root, monkeypatch, "_read_source", slow)
+    assert log.counts == {"corrupt file": 1} and sources == 11
     assert corpus.counts.multi_id_sides > 0
-    read_by = readers.read_text().split()
-    fast = "back" if slow == "front" else "front"
-    assert len(read_by) == 11 and read_by.count(fast) > read_by.count(slow)
+
 
 
 def test_surface_hashes_of_document_moses_and_multi_id_sides(tmp_path, shared_data):

@@ -15,30 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from tapaco.core.opus.xml_bytes import ends_a_name, is_space, starts_with
+
 _LT, _GT, _QUOTE, _SLASH, _EQUALS, _SEMICOLON = (ord(c) for c in '<>"/=;')
 _LINK = np.frombuffer(b"<link", np.uint8)
 _GROUP_REST = np.frombuffer(b"Grp", np.uint8)
 _XTARGETS = np.frombuffer(b"xtargets", np.uint8)
-
-
-@njit(nogil=True, cache=True)
-def _is_space(byte) -> bool:
-    return byte == 0x20 or byte == 0x09 or byte == 0x0A or byte == 0x0D
-
-
-@njit(nogil=True, cache=True)
-def _ends_a_name(byte) -> bool:
-    return _is_space(byte) or byte == _GT or byte == _SLASH
-
-
-@njit(nogil=True, cache=True)
-def _at(data, at, expected) -> bool:
-    if at + len(expected) > len(data):
-        return False
-    for k in range(len(expected)):
-        if data[at + k] != expected[k]:
-            return False
-    return True
 
 
 @njit(nogil=True, cache=True)
@@ -48,7 +30,7 @@ def _link_tag(data, at, sides, link):
     size = len(data)
     found = False
     while True:
-        while at < size and _is_space(data[at]):
+        while at < size and is_space(data[at]):
             at += 1
         if at >= size or data[at] == _LT:
             return -1
@@ -58,7 +40,7 @@ def _link_tag(data, at, sides, link):
             at += 1
             continue
         name = at
-        while at < size and data[at] != _EQUALS and data[at] != _GT and not _is_space(data[at]):
+        while at < size and data[at] != _EQUALS and data[at] != _GT and not is_space(data[at]):
             at += 1
         if at + 1 >= size or data[at] != _EQUALS or data[at + 1] != _QUOTE:
             return -1
@@ -70,7 +52,7 @@ def _link_tag(data, at, sides, link):
             end += 1
         if end >= size:
             return -1
-        if at - name == len(_XTARGETS) and _at(data, name, _XTARGETS):
+        if at - name == len(_XTARGETS) and starts_with(data, name, _XTARGETS):
             if found:
                 return -1
             semicolon = value
@@ -90,19 +72,19 @@ def _scan(data, sides, groups):
     links, group_count = 0, 0
     at, size = 0, len(data)
     while at < size:
-        if data[at] != _LT or not _at(data, at, _LINK):
+        if data[at] != _LT or not starts_with(data, at, _LINK):
             at += 1
             continue
         name_end = at + len(_LINK)
         if links == len(sides) or group_count == len(groups):
             return -1, 0  # no room left (the caller's bounds make this impossible)
-        if name_end < size and _ends_a_name(data[name_end]):
+        if name_end < size and ends_a_name(data[name_end]):
             at = _link_tag(data, name_end, sides, links)
             if at < 0:
                 return -1, 0
             links += 1
-        elif (_at(data, name_end, _GROUP_REST) and name_end + 3 < size
-              and _ends_a_name(data[name_end + 3])):
+        elif (starts_with(data, name_end, _GROUP_REST) and name_end + 3 < size
+              and ends_a_name(data[name_end + 3])):
             end = name_end + 3
             while end < size and data[end] != _GT:
                 if data[end] == _LT:

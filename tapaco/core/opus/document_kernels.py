@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.opus.sidekeys import plain_id_key
+from tapaco.core.opus.xml_bytes import ends_a_name, starts_with
 
 _LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
     ord(c) for c in '<>"&/ \t\n\r')
@@ -52,21 +53,10 @@ def first_forbidden(data: np.ndarray) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _starts_with(data, at, prefix) -> bool:
-    if at + len(prefix) > len(data):
-        return False
-    for k in range(len(prefix)):
-        if data[at + k] != prefix[k]:
-            return False
-    return True
-
-
-@njit(nogil=True, cache=True)
-def _ends_a_name(byte) -> bool:
-    """Whether an element's name can end before this byte (a word boundary for the reference's
-    regular expressions; any byte above ASCII counts too, so such a chunk is declined)."""
-    return (byte == _SPACE or byte == _GT or byte == _SLASH or byte == _NEWLINE or byte == _TAB
-            or byte == _RETURN or byte >= 0x80)
+def _may_end_a_name(byte) -> bool:
+    """Whether an element's name can end before this byte: a word boundary for the reference's
+    regular expressions, or any byte above ASCII (an element the scanner then declines)."""
+    return ends_a_name(byte) or byte >= 0x80
 
 
 @njit(nogil=True, cache=True)
@@ -202,7 +192,7 @@ def _body(data, start, out, written):
             return -1, -1, False
         if _closes(data, at, ord("s")):
             break
-        if at + 2 < len(data) and data[at + 1] == ord("w") and _ends_a_name(data[at + 2]):
+        if at + 2 < len(data) and data[at + 1] == ord("w") and _may_end_a_name(data[at + 2]):
             content = _token_content(data, at)
             if content < 0:
                 return -1, -1, False
@@ -309,9 +299,9 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
             at += 1
             continue
         if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == ord("s")
-                and _ends_a_name(data[at + 3])):
+                and _may_end_a_name(data[at + 3])):
             return -1, 0, 0, False, False  # a </s> outside a sentence
-        if at + 2 < size and data[at + 1] == ord("w") and _ends_a_name(data[at + 2]):
+        if at + 2 < size and data[at + 1] == ord("w") and _may_end_a_name(data[at + 2]):
             # a token outside sentences: not read, but the document is tokenised
             content = _token_content(data, at)
             end = content
@@ -322,10 +312,10 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
             tokenised = True
             at = end + 4
             continue
-        if not (at + 2 < size and data[at + 1] == ord("s") and _ends_a_name(data[at + 2])):
+        if not (at + 2 < size and data[at + 1] == ord("s") and _may_end_a_name(data[at + 2])):
             at += 1  # another element's tag, outside sentences
             continue
-        if not _starts_with(data, at, _OPEN) or count == len(keys):  # (no room: impossible)
+        if not starts_with(data, at, _OPEN) or count == len(keys):  # (no room: impossible)
             return -1, 0, 0, False, False
         id_start = at + len(_OPEN)
         id_end = id_start
@@ -341,13 +331,13 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
         position = id_end + 1
         lists = (-1, -1)
         tags = (-1, -1)
-        if _starts_with(data, position, _LISTS):
+        if starts_with(data, position, _LISTS):
             end = _value_end(data, position + len(_LISTS))
             if end < 0:
                 return -1, 0, 0, False, False
             lists = (position + len(_LISTS), end)
             position = end + 1
-        if _starts_with(data, position, _TAGS):
+        if starts_with(data, position, _TAGS):
             end = _value_end(data, position + len(_TAGS))
             if end < 0:
                 return -1, 0, 0, False, False
