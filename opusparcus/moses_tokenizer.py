@@ -1,13 +1,16 @@
-"""Batch Moses tokenisation: exactly what sacremoses returns, over 20x faster.
+"""Moses tokenisation: exactly what sacremoses returns, in a compiled kernel.
 
 Opusparcus identifies a raw sentence by its Moses-tokenised text,
 ``MosesTokenizer(lang).tokenize(text, escape=False, return_str=True)`` (defaults
 ``aggressive_dash_splits=False``, ``protected_patterns=None``). sacremoses spends ~40 µs a
 sentence on it: a dozen regex passes, most with a template expanded in Python for every match,
 and a Python loop over all tokens for the non-breaking prefixes. `moses_tokenize` runs the same
-steps once over many sentences joined by newlines, with C-level literal replacements.
+steps in :mod:`opusparcus.moses_kernels` over many sentences' code points at once, with tables
+built here from sacremoses' own character sets and prefixes. The lines the kernel declines
+(longer than its bound) go through `batch_moses_tokenize`: the same steps once over many
+sentences joined by newlines, with C-level regular expressions.
 
-Why each line comes out exactly as sacremoses' result for that sentence:
+Why each line of the batch path comes out exactly as sacremoses' result for that sentence:
 
 * No step crosses a newline. A text's own newline is whitespace to sacremoses' first step, so
   it becomes a space first. No pattern can match a newline: a class sacremoses writes ``[^X]``
@@ -41,7 +44,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+import numpy as np
 from sacremoses import MosesTokenizer
+
+from opusparcus import moses_kernels as kernels
 
 #: Sentences joined into one string at a time (bounds memory; larger gains nothing).
 CHUNK = 10_000
@@ -275,10 +281,88 @@ def _tokenize_chunk(texts: Sequence[str], lang: str) -> list[str]:
     return result
 
 
-def moses_tokenize(texts: Sequence[str], lang: str) -> list[str]:
-    """For every text, exactly sacremoses MosesTokenizer(lang=lang).tokenize(text, escape=False,
-    return_str=True)."""
+def batch_moses_tokenize(texts: Sequence[str], lang: str) -> list[str]:
+    """:func:`moses_tokenize` by regular expressions over many texts at once: the path of the
+    lines the kernel declines, and its reference in the tests."""
     result: list[str] = []
     for start in range(0, len(texts), CHUNK):
         result += _tokenize_chunk(list(texts[start:start + CHUNK]), lang)
+    return result
+
+
+@dataclass(frozen=True)
+class _KernelTables:
+    """The kernel's view of a language: class bits per code point, its apostrophe rules, and
+    its non-breaking prefixes (hashed, sorted by hash)."""
+
+    classes: np.ndarray
+    apostrophes: int
+    prefix_hashes: np.ndarray
+    prefix_kinds: np.ndarray
+    prefix_offsets: np.ndarray
+    prefix_codes: np.ndarray
+
+    def arguments(self) -> tuple:
+        return (self.classes, self.apostrophes, self.prefix_hashes, self.prefix_kinds,
+                self.prefix_offsets, self.prefix_codes)
+
+
+def _codes_of(characters: Iterable[str]) -> np.ndarray:
+    return np.array(sorted({ord(c) for c in characters}), np.int64)
+
+
+def _class_table(tokenizer: MosesTokenizer) -> np.ndarray:
+    classes = np.zeros(0x110000, np.uint8)
+    controls = {chr(code) for code in range(32)} - WHITESPACE
+    for characters, bit in ((WHITESPACE, kernels.WHITESPACE), (controls, kernels.JUNK),
+                            (tokenizer.IsN, kernels.DIGIT), (tokenizer.IsAlpha, kernels.ALPHA),
+                            (tokenizer.IsLower, kernels.LOWER), ("s", kernels.LETTER_S)):
+        classes[_codes_of(characters)] |= bit
+    padded = np.ones(0x110000, bool)
+    padded[_codes_of(set(tokenizer.IsAlnum) | WHITESPACE | set(_UNPADDED))] = False
+    classes[padded] |= kernels.PADDED
+    return classes
+
+
+def _prefix_tables(rules: _Rules) -> tuple[np.ndarray, ...]:
+    prefixes = sorted([(prefix[::-1], kernels.KEPT) for prefix in rules.kept_reversed]
+                      + [(prefix[::-1], kernels.NUMERIC_ONLY) for prefix in rules.numeric_reversed])
+    codes = [np.array([ord(c) for c in prefix], np.int32) for prefix, _ in prefixes]
+    hashes = np.array([kernels.prefix_hash(code, 0, len(code)) for code in codes], np.int64)
+    order = np.argsort(hashes, kind="stable")
+    lengths = np.array([len(codes[i]) for i in order], np.int64)
+    return (hashes[order], np.array([prefixes[i][1] for i in order], np.int64),
+            np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+            np.concatenate([np.zeros(0, np.int32), *(codes[i] for i in order)]))
+
+
+@cache
+def _kernel_tables(lang: str) -> _KernelTables:
+    apostrophes = {"en": kernels.ENGLISH, "fr": kernels.FRENCH_ITALIAN,
+                   "it": kernels.FRENCH_ITALIAN}.get(lang, kernels.ANY_APOSTROPHE)
+    return _KernelTables(_class_table(_sacremoses(lang)), apostrophes,
+                         *_prefix_tables(_rules(lang)))
+
+
+def _kernel_chunk(texts: list[str], lang: str) -> list[str]:
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    offsets = np.zeros(len(texts) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), "<i4")
+    out, declined = kernels.tokenize_lines(codes, offsets, *_kernel_tables(lang).arguments())
+    result = out.astype("<i4", copy=False).tobytes().decode("utf-32-le", "surrogatepass")
+    lines = result.split("\n")
+    left = np.flatnonzero(declined).tolist()
+    for line, text in zip(left, batch_moses_tokenize([texts[line] for line in left], lang)):
+        lines[line] = text
+    return lines
+
+
+def moses_tokenize(texts: Sequence[str], lang: str) -> list[str]:
+    """For every text, exactly sacremoses MosesTokenizer(lang=lang).tokenize(text, escape=False,
+    return_str=True): by the compiled kernel, the lines it declines by
+    :func:`batch_moses_tokenize`."""
+    result: list[str] = []
+    for start in range(0, len(texts), CHUNK):
+        result += _kernel_chunk(list(texts[start:start + CHUNK]), lang)
     return result

@@ -1,4 +1,5 @@
-"""The batch Moses tokenizer must return exactly what sacremoses returns, for every input."""
+"""The Moses tokenizer (the compiled kernel, and the batch path of the lines it declines) must
+return exactly what sacremoses returns, for every input."""
 
 from __future__ import annotations
 
@@ -7,16 +8,21 @@ import re
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sacremoses import MosesTokenizer
 
 import opusparcus.moses_tokenizer as batch
-from opusparcus.moses_tokenizer import moses_tokenize
+from opusparcus import moses_kernels
+from opusparcus.moses_tokenizer import batch_moses_tokenize, moses_tokenize
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 LANGUAGES = ("en", "fr", "de", "fi", "ru", "sv")
 OPENSUBTITLES_LANGUAGES = ("bn", "bs", "da", "en", "eo", "fr", "hi", "hy", "is", "ru")
 EVERY_CHARACTER = "".join(map(chr, range(0x110000)))
+TOKENIZERS = {"kernel": moses_tokenize, "batch": batch_moses_tokenize}
 
 
 @cache
@@ -24,8 +30,8 @@ def _sacremoses(lang: str) -> MosesTokenizer:
     return MosesTokenizer(lang=lang)
 
 
-def assert_like_sacremoses(texts: list[str], lang: str) -> None:
-    got = moses_tokenize(texts, lang)
+def assert_like_sacremoses(texts: list[str], lang: str, tokenizer: str = "kernel") -> None:
+    got = TOKENIZERS[tokenizer](texts, lang)
     assert len(got) == len(texts)
     tokenizer = _sacremoses(lang)
     wrong = [(text, expected, result) for text, result in zip(texts, got)
@@ -72,11 +78,12 @@ def test_real_text_is_tokenised_as_by_sacremoses(data, corpus):
             assert_like_sacremoses(lines, lang)
 
 
-def test_real_text_of_all_files_as_one_batch(data):
+@pytest.mark.parametrize("tokenizer", TOKENIZERS)
+def test_real_text_of_all_files_as_one_batch(data, tokenizer):
     lines = [line for corpus in ("opensubtitles", "tatoeba", "opus-rf", "tapaco")
              for _, file_lines in _real_files(data, corpus) for line in file_lines]
     for lang in LANGUAGES:
-        assert_like_sacremoses(lines, lang)
+        assert_like_sacremoses(lines, lang, tokenizer)
 
 
 def test_real_text_takes_the_fast_path(data):
@@ -124,9 +131,10 @@ EDGE_CASES = [
 ]
 
 
+@pytest.mark.parametrize("tokenizer", TOKENIZERS)
 @pytest.mark.parametrize("lang", [*LANGUAGES, "it", "is", "pt", "nl", "ja", "zh", "xx"])
-def test_hand_made_cases(lang):
-    assert_like_sacremoses(EDGE_CASES, lang)
+def test_hand_made_cases(lang, tokenizer):
+    assert_like_sacremoses(EDGE_CASES, lang, tokenizer)
 
 
 @pytest.mark.parametrize("text", EDGE_CASES[:40])
@@ -172,12 +180,43 @@ def _sentence(rng: random.Random) -> str:
     return frame.format(text)
 
 
+@pytest.mark.parametrize("tokenizer", TOKENIZERS)
 @pytest.mark.parametrize("lang", ["en", "fr", "fi"])
-def test_random_strings(lang):
+def test_random_strings(lang, tokenizer):
     rng = random.Random(20240611)
     texts = [_pool_string(rng) for _ in range(20_000)] + [_sentence(rng) for _ in range(5_000)]
     rng.shuffle(texts)
+    assert_like_sacremoses(texts, lang, tokenizer)
+
+
+PIECES = st.sampled_from([*"aAsSzZéÉñÅжЖяΣς日本한0٣５ .,'`-\"!?;:()…@%", "\t", "\x01", "\x1c",
+                          "\xa0", "\n", "\u2028", "\ud800", "😀", "DOT", "MULTI", "Mr", "No",
+                          "pp", "Art", "etc", "e.g", "M", "Mme", "..", "...", "'s", "n't", ",5",
+                          "5,", "l'", "qu'"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts=st.lists(st.lists(PIECES, max_size=24).map("".join), min_size=1, max_size=8),
+       lang=st.sampled_from(["en", "fr", "it", "de", "fi", "ru", "zh", "ja", "xx"]))
+def test_kernel_equals_sacremoses_on_generated_text(texts, lang):
     assert_like_sacremoses(texts, lang)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.text(max_size=40), min_size=1, max_size=8),
+       lang=st.sampled_from(["en", "fr", "de"]))
+def test_kernel_equals_sacremoses_on_any_unicode(texts, lang):
+    assert_like_sacremoses(texts, lang)
+
+
+def test_the_kernel_declines_only_overlong_lines():
+    texts = ["Mr. Smith, I'm here...", "x" * moses_kernels.MAX_LINE + ", y.", "DOTMULTI..."]
+    codes = np.frombuffer("".join(texts).encode("utf-32-le"), "<i4")
+    offsets = np.cumsum([0, *map(len, texts)]).astype(np.int64)
+    _, declined = moses_kernels.tokenize_lines(codes, offsets,
+                                               *batch._kernel_tables("en").arguments())
+    assert declined.tolist() == [False, True, False]
+    assert_like_sacremoses(texts, "en")
 
 
 # --- the sets the module writes out must be sacremoses' ones ----------------------------------
