@@ -4,7 +4,7 @@ points, without the GIL.
 Each line goes through sacremoses' steps one after another, each step a left-to-right pass
 that copies the line and rewrites what its regular expression matches, so a rule that consumes
 its neighbours consumes them here too. The character classes are one table of bits per code
-point (:data:`WHITESPACE` ... :data:`LETTER_S`); the non-breaking prefixes are hashed, and
+point (:data:`WHITESPACE` ... :data:`APOSTROPHE`); the non-breaking prefixes are hashed, and
 compared code point by code point where a hash matches. The multidot markers are written and
 read back as sacremoses writes and reads them, so a text holding ``DOTMULTI`` comes out as from
 sacremoses. A line longer than :data:`MAX_LINE` is declined, for the batch path.
@@ -15,8 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.opus.xml_bytes import starts_with
+
 #: Bits of the class table.
-WHITESPACE, JUNK, PADDED, DIGIT, ALPHA, LOWER, LETTER_S = 1, 2, 4, 8, 16, 32, 64
+WHITESPACE, JUNK, PADDED, DIGIT, ALPHA, LOWER, LETTER_S, APOSTROPHE = 1, 2, 4, 8, 16, 32, 64, 128
 #: Apostrophe rules: every "'" padded, English's five, French and Italian's four.
 ANY_APOSTROPHE, ENGLISH, FRENCH_ITALIAN = 0, 1, 2
 #: What a prefix table entry is: kept before a dot, or kept before a number only.
@@ -73,12 +75,13 @@ def _spaces_squeezed(src, n, dst, classes) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _padded(src, n, dst, classes) -> int:
-    """PAD_NOT_ISALNUM: " c " for every character of the padded class."""
+def _padded(src, n, dst, classes, bits) -> int:
+    """" c " for every character of a class of `bits` (PADDED: PAD_NOT_ISALNUM; APOSTROPHE:
+    NON_SPECIFIC_APOSTROPHE)."""
     m = 0
     for at in range(n):
         code = src[at]
-        if _has(classes, code, PADDED):
+        if _has(classes, code, bits):
             dst[m] = _SPACE
             dst[m + 1] = code
             dst[m + 2] = _SPACE
@@ -200,21 +203,6 @@ def _apostrophe_rule(src, n, dst, classes, before_bits, before_inside, after_bit
 
 
 @njit(nogil=True, cache=True)
-def _every_apostrophe_padded(src, n, dst) -> int:
-    m = 0
-    for at in range(n):
-        if src[at] == _APOSTROPHE:
-            dst[m] = _SPACE
-            dst[m + 1] = _APOSTROPHE
-            dst[m + 2] = _SPACE
-            m += 3
-        else:
-            dst[m] = src[at]
-            m += 1
-    return m
-
-
-@njit(nogil=True, cache=True)
 def _prefix_kind(codes, start, end, prefix_hashes, prefix_kinds, prefix_offsets,
                  prefix_codes) -> int:
     """KEPT, NUMERIC_ONLY or 0 for codes[start:end]."""
@@ -318,9 +306,9 @@ def _multidots_restored(src, n, dst) -> int:
     m = 0
     at = 0
     while at < n:
-        if src[at] == _MULTI[0] and _starts_with(src, n, at, _MULTI):
+        if src[at] == _MULTI[0] and starts_with(src[:n], at, _MULTI):
             dots = 0
-            while m - 3 * dots >= 3 and _starts_with(dst, m, m - 3 * (dots + 1), _DOT_LETTERS):
+            while m - 3 * dots >= 3 and starts_with(dst[:m], m - 3 * (dots + 1), _DOT_LETTERS):
                 dots += 1
             if dots:
                 m -= 3 * dots
@@ -335,16 +323,6 @@ def _multidots_restored(src, n, dst) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _starts_with(src, n, at, word) -> bool:
-    if at + len(word) > n:
-        return False
-    for k in range(len(word)):
-        if src[at + k] != word[k]:
-            return False
-    return True
-
-
-@njit(nogil=True, cache=True)
 def _present(text, n, classes) -> tuple:
     """Whether the text holds a padded character, a comma, an apostrophe, a run of dots (or
     "MULTI", which the restoring of multidots reads)."""
@@ -355,7 +333,7 @@ def _present(text, n, classes) -> tuple:
         comma = comma or code == _COMMA
         apostrophe = apostrophe or code == _APOSTROPHE
         dots = dots or (code == _DOT and at + 1 < n and text[at + 1] == _DOT) or (
-            code == _MULTI[0] and _starts_with(text, n, at, _MULTI))
+            code == _MULTI[0] and starts_with(text[:n], at, _MULTI))
     return padded, comma, apostrophe, dots
 
 
@@ -376,7 +354,7 @@ def _apostrophes_split(one, two, n, classes, apostrophes) -> tuple:
         n = _apostrophe_rule(one, n, two, classes, ALPHA, True, ALPHA, False, True, True)
         n = _apostrophe_rule(two, n, one, classes, ALPHA, True, ALPHA, True, False, True)
         return False, n
-    return True, _every_apostrophe_padded(one, n, two)
+    return True, _padded(one, n, two, classes, APOSTROPHE)
 
 
 @njit(nogil=True, cache=True)
@@ -387,7 +365,7 @@ def _tokenized_line(src, n, one, two, classes, apostrophes, prefix_hashes, prefi
     n = _spaces_squeezed(src, n, one, classes)
     padded, comma, apostrophe, dots = _present(one, n, classes)
     if padded:
-        n = _padded(one, n, two, classes)
+        n = _padded(one, n, two, classes, PADDED)
         one, two = two, one
     if dots:
         n = _multidots_marked(one, n, two)

@@ -316,7 +316,8 @@ def _class_table(tokenizer: MosesTokenizer) -> np.ndarray:
     controls = {chr(code) for code in range(32)} - WHITESPACE
     for characters, bit in ((WHITESPACE, kernels.WHITESPACE), (controls, kernels.JUNK),
                             (tokenizer.IsN, kernels.DIGIT), (tokenizer.IsAlpha, kernels.ALPHA),
-                            (tokenizer.IsLower, kernels.LOWER), ("s", kernels.LETTER_S)):
+                            (tokenizer.IsLower, kernels.LOWER), ("s", kernels.LETTER_S),
+                            ("'", kernels.APOSTROPHE)):
         classes[_codes_of(characters)] |= bit
     padded = np.ones(0x110000, bool)
     padded[_codes_of(set(tokenizer.IsAlnum) | WHITESPACE | set(_UNPADDED))] = False

@@ -1,5 +1,6 @@
 """Byte tests the compiled XML scanners share (:mod:`tapaco.core.opus.document_kernels`,
-:mod:`tapaco.core.opus.cesalign_kernels`)."""
+:mod:`tapaco.core.opus.cesalign_kernels`); `starts_with` serves the Moses tokenizer's kernel
+too."""
 
 from __future__ import annotations
 
