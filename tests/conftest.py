@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import signal
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,12 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_DATA = PROJECT.parent / "shared" / "data"
 SAMPLE = PROJECT / "tapaco" / "sample" / "tatoeba-v2"
+
+# A shell starts a background job (`pytest &`, nohup) with SIGINT ignored, and an ignored signal
+# stays ignored in every program started from it: the commands the tests interrupt would never
+# see their Ctrl-C. The default handler here gives them the default disposition.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
