@@ -76,8 +76,10 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import regex
 
+from tapaco.core.forked import Forked, FromBothEnds
 from tapaco.export import Row
 
 TRIVIAL = "trivial"
@@ -99,6 +101,8 @@ _TOKEN = regex.compile(r"(?:(')\s?)?(\w+|\p{S})")
 _DIGITS = regex.compile(r"\d\W+\d")
 _NON_ASCII_DIGIT = regex.compile(r"(?![0-9])\d")
 _MULTIPLIERS = (100, 1000, 10**6, 10**9)
+#: Sets are marked in chunks of about this many sentences, shared between two processes.
+CHUNK_SENTENCES = 20_000
 _MAX_VARIANTS = 8  # readings of ambiguous contractions kept per sentence (He's: is / has)
 _NUMBER_BREAK = "\x1f"  # between two numbers in a key: "two one" is not "twenty-one"
 
@@ -133,10 +137,15 @@ def _tokens(text: str) -> _Tokens:
         text = text.replace("`", "'")
     found = _TOKEN.findall(text)
     originals = [token for _, token in found]
-    if text.isascii():  # tokens hold no space: one lower() for all
-        words = " ".join(originals).lower().split(" ") if originals else []
+    # Tokens hold no space, and casefolding and digits go character by character: one call
+    # over the tokens joined by spaces.
+    joined = " ".join(originals)
+    if not originals:
+        words = []
+    elif text.isascii():
+        words = joined.lower().split(" ")
     else:
-        words = [_NON_ASCII_DIGIT.sub(_ascii_digit, token.casefold()) for token in originals]
+        words = _NON_ASCII_DIGIT.sub(_ascii_digit, joined.casefold()).split(" ")
     apostrophes = [bool(apostrophe) for apostrophe, _ in found]
     capitals = [token[0].isupper() for token in originals]
     if _DIGITS.search(text):
@@ -475,6 +484,58 @@ def mark_language(lang: str, rows: list[Row]) -> list[Mark]:
         for (p, q), mark in sorted(_mark_set(rules, members).items()):
             marks.append(Mark(set_id, members[p][0], members[q][0], mark,
                               _evidence(members[p][1], members[q][1])))
+    return marks
+
+
+class _Chunk(NamedTuple):
+    """Rows start:end of a language file, whole sets."""
+
+    lang: str
+    start: int
+    end: int
+
+
+def _chunks(files: dict[str, list[Row]]) -> list[_Chunk]:
+    """Every language file in chunks of whole sets, about CHUNK_SENTENCES rows each, in file
+    order (a file whose set ids are not ascending is one chunk: its marks come in set order)."""
+    chunks = []
+    for lang, rows in files.items():
+        set_ids = np.fromiter((row[0] for row in rows), np.int64, len(rows))
+        if not (set_ids[1:] >= set_ids[:-1]).all():
+            chunks.append(_Chunk(lang, 0, len(rows)))
+            continue
+        set_starts = np.flatnonzero(np.diff(set_ids, prepend=-1)).tolist() + [len(rows)]
+        start = 0
+        for set_start in set_starts[1:]:
+            if set_start - start >= CHUNK_SENTENCES or set_start == len(rows):
+                chunks.append(_Chunk(lang, start, set_start))
+                start = set_start
+    return chunks
+
+
+def _marks_from_the_back(claims: FromBothEnds, chunks: list[_Chunk],
+                         files: dict[str, list[Row]]) -> dict[int, list[Mark]]:
+    return {index: _chunk_marks(chunks[index], files) for index in claims.back()}
+
+
+def _chunk_marks(chunk: _Chunk, files: dict[str, list[Row]]) -> list[Mark]:
+    return mark_language(chunk.lang, files[chunk.lang][chunk.start:chunk.end])
+
+
+def mark_languages(files: dict[str, list[Row]], parallel: bool = True) -> dict[str, list[Mark]]:
+    """:func:`mark_language` of every language file. Chunks of whole sets are claimed from the
+    front of the list by this process and from the back by a forked one (`parallel`, where two
+    cores are free) until the two meet; the marks are put back in file order, the same either
+    way."""
+    chunks = _chunks(files)
+    claims = FromBothEnds(len(chunks))
+    with Forked(_marks_from_the_back, claims, chunks, files,
+                parallel=parallel and len(chunks) > 1) as second:
+        marks_of = {index: _chunk_marks(chunks[index], files) for index in claims.front()}
+        marks_of.update(second.result())
+    marks: dict[str, list[Mark]] = {lang: [] for lang in files}
+    for index, chunk in enumerate(chunks):
+        marks[chunk.lang] += marks_of[index]
     return marks
 
 

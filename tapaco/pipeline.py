@@ -40,7 +40,7 @@ from tapaco.export import (
 )
 from tapaco.filters import FilterOptions, Funnel, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
-from tapaco.marks import mark_language, marked_share, marks_text
+from tapaco.marks import mark_languages, marked_share, marks_text
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_ids
 from tapaco.tatoeba_export import read_export
@@ -316,7 +316,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     marks = {}
     if options.marks:
         with progress.stage("marks"):
-            marks = {lang: mark_language(lang, language) for lang, language in files.items()}
+            marks = mark_languages(files, parallel=options.worker_count > 1)
             stats["marks"] = {lang: marked_share(marks[lang], files[lang]) for lang in marks}
     with progress.stage("write output"):
 

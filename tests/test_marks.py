@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import csv
 import itertools
+import os
+import time
 from pathlib import Path
 
 import pytest
 from conftest import SAMPLE
 
+import tapaco.marks as marks_module
 from tapaco.filters import FilterOptions
 from tapaco.marks import (
     FEATURES,
@@ -23,6 +26,7 @@ from tapaco.marks import (
     _read_table,
     _rules,
     mark_language,
+    mark_languages,
     marked_share,
     marks_text,
 )
@@ -335,6 +339,35 @@ def test_sample_build_marks_equal_the_brute_force(sample_build, lang):
     rows = read_rows(sample_build / f"{lang}.txt")
     assert len({row[0] for row in rows}) >= 3
     assert mark_language(lang, rows) == brute_force(lang, rows)
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_marks_of_every_language_in_chunks_equal_each_language_alone(sample_build, monkeypatch,
+                                                                      parallel):
+    files = {path.stem: read_rows(path) for path in sorted(sample_build.glob("*.txt"))}
+    files["zz"] = [(set_id, f"{set_id}{side}", text, "", "") for set_id in range(1, 21)
+                   for side, text in (("a", f"Tired {set_id}."), ("b", f"tired {set_id}"))]
+    by_language = {lang: brute_force(lang, rows) for lang, rows in files.items()}
+    assert len(by_language["zz"]) == 20 and sum(map(len, by_language.values())) >= 25
+    monkeypatch.setattr(marks_module, "CHUNK_SENTENCES", 3)  # many chunks, a set never cut
+    chunks = marks_module._chunks(files)
+    assert len(chunks) > 2 * len(files)
+    this_process, chunk_marks = os.getpid(), marks_module._chunk_marks
+
+    def slow_here(chunk, files):  # the forked process then marks most chunks, from the back
+        if os.getpid() == this_process:
+            time.sleep(0.02)
+        return chunk_marks(chunk, files)
+
+    monkeypatch.setattr(marks_module, "_chunk_marks", slow_here)
+    assert mark_languages(files, parallel=parallel) == by_language
+
+
+def test_a_file_whose_sets_are_not_in_order_is_marked_whole(sample_build, monkeypatch):
+    rows = read_rows(sample_build / "fr.txt")
+    shuffled = rows[len(rows) // 2:] + rows[:len(rows) // 2]
+    monkeypatch.setattr(marks_module, "CHUNK_SENTENCES", 3)
+    assert mark_languages({"fr": shuffled}) == {"fr": brute_force("fr", shuffled)}
 
 
 def test_sample_build_marks_by_hand(sample_build):
