@@ -23,12 +23,11 @@ from opusparcus.gem import FORMATS as GEM_FORMATS
 from opusparcus.parquet_release import GEM_SCHEMAS
 from opusparcus.rank import COMMAND as RANK
 from opusparcus.rank import (
-    ENGINES,
-    RankOptions,
     languages_with_bitexts,
     output_folder,
     rank_languages,
 )
+from opusparcus.rank_inputs import ENGINES, RankOptions
 from opusparcus.sampling import sample_pairs
 from opusparcus.scores import SCHEMES
 from tapaco.core.download_command import add_download_parser, run_download

@@ -55,7 +55,7 @@ from tapaco.core.errors import OptionError
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from opusparcus.rank import PivotLinks, RankOptions
+    from opusparcus.rank_inputs import PivotLinks, RankOptions
     from opusparcus.vocabulary import Vocabulary
 
 SALT_ROWS = 64

@@ -21,8 +21,8 @@ from opusparcus.web.tasks import PairTask, SetTask, Task
 from tapaco.core.errors import InputError
 from tapaco.core.files import read_plain_text
 from tapaco.core.outputs import MANIFEST, OutputFile
-from tapaco.set_annotations import HEADER as SET_HEADER
-from tapaco.set_annotations import (
+from tapaco.core.set_annotations import HEADER as SET_HEADER
+from tapaco.core.set_annotations import (
     is_set_annotation_file,
     read_language_file,
     read_set_annotations,

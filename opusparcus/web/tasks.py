@@ -25,7 +25,7 @@ from opusparcus.annotations import (
     save_label,
 )
 from opusparcus.combine import COLUMNS, combine_annotations
-from tapaco.set_annotations import (
+from tapaco.core.set_annotations import (
     OUTLIER,
     Member,
     read_set_annotations,

@@ -23,7 +23,7 @@ from opusparcus.annotations import (  # noqa: E402
 from opusparcus.web.app import MAX_BODY, create_app  # noqa: E402
 from opusparcus.web.desk import Desk  # noqa: E402
 from opusparcus.web.tasks import PairTask, SetTask  # noqa: E402
-from tapaco.set_annotations import (  # noqa: E402
+from tapaco.core.set_annotations import (  # noqa: E402
     Member,
     read_set_annotations,
     set_annotations_text,

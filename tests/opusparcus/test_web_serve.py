@@ -20,7 +20,7 @@ from opusparcus.cli import main  # noqa: E402
 from opusparcus.web.serve import ServeOptions, links, listen, open_task  # noqa: E402
 from opusparcus.web.tasks import PairTask, SetTask  # noqa: E402
 from tapaco.core.errors import InputError  # noqa: E402
-from tapaco.set_annotations import read_set_annotations  # noqa: E402
+from tapaco.core.set_annotations import read_set_annotations  # noqa: E402
 
 LANGUAGE_FILE = ("1\t10\tIch bin müde.\t\t\n1\t11\tIch bin erschöpft.\t\t\n"
                  "4\t20\tGeh!\t\t\n4\t21\tGehen Sie!\t\t\n4\t22\tGeht!\t\t\n"

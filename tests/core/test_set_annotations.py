@@ -8,9 +8,7 @@ import pytest
 from conftest import SAMPLE
 
 from tapaco.core.errors import InputError
-from tapaco.filters import FilterOptions
-from tapaco.pipeline import BuildOptions, build
-from tapaco.set_annotations import (
+from tapaco.core.set_annotations import (
     Member,
     is_set_annotation_file,
     read_language_file,
@@ -20,6 +18,8 @@ from tapaco.set_annotations import (
     set_agreement,
     set_annotations_text,
 )
+from tapaco.filters import FilterOptions
+from tapaco.pipeline import BuildOptions, build
 
 
 @pytest.fixture(scope="module")
