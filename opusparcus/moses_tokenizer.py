@@ -2,9 +2,9 @@
 
 Opusparcus identifies a raw sentence by its Moses-tokenised text,
 ``MosesTokenizer(lang).tokenize(text, escape=False, return_str=True)`` (defaults
-``aggressive_dash_splits=False``, ``protected_patterns=None``). sacremoses spends ~40 µs a
-sentence on it: a dozen regex passes, most with a template expanded in Python for every match,
-and a Python loop over all tokens for the non-breaking prefixes. `moses_tokenize` runs the same
+``aggressive_dash_splits=False``, ``protected_patterns=None``). sacremoses runs a dozen regex
+passes on each sentence, most with a template expanded in Python for every match, and a Python
+loop over all tokens for the non-breaking prefixes. `moses_tokenize` runs the same
 steps in :mod:`opusparcus.moses_kernels` over many sentences' code points at once, with tables
 built here from sacremoses' own character sets and prefixes. The lines the kernel declines
 (longer than its bound) go through `batch_moses_tokenize`: the same steps once over many

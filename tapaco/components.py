@@ -4,12 +4,12 @@ connected components, by union-find in numpy, and their distinct undirected edge
 Each round hooks the larger of the two roots of every edge whose ends still have different
 roots under the smaller one, then walks every end of those edges to its new root (keeping the
 trees shallow); edges whose ends share a root leave the work. A handful of rounds suffices, each
-a few whole-array operations: 1.8 s on the 6.4M vertices and 6.6M links of the full-scale
-independent release, where igraph (`add_edges` and `connected_components`) takes 5.6 s.
+a few whole-array operations (faster than igraph's `add_edges` and `connected_components` at
+full scale: docs/performance.md).
 
 Components are numbered as igraph numbers them (in the order of their smallest vertex). Kept
 apart from :mod:`tapaco.graph` so that the fresh process imports only numpy (the graph module's
-pandas and text normalisation would add a second to its start).
+pandas and text normalisation would slow its start).
 """
 
 from __future__ import annotations

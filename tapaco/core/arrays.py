@@ -147,7 +147,7 @@ def sorted_distinct(values: np.ndarray) -> np.ndarray:
 
 
 def taken(values: Sequence, indexes: np.ndarray) -> list:
-    """values[i] for every index, indexed by Python ints (numpy scalars index a list 4x
+    """values[i] for every index, indexed by Python ints (numpy scalars index a list
     slower)."""
     return list(map(values.__getitem__, indexes.tolist()))
 

@@ -335,7 +335,7 @@ class FromBothEnds:
 
 
 class JoinedTexts(list):
-    """A list of texts that pickles as one string joined by newlines (5x faster to send to a
+    """A list of texts that pickles as one string joined by newlines (faster to send to a
     second process than item by item; item by item where a text holds a newline). It comes
     back as a plain list."""
 

@@ -99,7 +99,7 @@ _INFLATE_BLOCK = 1 << 20
 
 
 class _DeflatedMember(io.RawIOBase):
-    """A deflated zip member, inflated by isal (twice as fast as zlib in zipfile); its size and
+    """A deflated zip member, inflated by isal (faster than zlib in zipfile); its size and
     CRC-32 are checked at its end, as zipfile checks them. Reads through its own file handle."""
 
     def __init__(self, path: Path, info: zipfile.ZipInfo) -> None:
