@@ -16,20 +16,19 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE
 
-import tapaco.marks as marks_module
+import tapaco.marks.marking as marking
 from tapaco.filters import FilterOptions
 from tapaco.marks import (
     FEATURES,
     RULE_LANGUAGES,
     Mark,
-    _evidence,
-    _read_table,
-    _rules,
     mark_language,
     mark_languages,
     marked_share,
     marks_text,
 )
+from tapaco.marks.evidence import evidence
+from tapaco.marks.rules import language_rules, read_table
 from tapaco.pipeline import BuildOptions, build
 
 
@@ -305,7 +304,7 @@ def test_marked_share_counts_pairs_in_sets_and_marks_per_feature():
 def brute_force(lang: str, rows: list) -> list[Mark]:
     """Every pair of every set compared: the first level (trivial, then each combination of
     features) at which the two sentences' keys meet."""
-    rules = _rules(lang)
+    rules = language_rules(lang)
     by_set: dict[int, list] = {}
     for set_id, sentence_id, text, _, _ in rows:
         by_set.setdefault(set_id, []).append((sentence_id, text))
@@ -316,7 +315,7 @@ def brute_force(lang: str, rows: list) -> list[Mark]:
             first, second = rules.analyse(text1), rules.analyse(text2)
             for level, label in enumerate(rules.labels):
                 if rules.key_set(first, level) & rules.key_set(second, level):
-                    found.append(Mark(set_id, id1, id2, label, _evidence(text1, text2)))
+                    found.append(Mark(set_id, id1, id2, label, evidence(text1, text2)))
                     break
     return found
 
@@ -349,24 +348,24 @@ def test_marks_of_every_language_in_chunks_equal_each_language_alone(sample_buil
                    for side, text in (("a", f"Tired {set_id}."), ("b", f"tired {set_id}"))]
     by_language = {lang: brute_force(lang, rows) for lang, rows in files.items()}
     assert len(by_language["zz"]) == 20 and sum(map(len, by_language.values())) >= 25
-    monkeypatch.setattr(marks_module, "CHUNK_SENTENCES", 3)  # many chunks, a set never cut
-    chunks = marks_module._chunks(files)
+    monkeypatch.setattr(marking, "CHUNK_SENTENCES", 3)  # many chunks, a set never cut
+    chunks = marking._chunks(files)
     assert len(chunks) > 2 * len(files)
-    this_process, chunk_marks = os.getpid(), marks_module._chunk_marks
+    this_process, chunk_marks = os.getpid(), marking._chunk_marks
 
     def slow_here(chunk, files):  # the forked process then marks most chunks, from the back
         if os.getpid() == this_process:
             time.sleep(0.02)
         return chunk_marks(chunk, files)
 
-    monkeypatch.setattr(marks_module, "_chunk_marks", slow_here)
+    monkeypatch.setattr(marking, "_chunk_marks", slow_here)
     assert mark_languages(files, parallel=parallel) == by_language
 
 
 def test_a_file_whose_sets_are_not_in_order_is_marked_whole(sample_build, monkeypatch):
     rows = read_rows(sample_build / "fr.txt")
     shuffled = rows[len(rows) // 2:] + rows[:len(rows) // 2]
-    monkeypatch.setattr(marks_module, "CHUNK_SENTENCES", 3)
+    monkeypatch.setattr(marking, "CHUNK_SENTENCES", 3)
     assert mark_languages({"fr": shuffled}) == {"fr": brute_force("fr", shuffled)}
 
 
@@ -408,17 +407,17 @@ def test_hand_built_sets_marks_equal_the_brute_force(lang):
 
 def test_rule_languages_and_their_features():
     assert RULE_LANGUAGES == ("de", "en", "es", "fr", "ru")
-    assert _rules("en").features == ("gender", "number")
+    assert language_rules("en").features == ("gender", "number")
     for lang in ("de", "es", "fr", "ru"):
-        assert _rules(lang).features == FEATURES
-    assert _rules("xx").labels == ["trivial"]
+        assert language_rules(lang).features == FEATURES
+    assert language_rules("xx").labels == ["trivial"]
 
 
 @pytest.mark.parametrize("lang", RULE_LANGUAGES)
 def test_feature_forms_are_reachable(lang):
     """No feature form holds a number word or a contraction: those are rewritten before
     features are looked up, so such a form could never match."""
-    rules = _rules(lang)
+    rules = language_rules(lang)
     numerals = {form[0] for entries in rules.numerals.values() for form, _ in entries
                 if len(form) == 1}
     contractions = {key[0][0] for key in rules.exact if len(key) == 1}
@@ -440,7 +439,7 @@ def test_malformed_tables_are_refused_with_their_line(tmp_path, content, message
     path = tmp_path / "xx.tsv"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
-        _read_table(path)
+        read_table(path)
 
 
 def test_build_with_marks_writes_them_and_leaves_the_release_files_alone(tmp_path):
