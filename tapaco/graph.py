@@ -132,7 +132,9 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
     with Fresh(components_and_edge_keys, corpus.vertex_count, corpus.edges,
                parallel=parallel) as aligned:
-        surface = surface_edges(corpus.vertex_lang, corpus.texts, corpus.surface)
+        hashed = (None if corpus.surface_hashes is None else
+                  SurfaceHashes.of_hashes(corpus.surface_hashes, corpus.texts.__getitem__))
+        surface = surface_edges(corpus.vertex_lang, corpus.texts, hashed)
         number, fraction = numeric_keys(corpus.sides)
         row_rank = _ranks(lexicographic_order(corpus.vertex_doc, number, fraction))
         aligned_components, aligned_keys = aligned.result()

@@ -9,8 +9,10 @@ from independent import key_hash, read_links
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.forked import can_fork, usable_cores
 from tapaco.core.progress import Progress
-from tapaco.normalize import surface_key
+from tapaco.normalize import SurfaceHasher, SurfaceHashes, surface_key
 from tapaco.read import INTER, read_corpus
+from tapaco.read import links as link_reading
+from tapaco.read import texts as text_reading
 
 
 def test_rf_release_counts_match_a_plain_scan(shared_data):
@@ -40,17 +42,23 @@ def _same_corpus(first, second) -> None:
         assert np.array_equal(getattr(first, name), getattr(second, name)), name
     assert first.counts == second.counts
     for corpus in (first, second):
-        keys = [surface_key(text) for text in corpus.texts]
-        assert corpus.surface.hashes.tolist() == [key_hash(key) for key in keys]
-        assert corpus.surface.nonempty.tolist() == [key != "" for key in keys]
+        _assert_surface_hashes(corpus)
+
+
+def _assert_surface_hashes(corpus) -> None:
+    keys = [surface_key(text) for text in corpus.texts]
+    assert corpus.surface_hashes.tolist() == [key_hash(key) for key in keys]
+    hashed = SurfaceHashes.of_hashes(corpus.surface_hashes, corpus.texts.__getitem__)
+    assert hashed.nonempty.tolist() == [key != "" for key in keys]
 
 
 def test_reading_in_two_processes_gives_the_same_corpus(shared_data):
     from conftest import SAMPLE
 
     for release in (shared_data / "opus-rf", SAMPLE):
-        apart = read_corpus(release, BadInputLog(), Progress(enabled=False), parallel=True)
-        alone = read_corpus(release, BadInputLog(), Progress(enabled=False), parallel=False)
+        apart, alone = (read_corpus(release, BadInputLog(), Progress(enabled=False),
+                                    parallel=parallel, surface_hasher=SurfaceHasher())
+                        for parallel in (True, False))
         _same_corpus(apart, alone)
 
 
@@ -80,7 +88,8 @@ def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
     with zipfile.ZipFile(root / "raw" / "ff.zip", "w") as archive:
         archive.writestr("Tatoeba/raw/ff/t.xml", "<document><s id='s1'>unclosed</document>")
     logs = [BadInputLog(skip=True), BadInputLog(skip=True)]
-    corpora = [read_corpus(root, log, Progress(enabled=False), parallel=parallel)
+    corpora = [read_corpus(root, log, Progress(enabled=False), parallel=parallel,
+                           surface_hasher=SurfaceHasher())
                for log, parallel in zip(logs, (True, False))]
     _same_corpus(*corpora)
     assert logs[0].as_dict() == logs[1].as_dict()
@@ -105,17 +114,16 @@ def _release_with_bad_sentences(root):
     return root
 
 
-def _read_with_one_reader_slowed(root, monkeypatch, function: str, slow: str):
+def _read_with_one_reader_slowed(root, monkeypatch, read_module, function: str, slow: str):
     """The corpus and log of reading `root` in two processes, `function` (a reading step of
     one item) slowed in this process (`slow` "front") or in the forked one ("back"); checked
     against reading alone, and the faster reader must have read more items."""
     import os
     import time
 
-    from tapaco import read as read_module
-
     expected_log = BadInputLog(skip=True)
-    expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False)
+    expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False,
+                           surface_hasher=SurfaceHasher())
     parent, real, read_by = os.getpid(), getattr(read_module, function), root.parent / "readers.txt"
 
     def timed(item, *args):
@@ -128,7 +136,8 @@ def _read_with_one_reader_slowed(root, monkeypatch, function: str, slow: str):
 
     monkeypatch.setattr(read_module, function, timed)
     log = BadInputLog(skip=True)
-    corpus = read_corpus(root, log, Progress(enabled=False), parallel=True)
+    corpus = read_corpus(root, log, Progress(enabled=False), parallel=True,
+                         surface_hasher=SurfaceHasher())
     _same_corpus(corpus, expected)
     assert log.as_dict() == expected_log.as_dict()
     readers = read_by.read_text().split()
@@ -148,7 +157,8 @@ def test_documents_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
     """The forked reader takes documents from the back while this process takes them from the
     front: slowing either moves where they meet, never the corpus or the log."""
     root = _release_with_bad_sentences(tmp_path / "opus")
-    _, log, documents = _read_with_one_reader_slowed(root, monkeypatch, "_document_texts", slow)
+    _, log, documents = _read_with_one_reader_slowed(root, monkeypatch, text_reading,
+                                                     "_document_texts", slow)
     assert log.counts == {"encoding": 4, "unknown sentence id": 4} and documents == 12
 
 
@@ -162,7 +172,8 @@ def test_alignments_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
     root = _chain_release(tmp_path / "opus", _TWELVE, 3, lambda number: [
         (f"s{number % 3} s2", "s1"), ("s0", f"s1 s{number % 3}")])
     (root / "xml" / "lc-ld.xml.gz").write_bytes(b"not gzip")
-    corpus, log, sources = _read_with_one_reader_slowed(root, monkeypatch, "_read_source", slow)
+    corpus, log, sources = _read_with_one_reader_slowed(root, monkeypatch, link_reading,
+                                                        "_read_source", slow)
     assert log.counts == {"corrupt file": 1} and sources == 11
     assert corpus.counts.multi_id_sides > 0
 
@@ -175,10 +186,9 @@ def test_surface_hashes_of_document_moses_and_multi_id_sides(tmp_path, shared_da
     from test_build import _mixed_forms_release
 
     for root in (_mixed_forms_release(tmp_path / "opus"), shared_data / "opus-rf"):
-        corpus = read_corpus(root, BadInputLog(), Progress(enabled=False), parallel=False)
-        keys = [surface_key(text) for text in corpus.texts]
-        assert corpus.surface.hashes.tolist() == [key_hash(key) for key in keys]
-        assert corpus.surface.nonempty.tolist() == [key != "" for key in keys]
+        corpus = read_corpus(root, BadInputLog(), Progress(enabled=False), parallel=False,
+                             surface_hasher=SurfaceHasher())
+        _assert_surface_hashes(corpus)
     assert corpus.counts.multi_id_sides > 0
 
 

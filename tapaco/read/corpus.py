@@ -1,0 +1,121 @@
+"""The corpus a release reads into: vertices (link sides) with their texts, and the alignment
+edges between them; :func:`read_corpus` reads it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+
+import numpy as np
+
+from tapaco.core.arrays import SparseStrings, taken
+from tapaco.core.errors import BadInputLog
+from tapaco.core.opus import find_alignment_sources
+from tapaco.core.opus.documents import TextHasher
+from tapaco.core.opus.sidekeys import SideColumn
+from tapaco.core.progress import Progress
+from tapaco.read.links import LinkCollector, ReadCounts, collect_links
+from tapaco.read.texts import DocumentTexts, read_documents
+
+
+@dataclass
+class Corpus:
+    """Vertices (link sides) with their texts, and the alignment edges between them.
+
+    `edges` is an (m, 2) int32 array of vertex ids, `edge_kind` says INTRA or INTER for each.
+    `sides` reads as strings (a :class:`SideColumn` when read from OPUS). `surface_hashes`: the
+    hash of each text's surface key, where the reader was handed the graph step's hasher.
+    """
+
+    languages: list[str]
+    documents: list[str]
+    document_lang: np.ndarray
+    vertex_lang: np.ndarray
+    vertex_doc: np.ndarray
+    sides: Sequence[str]
+    texts: list[str]
+    lists: SparseStrings
+    tags: SparseStrings
+    edges: np.ndarray
+    edge_kind: np.ndarray
+    counts: ReadCounts
+    surface_hashes: np.ndarray | None = None
+
+    @property
+    def vertex_count(self) -> int:
+        return len(self.sides)
+
+
+def _edges(collector: LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    parts = collector.links
+    if not parts:
+        return np.zeros((0, 2), np.int32), np.zeros(0, np.int8)
+    documents = collector.documents
+    sources = np.concatenate([offsets[f] + documents[f].part_codes[p] for f, p, _, _, _ in parts])
+    targets = np.concatenate([offsets[t] + documents[t].part_codes[p] for _, _, t, p, _ in parts])
+    kinds = np.concatenate([np.full(len(documents[f].part_codes[p]), k, np.int8)
+                            for f, p, _, _, k in parts])
+    edges = np.empty((len(sources), 2), np.int32)
+    edges[:, 0], edges[:, 1] = sources, targets
+    return edges, kinds
+
+
+def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
+                documents: str = "raw", parallel: bool = True,
+                surface_hasher: TextHasher | None = None) -> Corpus:
+    """Read every alignment of the release and the texts of every linked sentence.
+
+    `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
+    `parallel`: a forked process reads alignments, then documents, from the back of their lists
+    while this one reads from the front (where the system can fork and two cores are free);
+    the corpus is the same. `surface_hasher` (the graph step's
+    :class:`tapaco.normalize.SurfaceHasher`) hashes each text as it is read, which spares that
+    step a walk over every text: the corpus's `surface_hashes`.
+    """
+    sources = find_alignment_sources(opus_dir)
+    with progress.stage("read alignments"):
+        collector = collect_links(sources, log, progress, parallel)
+    with progress.stage("read documents"):
+        parts = read_documents(collector, opus_dir, documents, log, progress, surface_hasher,
+                               parallel)
+        return _assemble(collector, parts, surface_hasher is not None)
+
+
+def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool) -> Corpus:
+    documents = collector.documents
+    sizes = np.array([len(document.sides) for document in documents], np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    edges, kinds = _edges(collector, offsets)
+    vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
+    doc_lang = np.array([document.lang for document in collector.documents], np.int32)
+    valid = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
+    keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]] if len(edges) else np.ones(0, bool)
+    collector.counts.links_to_unknown_sentences = int((~keep_edge).sum())
+    if not valid.all():
+        edges = (np.cumsum(valid) - 1)[edges[keep_edge]].astype(np.int32)
+    pick = np.flatnonzero(valid)
+
+    texts = list(chain.from_iterable(part.texts for part in parts))
+    if len(pick) < len(texts):
+        texts = taken(texts, pick)
+
+    def sparse(name: str) -> SparseStrings:
+        column = SparseStrings.of_parts([getattr(part, name) for part in parts], sizes.tolist())
+        return column if len(pick) == len(valid) else column.kept(valid)
+
+    keys = (np.concatenate([document.sides for document in documents]) if documents
+            else np.zeros(0, np.uint64))
+    return Corpus(
+        languages=list(collector.languages), documents=[d.name for d in collector.documents],
+        document_lang=doc_lang, vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
+        sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
+        texts=texts, lists=sparse("lists"), tags=sparse("tags"),
+        edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
+        surface_hashes=_concatenated([part.hashes for part in parts])[pick] if hashed else None,
+    )
+
+
+def _concatenated(arrays: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
