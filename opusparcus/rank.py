@@ -6,6 +6,10 @@ written to `OUT/<lang>/stats.json` (`rank` does one language). Every `OUT/<lang>
 before anything is read (:func:`output_folder`): it must not be or hold the input, and an
 existing one must be this command's own earlier output. The pairs of each split are summed in
 :mod:`opusparcus.aggregate`, in memory or in partitions on disk under `--memory-limit`.
+
+The bitexts are read and their vocabularies built here; each language is then ranked by an
+engine (`--engine`): :class:`LocalEngine` on this machine, :class:`SparkEngine` as Spark jobs,
+both given the same :class:`LanguageJob`.
 """
 
 from __future__ import annotations
@@ -35,7 +39,13 @@ from opusparcus.export import release_files, sentences_of, write_ranked
 from opusparcus.parquet_release import rank_parquet_name, write_rank_card, write_rank_parquet
 from opusparcus.rank_inputs import PivotLinks, RankOptions
 from opusparcus.scores import ScoredPairs
-from opusparcus.spark_engine import SparkRanking, check_available
+from opusparcus.spark_engine import (
+    SparkRanking,
+    check_available,
+    rank_on_spark,
+    spark_folder,
+    spark_session,
+)
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError
@@ -82,7 +92,7 @@ def languages_with_bitexts(opus_dir: Path) -> tuple[str, ...]:
                          if not source.intra_lingual for lang in source.langs}))
 
 
-def _only_codes(vocabulary: Vocabulary) -> Vocabulary:
+def _without_sentences(vocabulary: Vocabulary) -> Vocabulary:
     """A pivot-only language's vocabulary: only its codes count, its sentences are let go."""
     vocabulary.sentences = pa.array([], pa.large_string())
     release_freed_memory()
@@ -95,7 +105,7 @@ def _read_one(arguments: tuple) -> tuple[Bitext, dict, dict[str, Vocabulary]]:
     bitext = read_bitext(opus_dir, source, log, documents)
     sides_of = {side.lang: {(source.path, number): side}
                 for number, side in enumerate(bitext.sides) if side.lang in normalized_here}
-    built = build_vocabularies(sides_of, map, _only_codes)
+    built = build_vocabularies(sides_of, map, _without_sentences)
     release_freed_memory()
     return bitext, log.as_dict(), built
 
@@ -154,7 +164,7 @@ def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map,
 
     def slim(vocabulary: Vocabulary) -> Vocabulary:
         if vocabulary.lang not in targets:
-            return _only_codes(vocabulary)
+            return _without_sentences(vocabulary)
         release_freed_memory()
         return vocabulary
 
@@ -163,10 +173,10 @@ def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map,
             for lang in langs}
 
 
-def _release_links(read: _Read, found: dict[str, Vocabulary], kept: set[Path]) -> None:
+def _release_links(read: _Read, vocabulary_of: dict[str, Vocabulary], kept: set[Path]) -> None:
     """Free the per-link codes and splits of every bitext not in `kept` (those the languages
     still to rank read)."""
-    for vocabulary in found.values():
+    for vocabulary in vocabulary_of.values():
         vocabulary.codes = {key: codes for key, codes in vocabulary.codes.items()
                             if key[0] in kept}
     for path, bitext in read.bitexts.items():
@@ -176,12 +186,12 @@ def _release_links(read: _Read, found: dict[str, Vocabulary], kept: set[Path]) -
 
 
 def pivot_links(source: AlignmentSource, lang: str, read: _Read,
-                found: dict[str, Vocabulary]) -> PivotLinks:
+                vocabulary_of: dict[str, Vocabulary]) -> PivotLinks:
     bitext, pivot = read.bitexts[source.path], _pivot_of(source, lang)
     number = 0 if bitext.sides[0].lang == lang else 1
     side = bitext.sides[number]
-    return PivotLinks(pivot, source.path, found[lang].codes[source.path, number],
-                      found[pivot].codes[source.path, 1 - number], side.splits,
+    return PivotLinks(pivot, source.path, vocabulary_of[lang].codes[source.path, number],
+                      vocabulary_of[pivot].codes[source.path, 1 - number], side.splits,
                       side.without_year)
 
 
@@ -276,81 +286,97 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
                    .values())
     needed = set(langs) | {_pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
     name = ",".join(langs)
-    with garbage_collector_paused(), _mapper(options.workers) as run:
+    engine = LocalEngine() if options.engine == "local" else SparkEngine(options)
+    with garbage_collector_paused(), _mapper(options.workers) as mapper:
         with progress.stage(f"{name}: read bitexts"):
-            read = read_bitexts(opus_dir, sources, options, run, needed - set(langs))
+            read = read_bitexts(opus_dir, sources, options, mapper, needed - set(langs))
         with progress.stage(f"{name}: normalise sentences"):
-            found = vocabularies(read, needed, run, set(langs))
-        rank_one = _rank_language if options.engine == "local" else _spark_ranker(options)
+            vocabulary_of = vocabularies(read, needed, mapper, set(langs))
         results = {}
         for position, lang in enumerate(langs):
             later = {s.path for other in langs[position + 1:] for s in plan[other]}
-            links = [pivot_links(s, lang, read, found) for s in plan[lang]]
-            results[lang] = rank_one(lang, links, read, found[lang], outputs[lang], options,
-                                     progress, partial(_release_links, read, found, later))
+            job = LanguageJob(lang, [pivot_links(s, lang, read, vocabulary_of) for s in plan[lang]],
+                              read, vocabulary_of[lang], outputs[lang], options, progress,
+                              partial(_release_links, read, vocabulary_of, later))
+            results[lang] = engine.rank(job)
         return results
 
 
-def _spark_ranker(options: RankOptions) -> Callable[..., dict]:
-    """`_rank_language` for `--engine spark`: one Spark session for every language."""
-    from opusparcus import spark_engine
+@dataclass
+class LanguageJob:
+    """One target language to rank: its links to each pivot, the bitexts read, its vocabulary,
+    its output folder; `free_unneeded` lets go of what no language still to rank needs."""
 
-    session = spark_engine.spark_session(options.spark_master, options.memory_budget(),
-                                         options.quiet)
+    lang: str
+    links: list[PivotLinks]
+    read: _Read
+    vocabulary: Vocabulary
+    output: OutputFolder
+    options: RankOptions
+    progress: Progress
+    free_unneeded: Callable[[], None]
 
-    def rank_one(lang: str, links: list[PivotLinks], read: _Read, vocabulary: Vocabulary,
-                 output: OutputFolder, options: RankOptions, progress: Progress,
-                 counted: Callable[[], None]) -> dict:
-        with spark_engine.spark_folder(options.temp_dir) as folder:
-            with progress.stage(f"{lang}: rank on Spark"):
-                ranking = spark_engine.rank_on_spark(session, lang, links, vocabulary, options,
-                                                     Path(folder))
-                _counted(links, counted)
-                stats = _statistics(lang, links, read, ranking.split_stats,
-                                    ranking.pairs_written, options)
-            with progress.stage(f"{lang}: render and write on Spark"):
-                output.write(lambda out: _write_spark(out, lang, ranking, stats, options))
+    def counted(self) -> None:
+        """Once the pairs are counted: the links' arrays, and whatever no language still to rank
+        needs, are let go."""
+        for bitext in self.links:
+            bitext.release()
+        self.free_unneeded()
+        release_freed_memory()
+
+    def statistics(self, split_stats: dict, pairs_written: dict[str, int]) -> dict:
+        return _statistics(self.lang, self.links, self.read, split_stats, pairs_written,
+                           self.options)
+
+
+class LocalEngine:
+    """Ranks on this machine: count and score, order and hold out, write."""
+
+    def rank(self, job: LanguageJob) -> dict:
+        lang, progress, options = job.lang, job.progress, job.options
+        results, split_stats = {}, {}
+        with progress.stage(f"{lang}: count and score"):
+            for split in (TRAIN, DEV, TEST):
+                pairs, split_stats[SPLITS[split]] = score_split(job.links, split,
+                                                                len(job.vocabulary), options)
+                results[split] = pairs.scored
+                progress.note(f"{lang} {SPLITS[split]} pairs", {
+                    "expanded": pairs.expanded_pairs, "partitions": pairs.partitions,
+                    "spilled_bytes": pairs.spilled_bytes})
+            job.counted()
+        with progress.stage(f"{lang}: order and hold out"):
+            sentences = job.vocabulary.sentences
+            train = results[TRAIN]
+            dev = _held_out(results[DEV], [train.keys], sentences, options)
+            test = _held_out(results[TEST], [train.keys, dev.keys], sentences, options)
+            outputs = {split: ordered_sentences(pairs)
+                       for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
+        written = {SPLITS[split]: len(outputs[split][0]) for split in (TRAIN, DEV, TEST)}
+        stats = job.statistics(split_stats, written)
+        with progress.stage(f"{lang}: write"):
+            job.output.write(lambda folder: _write(folder, lang, sentences, outputs, stats,
+                                                   options))
         return stats
 
-    return rank_one
 
+class SparkEngine:
+    """Ranks as Spark jobs (:mod:`opusparcus.spark_engine`), one session for every language."""
 
-def _counted(links: list[PivotLinks], counted: Callable[[], None]) -> None:
-    """Once a language's pairs are counted: its links' arrays, and (`counted`) whatever no
-    language still to rank needs, are let go."""
-    for bitext in links:
-        bitext.release()
-    counted()
-    release_freed_memory()
+    def __init__(self, options: RankOptions) -> None:
+        self._session = spark_session(options.spark_master, options.memory_budget(),
+                                      options.quiet)
 
-
-def _rank_language(lang: str, links: list[PivotLinks], read: _Read, vocabulary: Vocabulary,
-                   output: OutputFolder, options: RankOptions, progress: Progress,
-                   counted: Callable[[], None]) -> dict:
-    """Rank one language with the local engine: count and score, order and hold out, write.
-    `counted` is called once the pairs are counted (see :func:`_counted`)."""
-    results, split_stats = {}, {}
-    with progress.stage(f"{lang}: count and score"):
-        for split in (TRAIN, DEV, TEST):
-            pairs, split_stats[SPLITS[split]] = score_split(links, split, len(vocabulary),
-                                                            options)
-            results[split] = pairs.scored
-            progress.note(f"{lang} {SPLITS[split]} pairs", {
-                "expanded": pairs.expanded_pairs, "partitions": pairs.partitions,
-                "spilled_bytes": pairs.spilled_bytes})
-        _counted(links, counted)
-    with progress.stage(f"{lang}: order and hold out"):
-        sentences = vocabulary.sentences
-        train = results[TRAIN]
-        dev = _held_out(results[DEV], [train.keys], sentences, options)
-        test = _held_out(results[TEST], [train.keys, dev.keys], sentences, options)
-        outputs = {split: ordered_sentences(pairs)
-                   for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
-    written = {SPLITS[split]: len(outputs[split][0]) for split in (TRAIN, DEV, TEST)}
-    stats = _statistics(lang, links, read, split_stats, written, options)
-    with progress.stage(f"{lang}: write"):
-        output.write(lambda folder: _write(folder, lang, sentences, outputs, stats, options))
-    return stats
+    def rank(self, job: LanguageJob) -> dict:
+        lang, progress, options = job.lang, job.progress, job.options
+        with spark_folder(options.temp_dir) as folder:
+            with progress.stage(f"{lang}: rank on Spark"):
+                ranking = rank_on_spark(self._session, lang, job.links, job.vocabulary, options,
+                                        Path(folder))
+                job.counted()
+                stats = job.statistics(ranking.split_stats, ranking.pairs_written)
+            with progress.stage(f"{lang}: render and write on Spark"):
+                job.output.write(lambda out: _write_spark(out, lang, ranking, stats, options))
+        return stats
 
 
 def _write_spark(folder: Path, lang: str, ranking: SparkRanking, stats: dict,
