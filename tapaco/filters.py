@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
-from tapaco.core.arrays import group_chunks, group_offsets, group_starts, taken
+from tapaco.core.arrays import gathered, group_chunks, group_offsets, group_starts
 from tapaco.core.forked import map_on_threads
 from tapaco.core.options import check_range
 from tapaco.normalize import first_near_identical
@@ -114,7 +114,7 @@ def _bleu_kept(group: np.ndarray, texts: list[str], tokenizers: np.ndarray, bleu
     keep = np.ones(len(group), bool)
     for tokenizer in sorted(set(tokenizers.tolist())):
         chosen = np.flatnonzero(tokenizers == tokenizer)
-        keep[chosen] = bleu_keep_mask(group[chosen], taken(texts, chosen), tokenizer, bleu_max,
+        keep[chosen] = bleu_keep_mask(group[chosen], gathered(texts, chosen), tokenizer, bleu_max,
                                       workers)
     return keep
 
@@ -139,10 +139,10 @@ def apply_filters(rows: Rows, texts: list[str], languages: list[str],
     rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
                   sizes <= options.max_set_size)
     rows = _apply(funnel, "(c) near-identical sentences", rows,
-                  _near_identical_kept(rows.group, taken(texts, rows.vertex), workers))
+                  _near_identical_kept(rows.group, gathered(texts, rows.vertex), workers))
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
     rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows,
-                  _bleu_kept(rows.group, taken(texts, rows.vertex), tokenizers[rows.lang],
+                  _bleu_kept(rows.group, gathered(texts, rows.vertex), tokenizers[rows.lang],
                              options.bleu_max, workers))
     rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} "
                   f"{'set' if options.min_sets == 1 else 'sets'}", rows,

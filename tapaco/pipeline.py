@@ -17,9 +17,9 @@ import numpy as np
 from tapaco.communities import Split, SplitOptions, split_oversized
 from tapaco.core.arrays import (
     garbage_collector_paused,
+    gathered,
     group_starts,
     lexicographic_order,
-    taken,
 )
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
@@ -133,7 +133,7 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
         vertices = rows.vertex[start:end]
         ids = display_ids(corpus, vertices, documents_per_rank[rank] > 1)
         files[languages[rank]] = list(zip(
-            graph.set_id[vertices].tolist(), ids, taken(corpus.texts, vertices),
+            graph.set_id[vertices].tolist(), ids, gathered(corpus.texts, vertices),
             corpus.lists.take(vertices), corpus.tags.take(vertices)))
     return files
 

@@ -146,7 +146,7 @@ def sorted_distinct(values: np.ndarray) -> np.ndarray:
     return ordered[group_starts(ordered)]
 
 
-def taken(values: Sequence, indexes: np.ndarray) -> list:
+def gathered(values: Sequence, indexes: np.ndarray) -> list:
     """values[i] for every index, indexed by Python ints (numpy scalars index a list
     slower)."""
     return list(map(values.__getitem__, indexes.tolist()))

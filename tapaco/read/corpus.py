@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tapaco.core.arrays import SparseStrings, taken
+from tapaco.core.arrays import SparseStrings, gathered
 from tapaco.core.errors import BadInputLog
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.documents import TextHasher
@@ -99,7 +99,7 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
 
     texts = list(chain.from_iterable(part.texts for part in parts))
     if len(pick) < len(texts):
-        texts = taken(texts, pick)
+        texts = gathered(texts, pick)
 
     def sparse(name: str) -> SparseStrings:
         column = SparseStrings.of_parts([getattr(part, name) for part in parts], sizes.tolist())

@@ -69,7 +69,7 @@ class LinkCollector:
         self.counts.links += len(block)
         empty = (block.from_keys == EMPTY) | (block.to_keys == EMPTY)
         if empty.any():
-            block = _picked(block, ~empty)
+            block = _with_links_kept(block, ~empty)
             self.counts.links_with_empty_side += int(empty.sum())
         from_doc, from_part = self._intern(block.from_doc, block.from_lang, block.from_keys,
                                            block.from_texts)
@@ -101,7 +101,7 @@ class LinkCollector:
             document.parts = []
 
 
-def _picked(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
+def _with_links_kept(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
     def pick(values: list[str] | None) -> list[str] | None:
         return None if values is None else [v for v, k in zip(values, keep.tolist()) if k]
 

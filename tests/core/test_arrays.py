@@ -145,11 +145,11 @@ def test_sorted_distinct_is_the_sorted_set():
 
 
 def test_taken_picks_by_numpy_indexes_in_their_order():
-    from tapaco.core.arrays import taken
+    from tapaco.core.arrays import gathered
 
     values = ["a", "b", "c", "d"]
-    assert taken(values, np.array([3, 0, 3, 1])) == ["d", "a", "d", "b"]
-    assert taken(values, np.zeros(0, np.int64)) == []
+    assert gathered(values, np.array([3, 0, 3, 1])) == ["d", "a", "d", "b"]
+    assert gathered(values, np.zeros(0, np.int64)) == []
 
 
 def test_sparse_strings_read_as_the_list_of_their_values():
