@@ -194,3 +194,20 @@ def test_a_signal_during_a_finalizer_still_ends_the_command_in_one_line(signal_s
         "    time.sleep(5)\n"
         "    print('went on', file=sys.stderr)\n"
         "raise SystemExit(errors.exit_status('tapaco', work))\n"), status, word)
+
+
+@_EACH_SIGNAL
+def test_a_signal_that_leaves_an_object_half_built_ends_in_one_line(signal_sent, status, word):
+    # llvmlite's PassBuilder, when the signal lands in its constructor during numba's first
+    # compile: its __del__ then fails on the attribute the constructor never set
+    _ended_in_one_line(_script(
+        "class HalfBuilt:\n"
+        "    def __init__(self):\n"
+        f"        os.kill(os.getpid(), {int(signal_sent)})\n"
+        "        time.sleep(5)\n"
+        "        self.handle = 1\n"
+        "    def __del__(self):\n"
+        "        del self.handle\n"
+        "def work():\n"
+        "    HalfBuilt()\n"
+        "raise SystemExit(errors.exit_status('tapaco', work))\n"), status, word)

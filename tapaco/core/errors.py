@@ -119,7 +119,9 @@ def _interrupt(signum: int, frame: object) -> None:
 def _signal_in_a_finalizer(unraisable: sys.UnraisableHookArgs) -> None:
     """Ctrl-C or SIGTERM raised while Python ran a finalizer (a `__del__`, e.g. while numba
     compiles) cannot leave it: deliver the signal again, to the main thread's next instruction,
-    instead of printing it and going on."""
+    instead of printing it and going on. Once a signal is ending the command, a finalizer that
+    fails on an object the signal left half-built (llvmlite's, when it lands inside numba's
+    first compile) prints nothing either: the command's one line says what happened."""
     if isinstance(unraisable.exc_value, (Terminated, Interrupted)):
         signum = _signals_received.pop()
         # sent again a moment later by another thread: it lands after this hook returns
@@ -127,7 +129,8 @@ def _signal_in_a_finalizer(unraisable: sys.UnraisableHookArgs) -> None:
         again.daemon = True
         again.start()
         return
-    sys.__unraisablehook__(unraisable)
+    if not _signals_received:
+        sys.__unraisablehook__(unraisable)
 
 
 INTERRUPTED = "interrupted; earlier outputs are left as they were"
