@@ -3,7 +3,7 @@
 The loop shows one unlabelled pair at a time and reads an answer per line (1-4, a category
 name or colour, `t`/`trash`, `u` undo, `q` quit; end of input quits). Every answer and every undo
 changes only this annotator's label of that pair in the file as it is at that moment
-(:func:`opusparcus.annotations.save_label`), so the other annotator, here or on the web page
+(:func:`tapaco.core.annotation.pairs.save_label`), so the other annotator, here or on the web page
 (`serve`), may answer the same file at once, and a later run resumes at the first pair still
 unlabelled.
 The command line (`python -m opusparcus annotate`) calls `annotate`; this module's own
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from opusparcus.annotations import Annotation, parse_label, read_annotations, save_label
+from tapaco.core.annotation.pairs import Annotation, parse_label, read_annotations, save_label
 from tapaco.core.errors import exit_status
 
 HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "

@@ -1,9 +1,5 @@
-"""Combine two annotators (paper section 2.2): scores, agreement counts and Cohen's kappa.
-
-The agreement table has the columns of the paper's Tables 4-5: 2 x Green (4.0), Green + Light
-green (3.5), 2 x Light green (3.0), Light green + Yellow (2.5), 2 x Yellow (2.0), Yellow + Red
-(1.5), 2 x Red (1.0), Trash, Disagree. Kappa is computed over the five labels (four categories
-and trash) of the pairs both annotators labelled.
+"""Combine two annotators' file (paper section 2.2) into scored pairs, with the agreement table
+and Cohen's kappa (computed by :func:`tapaco.core.annotation.pairs.combine_annotations`).
 
 :func:`combine_file` is what `python -m opusparcus combine` runs: annotations of training pairs
 (ids `<lang>-N<n>`) become `rank id sentence1 sentence2 score` with a header, the input of
@@ -14,59 +10,21 @@ over its input or over a file holding labels.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
-from opusparcus.annotations import (
-    TRASH,
+from tapaco.core.annotation.pairs import (
+    COLUMNS,
     Annotation,
-    combine,
+    Combined,
+    combine_annotations,
     labels_held,
     read_annotations,
 )
-from tapaco.core.agreement import cohen_kappa
 from tapaco.core.errors import InputError
 from tapaco.core.outputs import OutputFile
 
 COMMAND = "opusparcus combine"
-COLUMNS = ("4.0", "3.5", "3.0", "2.5", "2.0", "1.5", "1.0", "trash", "disagree")
 TRAINING_HEADER = "rank\tid\tsentence1\tsentence2\tscore"
-
-
-@dataclass
-class Combined:
-    annotations: list[Annotation]
-    scores: list[float]
-    agreement: dict[str, int]
-    kappa: float
-    unfinished: int
-    missing: tuple[int, int] = (0, 0)  # pairs each annotator has not labelled
-
-
-def _column(first: int, second: int) -> str:
-    if TRASH in (first, second):
-        return "trash"
-    score = combine(first, second)
-    return "disagree" if score is None else f"{score:.1f}"
-
-
-def combine_annotations(annotations: list[Annotation]) -> Combined:
-    """Keep the pairs both annotators labelled and that survive the combination rule."""
-    agreement = dict.fromkeys(COLUMNS, 0)
-    kept, scores, labelled = [], [], []
-    for annotation in annotations:
-        first, second = annotation.labels
-        if first is None or second is None:
-            continue
-        labelled.append((first, second))
-        agreement[_column(first, second)] += 1
-        score = None if TRASH in (first, second) else combine(first, second)
-        if score is not None:
-            kept.append(annotation)
-            scores.append(score)
-    unfinished = len(annotations) - len(labelled)
-    missing = tuple(sum(a.labels[column] is None for a in annotations) for column in (0, 1))
-    return Combined(kept, scores, agreement, cohen_kappa(labelled), unfinished, missing)
 
 
 def release_lines(combined: Combined) -> str:

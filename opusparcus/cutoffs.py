@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from opusparcus.annotations import ACCEPTABLE
 from opusparcus.combine import TRAINING_HEADER
 from opusparcus.ranked_file import read_ranked, write_rows
+from tapaco.core.annotation.pairs import ACCEPTABLE
 from tapaco.core.errors import InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.outputs import OutputFolder

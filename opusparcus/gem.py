@@ -43,10 +43,10 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from opusparcus.annotations import ACCEPTABLE, read_release_pairs
 from opusparcus.cutoffs import choose_cut, estimate_shares, read_combined
 from opusparcus.parquet_release import write_gem_parquet
 from opusparcus.ranked_file import ranked_language, read_ranked
+from tapaco.core.annotation.pairs import ACCEPTABLE, read_release_pairs
 from tapaco.core.dataset_card import check_formats
 from tapaco.core.errors import InputError
 from tapaco.core.files import write_file_atomically

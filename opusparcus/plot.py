@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from opusparcus.annotations import CATEGORIES, CATEGORY_TITLES
 from opusparcus.cutoffs import ranks_by_sentences
 from opusparcus.ranked_file import read_ranked
+from tapaco.core.annotation.pairs import CATEGORIES, CATEGORY_TITLES
 from tapaco.core.errors import InputError, MissingDependency, OptionError
 from tapaco.core.files import created_folders, write_file_atomically
 from tapaco.core.outputs import OutputFile

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from opusparcus.annotations import (
+from opusparcus.ranked_file import read_ranked
+from tapaco.core.annotation.pairs import (
     Annotation,
     annotations_text,
     is_unlabelled_annotation_file,
     labels_held,
 )
-from opusparcus.ranked_file import read_ranked
 from tapaco.core.errors import InputError
 from tapaco.core.options import check_range
 from tapaco.core.outputs import OutputFile

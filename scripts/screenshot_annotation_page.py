@@ -17,9 +17,9 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import expect, sync_playwright
 
-from opusparcus.web.app import create_app
-from opusparcus.web.desk import Desk, new_tokens
-from opusparcus.web.serve import LOOPBACK_NAMES, ServeOptions, listen, open_task
+from tapaco.core.annotation.web.app import create_app
+from tapaco.core.annotation.web.desk import Desk, new_tokens
+from tapaco.core.annotation.web.serve import LOOPBACK_NAMES, ServeOptions, listen, open_task
 
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]

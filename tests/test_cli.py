@@ -11,7 +11,8 @@ import sys
 import pytest
 from conftest import PROJECT, SAMPLE, Sentence
 
-from tapaco.cli import main, parser, summary
+from tapaco.build_command import summary
+from tapaco.cli import main, parser
 
 
 def run(*arguments: str) -> subprocess.CompletedProcess:

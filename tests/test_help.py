@@ -48,6 +48,19 @@ def test_every_option_has_help_and_shows_its_default(program):
                     f"{program} {name} {action.option_strings[0]}: {entry}")
 
 
+def test_each_program_lists_its_commands_and_both_serve_the_same_page():
+    assert list(_subcommands(tapaco.cli.parser())) == [
+        "build", "download", "enrich", "explain", "serve"]
+    assert list(_subcommands(opusparcus.cli.parser())) == [
+        "download", "rank", "sample", "annotate", "serve", "combine", "cutoff", "plot",
+        "export-gem"]
+
+    def serve_options(program):
+        return [action.option_strings for action in _subcommands(program())["serve"]._actions]
+
+    assert serve_options(tapaco.cli.parser) == serve_options(opusparcus.cli.parser)
+
+
 def test_annotate_help_lists_the_keys():
     text = _subcommands(opusparcus.cli.parser())["annotate"].format_help()
     for key in ("4 good", "1 bad", "t trash", "u undo", "q quit"):

@@ -1,12 +1,13 @@
-"""The `download` subcommand of `tapaco` and `opusparcus`: options, and a thin run over
+"""The `download` command of `tapaco` and `opusparcus`: options, and a thin run over
 :func:`tapaco.core.opus.download.download`."""
 
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 
-from tapaco.core.options import integer, languages
+from tapaco.core.options import Command, integer, languages
 from tapaco.core.opus.catalog import DEFAULT_API, FORMS, OpusApi
 from tapaco.core.opus.download import DownloadRequest, download, listing, plan
 from tapaco.core.transfer import Rate, Transfer
@@ -14,8 +15,14 @@ from tapaco.core.transfer import Rate, Transfer
 OPUSPARCUS_LANGUAGES = ("de", "en", "fi", "fr", "ru", "sv")
 
 
-def add_download_parser(commands, corpus: str, form: str, pivots: bool) -> None:
-    """`download` for TaPaCo (`--langs`) or Opusparcus (`--lang` and `--pivots`)."""
+def download_command(corpus: str, form: str, pivots: bool) -> Command:
+    """`download` for TaPaCo (`--langs`) or Opusparcus (`--lang` and `--pivots`): a release of
+    `corpus` in `form` by default."""
+    return Command(partial(_add_parser, corpus=corpus, form=form, pivots=pivots), run_download)
+
+
+def _add_parser(commands: argparse._SubParsersAction, corpus: str, form: str,
+                pivots: bool) -> argparse.ArgumentParser:
     reads = "opusparcus rank" if pivots else "tapaco build"
     command = commands.add_parser(
         "download", help=f"fetch an OPUS release into the folder layout {reads} reads "
@@ -51,6 +58,7 @@ def add_download_parser(commands, corpus: str, form: str, pivots: bool) -> None:
     command.add_argument("--attempts", type=integer(1), default=Transfer.attempts,
                          help="tries per request before giving up (waits 1, 2, 4... s)")
     command.add_argument("--quiet", action="store_true", help="no progress, no summary")
+    return command
 
 
 def request_of(arguments: argparse.Namespace) -> DownloadRequest:

@@ -1,7 +1,8 @@
 """Command-line parsing shared by `tapaco` and `opusparcus`: one-line errors, help with
 defaults, argument types that check ranges before any work starts, single-value options
 refused when given twice (argparse keeps the last) or without the option they depend on
-(`only_with=("--oversized", "split")`), and `--version`.
+(`only_with=("--oversized", "split")`), `--version`, and the :class:`Command` each program
+lists its subcommands as.
 
 Options that the library API takes too are checked once, by the options dataclasses
 (`__post_init__` raising :class:`~tapaco.core.errors.OptionError`), so the command line and
@@ -14,7 +15,8 @@ import argparse
 import math
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import NoReturn
 
 from tapaco.core.errors import OptionError
@@ -104,6 +106,26 @@ def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
     """Subcommands that are Parsers too (so their errors are one line as well)."""
     return parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                  parser_class=Parser)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: `add_parser` adds it, with its options, to a program's subcommands and
+    returns its parser; `run` does its work with the parsed options."""
+
+    add_parser: Callable[[argparse._SubParsersAction], argparse.ArgumentParser]
+    run: Callable[[argparse.Namespace], None]
+
+
+def program_parser(prog: str, description: str, commands: Iterable[Command]) -> Parser:
+    """A program's parser: `--version` and its commands; the parsed options of a command hold
+    what runs it (`arguments.run_command(arguments)`)."""
+    main = Parser(prog=prog, description=description)
+    add_version(main)
+    subparsers = subcommands(main)
+    for command in commands:
+        command.add_parser(subparsers).set_defaults(run_command=command.run)
+    return main
 
 
 def languages(value: str) -> tuple[str, ...]:

@@ -13,12 +13,14 @@ per set id, in a folder of their own (never the TaPaCo folder, which the next bu
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.errors import InputError, MissingDependency, OptionError
 from tapaco.core.files import created_folders
+from tapaco.core.options import Command
 from tapaco.core.outputs import OutputFile, OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.enrich.backends import (
@@ -76,13 +78,14 @@ def _number_or_none(value: str) -> float | None:
         raise argparse.ArgumentTypeError(f"expected a number or 'none', got {value!r}") from None
 
 
-def add_parser(commands) -> None:
+def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     command = commands.add_parser("enrich", help="NMT back-translation paraphrase candidates",
                                   description=DESCRIPTION)
     _input_options(command)
     _model_options(command)
     _decoding_options(command)
     _filter_options(command)
+    return command
 
 
 def _input_options(command: argparse.ArgumentParser) -> None:
@@ -370,3 +373,10 @@ def _write_set_candidates(arguments: argparse.Namespace, outputs: Outputs) -> No
 def _by_set_id(line: str) -> tuple[int, int, str]:
     set_id = line.split("\t", 1)[0]
     return (0, int(set_id), "") if set_id.isdigit() else (1, 0, set_id)
+
+
+def _run_and_report(arguments: argparse.Namespace) -> None:
+    print(summary_line(run(arguments)), file=sys.stderr)
+
+
+ENRICH = Command(_add_parser, _run_and_report)

@@ -1,4 +1,4 @@
-"""The `tapaco explain` subcommand: its parser and what it runs."""
+"""The `tapaco explain` command: its parser and what it runs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from tapaco.core.errors import OptionError
 from tapaco.core.files import json_text
-from tapaco.core.options import integer
+from tapaco.core.options import Command, integer
 from tapaco.core.progress import Progress
 from tapaco.explain.build_output import BuildOutput
 from tapaco.explain.explainer import MAX_PAIRS, Explainer
@@ -107,3 +107,6 @@ def run_explain(arguments: argparse.Namespace, stream: Any = None) -> None:
         explainer.draw(drawn_set, arguments.draw, path, arguments.overwrite, arguments.lang)
         if not arguments.quiet:
             print(f"drew {arguments.draw}", file=sys.stderr)
+
+
+EXPLAIN = Command(add_explain_parser, run_explain)

@@ -9,7 +9,7 @@ import pytest
 from conftest import PROJECT
 
 from opusparcus.annotate import annotate
-from opusparcus.annotations import TRASH, Annotation, read_annotations, write_annotations
+from tapaco.core.annotation.pairs import TRASH, Annotation, read_annotations, write_annotations
 
 WAIT = 10.0
 

@@ -8,8 +8,8 @@ import json
 import numpy as np
 from conftest import ranked_english
 
-from opusparcus.annotations import read_annotations, write_annotations
 from opusparcus.cli import main
+from tapaco.core.annotation.pairs import read_annotations, write_annotations
 
 
 def test_sample_combine_cutoff(tmp_path, capsys):

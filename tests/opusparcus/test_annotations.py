@@ -6,16 +6,17 @@ import math
 
 import pytest
 
-from opusparcus.annotations import (
+from opusparcus.combine import release_lines
+from tapaco.core.agreement import cohen_kappa
+from tapaco.core.annotation.pairs import (
     TRASH,
     Annotation,
     combine,
+    combine_annotations,
     parse_label,
     read_annotations,
     write_annotations,
 )
-from opusparcus.combine import combine_annotations, release_lines
-from tapaco.core.agreement import cohen_kappa
 from tapaco.core.errors import InputError
 
 # (first, second) -> combined score, worked out by hand from the paper's rules

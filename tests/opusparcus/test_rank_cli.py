@@ -5,7 +5,8 @@ import sys
 import pytest
 from conftest import PROJECT, SAMPLE, Sentence, write_moses
 
-from opusparcus.cli import main, parser, summary
+from opusparcus.cli import main, parser
+from opusparcus.rank_command import summary
 
 
 def test_rank_several_languages_with_timings(tmp_path):

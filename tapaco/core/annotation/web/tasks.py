@@ -16,16 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from opusparcus.annotations import (
+from tapaco.core.annotation.pairs import (
+    COLUMNS,
     Annotation,
+    combine_annotations,
     label_text,
     language_of_id,
     parse_label,
     read_annotations,
     save_label,
 )
-from opusparcus.combine import COLUMNS, combine_annotations
-from tapaco.core.set_annotations import (
+from tapaco.core.annotation.sets import (
     OUTLIER,
     Member,
     read_set_annotations,

@@ -15,12 +15,12 @@ from conftest import PROJECT
 pytest.importorskip("starlette", reason="the 'web' extra (starlette) is not installed")
 pytest.importorskip("uvicorn", reason="the 'web' extra (uvicorn) is not installed")
 
-from opusparcus.annotations import Annotation, read_annotations, write_annotations  # noqa: E402
 from opusparcus.cli import main  # noqa: E402
-from opusparcus.web.serve import ServeOptions, links, listen, open_task  # noqa: E402
-from opusparcus.web.tasks import PairTask, SetTask  # noqa: E402
+from tapaco.core.annotation.pairs import Annotation, read_annotations, write_annotations  # noqa: E402
+from tapaco.core.annotation.sets import read_set_annotations  # noqa: E402
+from tapaco.core.annotation.web.serve import ServeOptions, links, listen, open_task  # noqa: E402
+from tapaco.core.annotation.web.tasks import PairTask, SetTask  # noqa: E402
 from tapaco.core.errors import InputError  # noqa: E402
-from tapaco.core.set_annotations import read_set_annotations  # noqa: E402
 
 LANGUAGE_FILE = ("1\t10\tIch bin müde.\t\t\n1\t11\tIch bin erschöpft.\t\t\n"
                  "4\t20\tGeh!\t\t\n4\t21\tGehen Sie!\t\t\n4\t22\tGeht!\t\t\n"
@@ -116,8 +116,8 @@ def test_command_errors_are_one_line(tmp_path, capsys, monkeypatch):
     assert "pip install 'pivot-paraphrase-miner[web]'" in error and error.count("\n") == 1
 
 
-def _start(arguments, cwd):
-    process = subprocess.Popen([sys.executable, "-m", "opusparcus", "serve", *arguments],
+def _start(arguments, cwd, program="opusparcus"):
+    process = subprocess.Popen([sys.executable, "-m", program, "serve", *arguments],
                                cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
     return process, [process.stdout.readline().strip() for _ in range(2)]
@@ -173,3 +173,28 @@ def test_set_labels_of_a_build_go_beside_its_folder_so_the_next_build_accepts_it
     task = open_task(ServeOptions(out / "fr.txt", sets=2))
     assert task.path == tmp_path / "out-fr-sets.tsv" and task.path.is_file()
     assert tapaco_main(build) == 0  # OUT still holds only the build's own files
+
+
+def test_tapaco_serves_its_own_sets_on_the_same_page(tmp_path, capsys):
+    from conftest import SAMPLE
+
+    from tapaco.cli import main as tapaco_main
+
+    out = tmp_path / "out"
+    assert tapaco_main(["build", "--opus-dir", str(SAMPLE), "--out", str(out), "--min-sets", "1",
+                        "--quiet"]) == 0
+    notes = tmp_path / "notes.tsv"
+    notes.write_text("my notes\n", encoding="utf-8")
+    assert tapaco_main(["serve", "--file", str(out / "fr.txt"), "--labels", str(notes)]) == 2
+    assert "was not written by tapaco serve" in capsys.readouterr().err
+    assert notes.read_text(encoding="utf-8") == "my notes\n"
+    process, lines = _start(["--file", str(out / "fr.txt"), "--sets", "2", "--port", "0"],
+                            tmp_path, program="tapaco")
+    try:
+        link = lines[0].split(": ", 1)[1]
+        with urllib.request.urlopen(link + "api/info", timeout=10) as response:
+            assert json.loads(response.read())["progress"]["total"] == 2
+    finally:
+        process.terminate()
+        _, error = process.communicate(timeout=20)
+    assert f"serving sets of {tmp_path / 'out-fr-sets.tsv'}" in error

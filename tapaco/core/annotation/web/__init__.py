@@ -1,8 +1,9 @@
-"""The web annotation page (`python -m opusparcus serve`), in the optional `web` extra.
+"""The web annotation page (`serve` of `python -m tapaco` and `python -m opusparcus`), in the
+optional `web` extra.
 
 Modules: :mod:`tasks` (pairs and TaPaCo sets, read and saved through the same locked, atomic
 file updates as the terminal annotator), :mod:`desk` (tokens, navigation, undo, agreement),
-:mod:`app` (the Starlette application and its request checks), :mod:`serve` (the command);
+:mod:`app` (the Starlette application and its request checks), :mod:`serve` (what the command runs);
 `static/` holds the page, plain HTML, CSS and JavaScript with nothing loaded from elsewhere.
 """
 

@@ -35,12 +35,12 @@ sync_api = pytest.importorskip(
 import uvicorn  # noqa: E402
 
 from opusparcus.annotate import annotate  # noqa: E402
-from opusparcus.annotations import Annotation, write_annotations  # noqa: E402
 from opusparcus.cli import main  # noqa: E402
-from opusparcus.web.app import create_app  # noqa: E402
-from opusparcus.web.desk import Desk  # noqa: E402
-from opusparcus.web.serve import LOOPBACK_NAMES, ServeOptions, listen, open_task  # noqa: E402
-from opusparcus.web.tasks import PairTask  # noqa: E402
+from tapaco.core.annotation.pairs import Annotation, write_annotations  # noqa: E402
+from tapaco.core.annotation.web.app import create_app  # noqa: E402
+from tapaco.core.annotation.web.desk import Desk  # noqa: E402
+from tapaco.core.annotation.web.serve import LOOPBACK_NAMES, ServeOptions, listen, open_task  # noqa: E402
+from tapaco.core.annotation.web.tasks import PairTask  # noqa: E402
 
 expect = sync_api.expect
 

@@ -7,8 +7,7 @@ import csv
 import pytest
 from conftest import SAMPLE
 
-from tapaco.core.errors import InputError
-from tapaco.core.set_annotations import (
+from tapaco.core.annotation.sets import (
     Member,
     is_set_annotation_file,
     read_language_file,
@@ -18,6 +17,7 @@ from tapaco.core.set_annotations import (
     set_agreement,
     set_annotations_text,
 )
+from tapaco.core.errors import InputError
 from tapaco.filters import FilterOptions
 from tapaco.pipeline import BuildOptions, build
 

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tapaco.core.agreement import cohen_kappa
 from tapaco.core.errors import InputError
 from tapaco.core.files import (
     read_plain_text,
@@ -28,6 +29,9 @@ CATEGORY_TITLES = {4: "Good", 3: "Mostly good", 2: "Mostly bad", 1: "Bad"}
 COLOURS = {4: "green", 3: "light-green", 2: "yellow", 1: "red"}
 HEADER = ["rank", "id", "sentence1", "sentence2", "annotator1", "annotator2"]
 ACCEPTABLE = 3.0
+# the agreement table's columns, as the paper's Tables 4-5: 2 x Green (4.0), Green + Light green
+# (3.5), ... 2 x Red (1.0), Trash, Disagree
+COLUMNS = ("4.0", "3.5", "3.0", "2.5", "2.0", "1.5", "1.0", "trash", "disagree")
 _NAMES = {**{str(k): k for k in CATEGORIES}, **{v: k for k, v in CATEGORIES.items()},
           **{v: k for k, v in COLOURS.items()}, "trash": TRASH, "t": TRASH}
 
@@ -178,3 +182,39 @@ def read_release_pairs(path: Path) -> list[tuple[str, str, str, float]]:
                              f"line {number}", kind="malformed annotations")
         pairs.append((fields[0], fields[1], fields[2], score))
     return pairs
+
+
+@dataclass
+class Combined:
+    annotations: list[Annotation]
+    scores: list[float]
+    agreement: dict[str, int]
+    kappa: float
+    unfinished: int
+    missing: tuple[int, int] = (0, 0)  # pairs each annotator has not labelled
+
+
+def _column(first: int, second: int) -> str:
+    if TRASH in (first, second):
+        return "trash"
+    score = combine(first, second)
+    return "disagree" if score is None else f"{score:.1f}"
+
+
+def combine_annotations(annotations: list[Annotation]) -> Combined:
+    """Keep the pairs both annotators labelled and that survive the combination rule."""
+    agreement = dict.fromkeys(COLUMNS, 0)
+    kept, scores, labelled = [], [], []
+    for annotation in annotations:
+        first, second = annotation.labels
+        if first is None or second is None:
+            continue
+        labelled.append((first, second))
+        agreement[_column(first, second)] += 1
+        score = None if TRASH in (first, second) else combine(first, second)
+        if score is not None:
+            kept.append(annotation)
+            scores.append(score)
+    unfinished = len(annotations) - len(labelled)
+    missing = tuple(sum(a.labels[column] is None for a in annotations) for column in (0, 1))
+    return Combined(kept, scores, agreement, cohen_kappa(labelled), unfinished, missing)

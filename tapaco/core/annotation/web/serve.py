@@ -1,4 +1,5 @@
-"""`python -m opusparcus serve`: decide what the file holds, prepare it, print the links, serve.
+"""What `serve` (of `python -m tapaco` and `python -m opusparcus`) does: decide what the file
+holds, prepare it, print the links, serve.
 
 `--file` may be an annotation file (`sample`'s output: pairs), a set annotation file, or a
 TaPaCo language file: then `--sets` sets drawn from it (seeded) are written to a set annotation
@@ -15,22 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from opusparcus.annotations import HEADER as PAIR_HEADER
-from opusparcus.annotations import read_annotations
-from opusparcus.web.tasks import PairTask, SetTask, Task
-from tapaco.core.errors import InputError
-from tapaco.core.files import read_plain_text
-from tapaco.core.outputs import MANIFEST, OutputFile
-from tapaco.core.set_annotations import HEADER as SET_HEADER
-from tapaco.core.set_annotations import (
+from tapaco.core.annotation.pairs import HEADER as PAIR_HEADER
+from tapaco.core.annotation.pairs import read_annotations
+from tapaco.core.annotation.sets import HEADER as SET_HEADER
+from tapaco.core.annotation.sets import (
     is_set_annotation_file,
     read_language_file,
     read_set_annotations,
     sample_sets,
     set_annotations_text,
 )
+from tapaco.core.annotation.web.tasks import PairTask, SetTask, Task
+from tapaco.core.errors import InputError
+from tapaco.core.files import read_plain_text
+from tapaco.core.outputs import MANIFEST, OutputFile
 
-COMMAND = "opusparcus serve"
 LOOPBACK_NAMES = ["127.0.0.1", "localhost"]
 
 
@@ -43,6 +43,7 @@ class ServeOptions:
     labels: Path | None = None
     sets: int | None = 100
     seed: int = 0
+    program: str = "opusparcus"  # the program running it, named in its messages
 
 
 def _first_line(path: Path) -> list[str]:
@@ -68,7 +69,7 @@ def _set_task_from_language_file(options: ServeOptions, out: TextIO) -> SetTask:
         read_set_annotations(labels)
         print(f"resuming the set annotations in {labels}", file=out)
         return SetTask(labels, language)
-    output = OutputFile(labels, COMMAND, (options.file,), option="--labels")
+    output = OutputFile(labels, f"{options.program} serve", (options.file,), option="--labels")
     output.check()
     members = sample_sets(read_language_file(options.file), options.sets, options.seed)
     if not members:
@@ -137,8 +138,8 @@ def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
     """Prepare the file, print one private link per annotator and serve until interrupted."""
     import uvicorn
 
-    from opusparcus.web.app import create_app
-    from opusparcus.web.desk import Desk, new_tokens
+    from tapaco.core.annotation.web.app import create_app
+    from tapaco.core.annotation.web.desk import Desk, new_tokens
 
     task = open_task(options, err)
     server_socket = listen(options.host, options.port)

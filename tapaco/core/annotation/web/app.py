@@ -30,8 +30,8 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from opusparcus.web.desk import Desk, NotYet
-from opusparcus.web.tasks import BadAnswer
+from tapaco.core.annotation.web.desk import Desk, NotYet
+from tapaco.core.annotation.web.tasks import BadAnswer
 from tapaco.core.errors import InputError
 
 MAX_BODY = 64 * 1024  # a set of 100 members' outlier ids fits many times over
@@ -54,7 +54,7 @@ class RequestError(Exception):
 
 
 def _asset(name: str) -> str:
-    return resources.files("opusparcus.web").joinpath("static", name).read_text("utf-8")
+    return resources.files("tapaco.core.annotation.web").joinpath("static", name).read_text("utf-8")
 
 
 class SecurityHeaders:

@@ -15,7 +15,7 @@ import secrets
 import threading
 from typing import Any
 
-from opusparcus.web.tasks import BadAnswer, Task, Unit
+from tapaco.core.annotation.web.tasks import BadAnswer, Task, Unit
 
 
 class NotYet(Exception):

@@ -13,21 +13,21 @@ pytest.importorskip("httpx", reason="Starlette's test client needs httpx (the 't
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from opusparcus.annotations import (  # noqa: E402
+from tapaco.core.annotation.pairs import (  # noqa: E402
     TRASH,
     Annotation,
     read_annotations,
     save_label,
     write_annotations,
 )
-from opusparcus.web.app import MAX_BODY, create_app  # noqa: E402
-from opusparcus.web.desk import Desk  # noqa: E402
-from opusparcus.web.tasks import PairTask, SetTask  # noqa: E402
-from tapaco.core.set_annotations import (  # noqa: E402
+from tapaco.core.annotation.sets import (  # noqa: E402
     Member,
     read_set_annotations,
     set_annotations_text,
 )
+from tapaco.core.annotation.web.app import MAX_BODY, create_app  # noqa: E402
+from tapaco.core.annotation.web.desk import Desk  # noqa: E402
+from tapaco.core.annotation.web.tasks import PairTask, SetTask  # noqa: E402
 
 TOKENS = {1: "first-annotator-token", 2: "second-annotator-token"}
 ORIGIN = {"Origin": "http://testserver"}
@@ -363,7 +363,7 @@ def test_a_token_must_match_exactly(pairs):
 
 
 def test_tokens_are_new_random_and_long_every_time():
-    from opusparcus.web.desk import new_tokens
+    from tapaco.core.annotation.web.desk import new_tokens
 
     drawn = [new_tokens(3) for _ in range(20)]
     values = [token for tokens in drawn for token in tokens.values()]
@@ -372,7 +372,7 @@ def test_tokens_are_new_random_and_long_every_time():
 
 
 def test_deeply_nested_json_is_a_400_with_the_security_headers(pairs):
-    from opusparcus.web.app import SECURITY_HEADERS
+    from tapaco.core.annotation.web.app import SECURITY_HEADERS
 
     web = client(pairs)
     response = web.post(url(1, "api/answer"), content=b"[" * 30_000, headers={
