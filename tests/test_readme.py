@@ -92,3 +92,30 @@ def test_annotation_example_runs_on_the_quick_start_output(tmp_path):
     assert sorted(scores) == ["1.5"] * 5 + ["3.5"] * 5 + ["4.0"] * 10  # (2, 1) is adjacent
     assert (root / "fr-cuts" / "cutoffs.json").is_file()
     assert (root / "fr-figure.png").is_file()
+
+
+def _readme_command_lines() -> list[list[str]]:
+    """Every `python -m tapaco|opusparcus ...` command of the README's shell blocks."""
+    commands = []
+    for block in _blocks("sh"):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                words = shlex.split(part, comments=True)
+                if words[:2] == ["python", "-m"] and words[2] in ("tapaco", "opusparcus"):
+                    commands.append(words)
+    return commands
+
+
+def test_every_command_the_readme_shows_parses():
+    import opusparcus.cli
+    import tapaco.cli
+
+    parsers = {"tapaco": tapaco.cli.parser(), "opusparcus": opusparcus.cli.parser()}
+    commands = _readme_command_lines()
+    assert len(commands) > 20 and {words[3] for words in commands} >= {
+        "build", "download", "explain", "serve", "enrich", "rank", "sample", "combine"}
+    for words in commands:
+        try:
+            parsers[words[2]].parse_args(words[3:])
+        except SystemExit:
+            pytest.fail(f"the README shows a command its parser refuses: {shlex.join(words)}")
