@@ -21,8 +21,9 @@ import numpy as np
 from sacrebleu.metrics import BLEU
 
 from tapaco import bleu_kernels
-from tapaco.core.arrays import code_points, group_chunks, group_offsets
+from tapaco.core.arrays import group_chunks, group_offsets
 from tapaco.core.forked import map_on_threads
+from tapaco.core.tokenize_13a import TokenIds, token_ids
 
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
 
@@ -54,10 +55,10 @@ def tokenize(texts: Sequence[str], tokenizer: str) -> list[str]:
     texts = list(texts)
     tokenized: list[str] = []
     for lo in range(0, len(texts), _CHUNK_ROWS):
-        ids, id_offsets, pool, pool_offsets = _token_ids(texts[lo:lo + _CHUNK_ROWS], tokenizer)
-        tokens = np.array(_decoded(pool, pool_offsets) or [""], dtype=object)
-        tokenized += [" ".join(tokens[ids[a:b]].tolist())
-                      for a, b in zip(id_offsets[:-1].tolist(), id_offsets[1:].tolist())]
+        found = _token_ids(texts[lo:lo + _CHUNK_ROWS], tokenizer)
+        tokens = np.array(found.tokens() or [""], dtype=object)
+        tokenized += [" ".join(tokens[found.ids[a:b]].tolist())
+                      for a, b in zip(found.offsets[:-1].tolist(), found.offsets[1:].tolist())]
     return tokenized
 
 
@@ -79,7 +80,8 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
     def chunk_keep(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         first, last = bounds
         lo, hi = int(set_offsets[first]), int(set_offsets[last])
-        ids, id_offsets, _, _ = _token_ids(texts[lo:hi], tokenizer)
+        found = _token_ids(texts[lo:hi], tokenizer)
+        ids, id_offsets = found.ids, found.offsets
         keep, near = bleu_kernels.keep_walk(ids, id_offsets, set_offsets[first:last + 1] - lo,
                                             float(max_bleu))
         near[:, :2] += lo
@@ -104,24 +106,12 @@ def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str
     return np.frombuffer(keep, np.uint8).astype(bool)
 
 
-@cache
-def _spaces() -> np.ndarray:
-    """Every code point str.split() splits on, sorted."""
-    return np.array([code for code in range(0x110000) if chr(code).isspace()], np.int32)
-
-
-def _token_ids(texts: list[str], tokenizer: str) -> tuple[np.ndarray, ...]:
-    """The kernel's token ids of the texts as BLEU sees them, the rows' offsets into them, and
-    the distinct tokens' code points with their offsets."""
+def _token_ids(texts: list[str], tokenizer: str) -> TokenIds:
+    """The tokens of the texts as BLEU sees them (other tokenizers than 13a run in sacrebleu,
+    then their output is split)."""
     if tokenizer != "13a":
         texts = [_bleu(tokenizer).tokenizer(text.rstrip()) for text in texts]
-    codes, offsets = code_points(texts)
-    return bleu_kernels.tokenize_13a(codes, offsets, _spaces(), tokenizer != "13a")
-
-
-def _decoded(pool: np.ndarray, offsets: np.ndarray) -> list[str]:
-    joined = pool.astype("<i4").tobytes().decode("utf-32-le", "surrogatepass")
-    return [joined[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+    return token_ids(texts, split_only=tokenizer != "13a")
 
 
 def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarray,

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.hash_kernels import hash_range, mixed
+
 MAX_FOLDED = 3
 
 
@@ -69,16 +71,6 @@ def unknown_code_points(codes, known):
 
 
 @njit(nogil=True, cache=True)
-def hash_range(codes, start, end) -> np.int64:
-    """A hash of codes[start:end], the same in every interpreter: FNV-1a over the code points,
-    its high bits mixed into the low ones (hash-table slots take the low bits)."""
-    value = np.uint64(14695981039346656037)
-    for at in range(start, end):
-        value = (value ^ np.uint64(codes[at])) * np.uint64(1099511628211)
-    return _mixed(value)
-
-
-@njit(nogil=True, cache=True)
 def _same(codes, a_start, a_end, b_start, b_end) -> bool:
     if a_end - a_start != b_end - b_start:
         return False
@@ -118,14 +110,6 @@ def first_of_each_key(codes, starts, ends, set_offsets):
 
 
 @njit(nogil=True, cache=True)
-def _mixed(value: np.uint64) -> np.int64:
-    """A FNV-1a hash with its high bits mixed into the low ones, as an int64."""
-    value ^= value >> np.uint64(29)
-    value *= np.uint64(11400714819323198485)
-    return np.int64(value ^ (value >> np.uint64(32)))
-
-
-@njit(nogil=True, cache=True)
 def _surface_step(value: np.uint64, code: int, replaced, replacement_offsets,
                   replacements) -> np.uint64:
     """The hash after one more code point, the surface key's replacement in its place."""
@@ -146,7 +130,7 @@ def surface_hashes_of_codes(codes, offsets, replaced, replacement_offsets, repla
         value = np.uint64(14695981039346656037)
         for at in range(offsets[row], offsets[row + 1]):
             value = _surface_step(value, codes[at], replaced, replacement_offsets, replacements)
-        hashes[row] = _mixed(value)
+        hashes[row] = mixed(value)
     return hashes
 
 
@@ -172,6 +156,6 @@ def surface_hashes_of_utf8(data, rows, replaced, replacement_offsets, replacemen
                 code = (code << 6) | (np.int64(data[at + k]) & 0x3F)
             value = _surface_step(value, code, replaced, replacement_offsets, replacements)
             at += width
-        hashes[row] = _mixed(value)
+        hashes[row] = mixed(value)
         at += 1
     return hashes

@@ -1,0 +1,45 @@
+"""sacrebleu's 13a tokenizer on many texts at once, through its compiled kernel
+(:mod:`tapaco.core.tokenize_13a_kernels`): the tokens of each text as ids into a table of the
+distinct tokens, without a Python object per token. TaPaCo's BLEU filter and the paraphrase
+score read their tokens from here; sacrebleu's `Tokenizer13a` is the reference it equals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from tapaco.core.arrays import code_points
+from tapaco.core.tokenize_13a_kernels import tokenize_13a
+
+
+@dataclass(frozen=True)
+class TokenIds:
+    """The tokens of some texts: text k's token ids are `ids[offsets[k]:offsets[k + 1]]`, ids
+    0, 1, ... in order of first occurrence; the distinct tokens' code points are
+    `pool[pool_offsets[i]:pool_offsets[i + 1]]` for id i."""
+
+    ids: np.ndarray
+    offsets: np.ndarray
+    pool: np.ndarray
+    pool_offsets: np.ndarray
+
+    def tokens(self) -> list[str]:
+        """The distinct tokens, by id."""
+        joined = self.pool.astype("<i4").tobytes().decode("utf-32-le", "surrogatepass")
+        bounds = self.pool_offsets.tolist()
+        return [joined[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+@cache
+def _spaces() -> np.ndarray:
+    """Every code point str.split() splits on, sorted."""
+    return np.array([code for code in range(0x110000) if chr(code).isspace()], np.int32)
+
+
+def token_ids(texts: list[str], split_only: bool = False) -> TokenIds:
+    """The 13a tokens of every text, right-stripped first as sacrebleu's BLEU does (with
+    `split_only`: the texts are already tokenized and only split on whitespace)."""
+    codes, offsets = code_points(texts)
+    return TokenIds(*tokenize_13a(codes, offsets, _spaces(), split_only))

@@ -1,0 +1,241 @@
+"""sacrebleu's 13a tokenizer as a compiled kernel over code points, without the GIL: the tokens
+of every row as exact ids (:func:`tokenize_13a`), for TaPaCo's BLEU filter and the paraphrase
+score. Each of 13a's replacements and regular expressions runs pass by pass as sacrebleu applies
+them, then its whitespace split; the wrapper is :mod:`tapaco.core.tokenize_13a`.
+
+Texts arrive as one int32 array of code points with row offsets (`str.encode("utf-32-le")`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tapaco.core.hash_kernels import hash_range
+
+_SKIPPED = np.array([ord(c) for c in "<skipped>"], np.int32)
+_DASH_NEWLINE = np.array([ord("-"), ord("\n")], np.int32)
+_NEWLINE = np.array([ord("\n")], np.int32)
+_SPACE = np.array([ord(" ")], np.int32)
+_NOTHING = np.zeros(0, np.int32)
+_ENTITIES = tuple((np.array([ord(c) for c in entity], np.int32), np.array([ord(char)], np.int32))
+                  for entity, char in (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"),
+                                       ("&gt;", ">")))
+# 13a's first regex, [\{-\~\[-\` -\&\(-\+\:-\@\/]: characters set apart by spaces
+_ISOLATED = np.zeros(128, np.bool_)
+for _low, _high in ((ord("{"), ord("~")), (ord("["), ord("`")), (ord(" "), ord("&")),
+                    (ord("("), ord("+")), (ord(":"), ord("@")), (ord("/"), ord("/"))):
+    _ISOLATED[_low:_high + 1] = True
+
+
+@njit(nogil=True, cache=True)
+def _is_space(code: int, spaces: np.ndarray) -> bool:
+    """Whether str.split() splits on the code point (`spaces`: every such code point, sorted)."""
+    if code < 128:
+        return code == 32 or 9 <= code <= 13 or 28 <= code <= 31
+    at = np.searchsorted(spaces, code)
+    return at < len(spaces) and spaces[at] == code
+
+
+@njit(nogil=True, cache=True)
+def _replace(source, length, old, new, target) -> int:
+    """str.replace(old, new) of source[:length] into target; the new length."""
+    out = 0
+    i = 0
+    while i < length:
+        if source[i] == old[0] and _equal(source, i, old, 0, len(old)) \
+                and i + len(old) <= length:
+            target[out:out + len(new)] = new
+            out += len(new)
+            i += len(old)
+        else:
+            target[out] = source[i]
+            out += 1
+            i += 1
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _equal(a, a_start, b, b_start, length) -> bool:
+    """Whether a[a_start:a_start + length] equals b[b_start:b_start + length] (either may end
+    early: then not)."""
+    if a_start + length > len(a) or b_start + length > len(b):
+        return False
+    for k in range(length):
+        if a[a_start + k] != b[b_start + k]:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def _is_digit(code: int) -> bool:
+    return 48 <= code <= 57
+
+
+@njit(nogil=True, cache=True)
+def _is_period_or_comma(code: int) -> bool:
+    return code == 46 or code == 44
+
+
+@njit(nogil=True, cache=True)
+def _isolate(source, length, isolated, target) -> int:
+    """13a's first regex: ' c ' for every character c of the set."""
+    out = 0
+    for i in range(length):
+        code = source[i]
+        if code < 128 and isolated[code]:
+            target[out] = 32
+            target[out + 1] = code
+            target[out + 2] = 32
+            out += 3
+        else:
+            target[out] = code
+            out += 1
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _split_pairs(source, length, rule, target) -> int:
+    """One of 13a's regexes on two characters, matched left to right without overlap as re.sub
+    does: rule 0 ([^0-9])([\\.,]) -> '\\1 \\2 ', rule 1 ([\\.,])([^0-9]) -> ' \\1 \\2', rule 2
+    ([0-9])(-) -> '\\1 \\2 '."""
+    out = 0
+    i = 0
+    while i < length:
+        if i + 1 < length:
+            first, second = source[i], source[i + 1]
+            if rule == 0:
+                match = not _is_digit(first) and _is_period_or_comma(second)
+            elif rule == 1:
+                match = _is_period_or_comma(first) and not _is_digit(second)
+            else:
+                match = _is_digit(first) and second == 45
+            if match:
+                if rule == 1:
+                    target[out] = 32
+                    target[out + 1] = first
+                    target[out + 2] = 32
+                    target[out + 3] = second
+                else:
+                    target[out] = first
+                    target[out + 1] = 32
+                    target[out + 2] = second
+                    target[out + 3] = 32
+                out += 4
+                i += 2
+                continue
+        target[out] = source[i]
+        out += 1
+        i += 1
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _tokenized_13a(codes, spaces, isolated, has, one, other) -> tuple:
+    """sacrebleu's 13a of one line (rstripped as BLEU does): the buffer and length holding the
+    tokenized text before its whitespace split (`one` and `other` are scratch buffers). A
+    replacement runs only where the line holds its first character (`has`: scratch flags)."""
+    length = len(codes)
+    while length and _is_space(codes[length - 1], spaces):
+        length -= 1
+    has[:] = False
+    for code in codes[:length]:
+        if code < 128:
+            has[code] = True
+    one[:length] = codes[:length]
+    source, target = one, other
+    if has[60]:  # '<'
+        length = _replace(source, length, _SKIPPED, _NOTHING, target)
+        source, target = target, source
+    if has[10]:  # '\n'
+        length = _replace(source, length, _DASH_NEWLINE, _NOTHING, target)
+        length = _replace(target, length, _NEWLINE, _SPACE, source)
+    if has[38]:  # '&'
+        for entity, char in _ENTITIES:
+            length = _replace(source, length, entity, char, target)
+            source, target = target, source
+    target[0] = 32
+    target[1:length + 1] = source[:length]
+    target[length + 1] = 32
+    length = _isolate(target, length + 2, isolated, source)
+    source, target = target, source
+    for rule in range(3):
+        if (has[45] if rule == 2 else has[44] or has[46]):  # '-', ',' or '.'
+            length = _split_pairs(target, length, rule, source)
+            source, target = target, source
+    return target, length
+
+
+@njit(nogil=True, cache=True)
+def tokenize_13a(codes, offsets, spaces, split_only):
+    """Token ids (0, 1, ... by first occurrence) of every row, the row offsets into them, and the
+    tokens' code points with their offsets. With `split_only` the rows are split on whitespace
+    as they are (rows already tokenized)."""
+    rows = len(offsets) - 1
+    longest = 0
+    for row in range(rows):
+        longest = max(longest, offsets[row + 1] - offsets[row])
+    one = np.empty(9 * longest + 8, np.int32)
+    other = np.empty(9 * longest + 8, np.int32)
+    has = np.zeros(128, np.bool_)
+    # a token holds at least one of its row's code points: the texts bound every count
+    ids = np.empty(len(codes), np.int64)
+    id_offsets = np.zeros(rows + 1, np.int64)
+    pool = np.empty(len(codes), np.int32)
+    starts = np.zeros(len(codes) + 1, np.int64)
+    hashes = np.empty(len(codes), np.int64)
+    slots = np.full(64, -1, np.int64)
+    count = 0
+    n_ids = 0
+    for row in range(rows):
+        text = codes[offsets[row]:offsets[row + 1]]
+        if split_only:
+            length = len(text)
+            one[:length] = text
+            buffer = one
+        else:
+            buffer, length = _tokenized_13a(text, spaces, _ISOLATED, has, one, other)
+        i = 0
+        while i < length:
+            if _is_space(buffer[i], spaces):
+                i += 1
+                continue
+            j = i
+            while j < length and not _is_space(buffer[j], spaces):
+                j += 1
+            token = buffer[i:j]
+            value = hash_range(buffer, i, j)
+            slot = value & (len(slots) - 1)
+            while True:
+                found = slots[slot]
+                if found < 0:
+                    break
+                if hashes[found] == value and starts[found + 1] - starts[found] == j - i \
+                        and _equal(pool, starts[found], buffer, i, j - i):
+                    break
+                slot = (slot + 1) & (len(slots) - 1)
+            if found < 0:
+                found = count
+                pool[starts[count]:starts[count] + len(token)] = token
+                starts[count + 1] = starts[count] + len(token)
+                hashes[count] = value
+                slots[slot] = count
+                count += 1
+                if 2 * count > len(slots):
+                    slots = _rehashed(hashes, count, 2 * len(slots))
+            ids[n_ids] = found
+            n_ids += 1
+            i = j
+        id_offsets[row + 1] = n_ids
+    return ids[:n_ids], id_offsets, pool[:starts[count]].copy(), starts[:count + 1].copy()
+
+
+@njit(nogil=True, cache=True)
+def _rehashed(hashes, count, size):
+    slots = np.full(size, -1, np.int64)
+    for index in range(count):
+        slot = hashes[index] & (size - 1)
+        while slots[slot] >= 0:
+            slot = (slot + 1) & (size - 1)
+        slots[slot] = index
+    return slots
