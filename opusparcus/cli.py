@@ -2,7 +2,8 @@
 
 Each command's options and run live beside the code it drives: `download` (an OPUS release,
 :mod:`tapaco.core.download_command`), `rank` (the ranked pairs of a release,
-:mod:`opusparcus.rank_command`), `serve` (the annotation page,
+:mod:`opusparcus.rank_command`), `score` (ParaNMT's paraphrase score of the ranked pairs,
+:mod:`tapaco.core.score.command`), `serve` (the annotation page,
 :mod:`tapaco.core.annotation.serve_command`) and the annotation workflow around a ranked file,
 `sample`, `annotate`, `combine`, `cutoff`, `plot` and `export-gem`
 (:mod:`opusparcus.workflow_commands`).
@@ -18,12 +19,13 @@ from tapaco.core.annotation.serve_command import serve_command
 from tapaco.core.download_command import download_command
 from tapaco.core.errors import exit_status
 from tapaco.core.options import program_parser
+from tapaco.core.score.command import SCORE
 
 DESCRIPTION = ("Opusparcus: same-language paraphrase pairs ranked by the pivot translations they "
                "share\n(Creutz 2018), and the annotation workflow that cuts them at quality "
                "levels.")
-COMMANDS = (download_command(corpus="OpenSubtitles", form="moses", pivots=True), RANK, SAMPLE,
-            ANNOTATE, serve_command("opusparcus"), COMBINE, CUTOFF, PLOT, EXPORT_GEM)
+COMMANDS = (download_command(corpus="OpenSubtitles", form="moses", pivots=True), RANK, SCORE,
+            SAMPLE, ANNOTATE, serve_command("opusparcus"), COMBINE, CUTOFF, PLOT, EXPORT_GEM)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -3,7 +3,8 @@
 Each command's options and run live beside the code it drives: `build` (TaPaCo from an OPUS
 Tatoeba release, :mod:`tapaco.build_command`), `download` (an OPUS release into the folder
 `build` reads, :mod:`tapaco.core.download_command`), `enrich` (NMT back-translation paraphrase
-candidates, :mod:`tapaco.enrich.command`), `explain` (why sentences share a set,
+candidates, :mod:`tapaco.enrich.command`), `score` (ParaNMT's paraphrase score of pairs or
+sets, :mod:`tapaco.core.score.command`), `explain` (why sentences share a set,
 :mod:`tapaco.explain.command`) and `serve` (check sets on the annotation page,
 :mod:`tapaco.core.annotation.serve_command`).
 """
@@ -17,13 +18,14 @@ from tapaco.core.annotation.serve_command import serve_command
 from tapaco.core.download_command import download_command
 from tapaco.core.errors import exit_status
 from tapaco.core.options import program_parser
+from tapaco.core.score.command import SCORE
 from tapaco.enrich.command import ENRICH
 from tapaco.explain.command import EXPLAIN
 
 DESCRIPTION = ("TaPaCo: paraphrase sets from the translation graph of an OPUS Tatoeba release\n"
                "(Scherrer 2020), and NMT back-translation paraphrase candidates.")
-COMMANDS = (BUILD, download_command(corpus="Tatoeba", form="raw", pivots=False), ENRICH, EXPLAIN,
-            serve_command("tapaco"))
+COMMANDS = (BUILD, download_command(corpus="Tatoeba", form="raw", pivots=False), ENRICH, SCORE,
+            EXPLAIN, serve_command("tapaco"))
 
 
 def parser() -> argparse.ArgumentParser:

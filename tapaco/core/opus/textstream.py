@@ -1,4 +1,4 @@
-"""Stream the text of an OPUS file (plain, gzip or a zip member) in large UTF-8 chunks.
+"""Stream the text of an OPUS file (plain, gzip, bz2 or a zip member) in large UTF-8 chunks.
 
 Chunks end on a boundary byte (``>`` for XML, a newline for Moses text) so that no element or
 line is cut, and each chunk knows its first line number, for error messages. Corrupt or
@@ -12,6 +12,7 @@ line: each chunk's newline positions are found with numpy.
 
 from __future__ import annotations
 
+import bz2
 import codecs
 import io
 import struct
@@ -62,7 +63,8 @@ class TextChunk:
 
 
 def open_binary(ref: FileRef, archive: zipfile.ZipFile | None = None) -> BinaryIO:
-    """Open a file, a gzip file or a zip member for binary reading (decompressing on the fly).
+    """Open a file (plain, gzip or bz2) or a zip member for binary reading, decompressing on the
+    fly.
 
     `archive` is the zip of `ref.path` already open (a document store keeps its zips open);
     without it a zip member opens its archive anew.
@@ -75,6 +77,8 @@ def open_binary(ref: FileRef, archive: zipfile.ZipFile | None = None) -> BinaryI
                 return _open_member(opened, ref.member)
         if ref.path.suffix == ".gz":
             return igzip.open(ref.path, "rb")
+        if ref.path.suffix == ".bz2":
+            return bz2.open(ref.path, "rb")
         return open(ref.path, "rb")
     except FileNotFoundError as error:
         raise InputError(ref, "file not found", kind="missing file") from error

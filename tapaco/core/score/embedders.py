@@ -1,0 +1,132 @@
+"""The two backends of the paraphrase score, each an :class:`Embedder` turning sentences into
+vectors, and :func:`open_embedder`, which picks one from what `--model` names.
+
+- **vectors** (a word-vector file; numpy only): a sentence is lowercased (`str.lower`),
+  tokenized by sacrebleu's 13a tokenizer and split on spaces; its vector is the mean of its
+  tokens' vectors, tokens the file does not hold skipped (ParaNMT's averaged word embeddings).
+  A sentence with no known token has no vector.
+- **sentence-transformers** (a model folder holding `modules.json`; the `score` extra): the
+  model's own `encode`, with its pooling and normalisation, batched by length.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from tapaco.core.errors import InputError, OptionError
+from tapaco.core.score.embedding_kernels import mean_vectors
+from tapaco.core.score.word_vectors import WordVectors, read_word_vectors
+from tapaco.core.tokenize_13a import token_ids
+from tapaco.core.versions import library_versions
+
+BACKENDS = ("vectors", "sentence-transformers")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+class Embedder(Protocol):
+    """Sentences to vectors: `embed` gives one row per text and which rows have a vector."""
+
+    backend: str
+    model: Path
+
+    def embed(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def description(self) -> dict: ...
+
+
+@dataclass
+class VectorsEmbedder:
+    """The vectors backend over a word-vector file read once."""
+
+    model: Path
+    vectors: WordVectors = field(repr=False)
+    backend: str = "vectors"
+
+    def embed(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        tokens = token_ids([text.lower() for text in texts])
+        rows = self.vectors.rows(tokens.tokens())[tokens.ids]
+        return mean_vectors(rows, tokens.offsets, self.vectors.matrix)
+
+    def description(self) -> dict:
+        return {"model": str(self.model), "backend": self.backend,
+                "words": len(self.vectors.row_of), "dimensions": self.vectors.dimensions,
+                "versions": library_versions("numpy", "sacrebleu")}
+
+
+@dataclass
+class SentenceTransformersEmbedder:
+    """The sentence-transformers backend: the model's own `encode`."""
+
+    model: Path
+    device: str
+    batch_size: int
+    encoder: object = field(repr=False)
+    backend: str = "sentence-transformers"
+
+    def embed(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        vectors = self.encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                      show_progress_bar=False)
+        return vectors, np.ones(len(texts), bool)
+
+    def description(self) -> dict:
+        return {"model": str(self.model), "backend": self.backend, "device": self.device,
+                "dimensions": int(self.encoder.get_sentence_embedding_dimension()),
+                "versions": library_versions("sentence-transformers", "torch",
+                                             "transformers")}
+
+
+def backend_of(model: Path) -> str:
+    """The backend `model` calls for: a folder holding `modules.json` is a sentence-transformers
+    model, a file is a word-vector file."""
+    if model.is_dir():
+        if (model / "modules.json").is_file():
+            return "sentence-transformers"
+        raise InputError(model, "is a folder without modules.json: not a sentence-transformers "
+                                "model folder (a word-vector file is a file)", kind="usage")
+    if model.is_file():
+        return "vectors"
+    raise InputError(model, "not found: --model names a word-vector file or a "
+                            "sentence-transformers model folder", kind="missing file")
+
+
+def open_embedder(model: Path, backend: str | None = None, device: str = "auto",
+                  batch_size: int = 256) -> Embedder:
+    """Load the model `--model` names with the backend it calls for (or `backend`)."""
+    found = backend_of(Path(model))
+    chosen = backend or found
+    if chosen not in BACKENDS:
+        raise OptionError("--backend", f"{chosen}: choose one of {', '.join(BACKENDS)}")
+    if chosen != found:
+        raise OptionError("--backend", f"{chosen} cannot read {model}: it is a "
+                                       f"{'model folder' if Path(model).is_dir() else 'file'}")
+    if device not in DEVICES:
+        raise OptionError("--device", f"{device}: choose one of {', '.join(DEVICES)}")
+    if chosen == "vectors":
+        return VectorsEmbedder(Path(model), read_word_vectors(Path(model)))
+    return _sentence_transformers(Path(model), device, batch_size)
+
+
+def _sentence_transformers(model: Path, device: str, batch_size: int) -> Embedder:
+    try:
+        library = importlib.import_module("sentence_transformers")
+        torch = importlib.import_module("torch")
+    except ImportError as error:
+        raise OptionError("--model", f"{model} is a sentence-transformers model: install the "
+                                     "'score' extra (pip install "
+                                     "'pivot-paraphrase-miner[score]')") from error
+    has_gpu = torch.cuda.is_available()
+    if device == "cuda" and not has_gpu:
+        raise OptionError("--device", "cuda: no CUDA device is visible to torch; use --device "
+                                      "cpu (or auto)")
+    chosen = "cuda" if device == "auto" and has_gpu else ("cpu" if device == "auto" else device)
+    try:
+        encoder = library.SentenceTransformer(str(model), device=chosen, local_files_only=True)
+    except (OSError, ValueError) as error:
+        raise InputError(model, f"cannot be loaded as a sentence-transformers model: "
+                                f"{str(error).splitlines()[0]}") from error
+    return SentenceTransformersEmbedder(model, chosen, batch_size, encoder)

@@ -1,0 +1,148 @@
+"""What the score reads: the rows of a TSV of pairs (plain, `.gz` or `.bz2`) with the two
+columns holding the sentences, or the sets of a TaPaCo language file, in chunks of rows.
+
+Known pair formats are recognised from the first line: an enrich TSV (header `reference`,
+`paraphrase`, ...: columns 1 and 2), and Opusparcus training lines and dev/test candidates or
+files (ids `<lang>-N<n>`, `-D<n>`, `-T<n>`: columns 2 and 3). Rows are kept as they are (their
+line ending aside), to be written back with the score appended.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tapaco.core.errors import InputError, OptionError
+from tapaco.core.opus.textstream import FileRef, text_chunks
+
+ENRICH_HEADER = ("reference", "paraphrase")
+_OPUSPARCUS_ID = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]+)?-[NDT][0-9]+")
+CHUNK_ROWS = 1 << 15
+
+
+@dataclass(frozen=True)
+class PairColumns:
+    """Which fields (0-based) hold a pair's sentences, and whether the first line is a header."""
+
+    first: int
+    second: int
+    header: bool
+
+    def described(self) -> str:
+        return f"columns {self.first + 1},{self.second + 1}" + (", header" if self.header else "")
+
+
+@dataclass
+class RowChunk:
+    """Consecutive rows of the input (without line endings), the number of the first one."""
+
+    rows: list[str]
+    first_line: int
+
+
+def parse_columns(value: str) -> tuple[int, int]:
+    """`A,B` (1-based, distinct) as 0-based field indexes."""
+    parts = value.split(",")
+    if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
+        raise OptionError("--columns", f"{value!r}: give two column numbers, like 2,3")
+    first, second = (int(part) for part in parts)
+    if min(first, second) < 1 or first == second:
+        raise OptionError("--columns", f"{value!r}: two different columns, counted from 1")
+    return first - 1, second - 1
+
+
+def recognise_columns(path: Path, columns: tuple[int, int] | None,
+                      header: bool = False) -> PairColumns:
+    """The pair columns of `path`: as given, or as its first line shows a known format."""
+    first_line = next(_rows(path), RowChunk([""], 1)).rows[0]
+    fields = first_line.split("\t")
+    is_enrich = tuple(fields[:2]) == ENRICH_HEADER
+    if columns is not None:
+        return PairColumns(*columns, header or is_enrich)
+    if is_enrich:
+        return PairColumns(0, 1, True)
+    if len(fields) >= 3 and _OPUSPARCUS_ID.fullmatch(fields[0]) and not header:
+        return PairColumns(1, 2, False)
+    raise InputError(path, "is not a known pair format (an enrich TSV, Opusparcus pairs): give "
+                           "the two sentence columns with --columns A,B", "line 1", kind="usage")
+
+
+def _rows(path: Path, rows_per_chunk: int = CHUNK_ROWS) -> Iterator[RowChunk]:
+    pending: list[str] = []
+    first = 1
+    for chunk in text_chunks(FileRef(path), b"\n"):
+        lines = chunk.text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        pending += [line[:-1] if line.endswith("\r") else line for line in lines]
+        while len(pending) >= rows_per_chunk:
+            yield RowChunk(pending[:rows_per_chunk], first)
+            first += rows_per_chunk
+            pending = pending[rows_per_chunk:]
+    if pending:
+        yield RowChunk(pending, first)
+
+
+def pair_chunks(path: Path,
+                columns: PairColumns) -> Iterator[tuple[RowChunk, list[str], list[str]]]:
+    """Each chunk of data rows with its two sentence columns (the header row left out)."""
+    need = max(columns.first, columns.second) + 1
+    for chunk in _rows(path):
+        if columns.header and chunk.first_line == 1:
+            chunk = RowChunk(chunk.rows[1:], 2)
+        split = [row.split("\t") for row in chunk.rows]
+        for at, fields in enumerate(split):
+            if len(fields) < need:
+                raise InputError(path, f"a row of {len(fields)} field(s), but the sentences are "
+                                       f"in {columns.described()}",
+                                 f"line {chunk.first_line + at}")
+        yield chunk, [f[columns.first] for f in split], [f[columns.second] for f in split]
+
+
+def header_row(path: Path) -> str:
+    """The first line of the file (its header)."""
+    return next(_rows(path, 1)).rows[0]
+
+
+def set_chunks(path: Path) -> Iterator[tuple[RowChunk, list[str], np.ndarray]]:
+    """Chunks of whole sets of a TaPaCo language file (rows: set id, sentence id, text, ...):
+    the rows, their texts and the sets' offsets into them. A set is a run of one set id; ids
+    must rise, as a build writes them, so that a run is the whole set."""
+    rows: list[str] = []
+    starts: list[int] = []
+    first = 1
+    previous = ""
+    for chunk in _rows(path):
+        for line, row in enumerate(chunk.rows, chunk.first_line):
+            set_id = row.split("\t", 1)[0]
+            if row.count("\t") < 2:
+                raise InputError(path, "not a TaPaCo language file: a row has fewer than 3 "
+                                       "fields (set id, sentence id, text)", f"line {line}")
+            if set_id != previous:
+                _check_rising(path, previous, set_id, line)
+                if len(rows) >= CHUNK_ROWS:
+                    yield _set_chunk(rows, first, starts)
+                    rows, starts, first = [], [], line
+                starts.append(len(rows))
+                previous = set_id
+            rows.append(row)
+    if rows:
+        yield _set_chunk(rows, first, starts)
+
+
+def _set_chunk(rows: list[str], first: int, starts: list[int]):
+    texts = [row.split("\t", 3)[2] for row in rows]
+    return RowChunk(rows, first), texts, np.array([*starts, len(rows)], np.int64)
+
+
+def _check_rising(path: Path, previous: str, set_id: str, line: int) -> None:
+    if not set_id.isdigit():
+        raise InputError(path, f"not a TaPaCo language file: set id {set_id!r} is not a "
+                               "number", f"line {line}")
+    if previous and int(set_id) <= int(previous):
+        raise InputError(path, "rows are not sorted by set id as a TaPaCo build writes them",
+                         f"line {line}")

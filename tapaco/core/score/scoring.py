@@ -1,0 +1,250 @@
+"""The paraphrase score of a file: library API of `tapaco score` and `opusparcus score`.
+
+:func:`score_pairs` scores every row of a TSV of pairs, :func:`score_sets` every sentence of a
+TaPaCo language file against the rest of its set. Both write the input's rows unchanged with a
+`paraphrase_score` column appended last (6 decimals, empty where no score exists), optionally
+the fold (`--folds K`: 1 holds the lowest K-th, as in ParaNMT's filtering experiment) and only
+the rows scoring at least `--min-score`, plus `FILE.stats.json` (rows, scored, mean, quantiles,
+the folds' bounds, model, backend, versions). The input is read twice: once to score, once to
+write, since a fold needs every score; memory holds one chunk of rows and a float per row.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tapaco.core.errors import InputError, OptionError
+from tapaco.core.files import (
+    json_text,
+    remove_dead_temporaries,
+    temporary_name,
+    write_file_atomically,
+)
+from tapaco.core.outputs import OutputFile
+from tapaco.core.progress import Progress
+from tapaco.core.score.embedders import BACKENDS, DEVICES, Embedder, open_embedder
+from tapaco.core.score.inputs import (
+    RowChunk,
+    header_row,
+    pair_chunks,
+    recognise_columns,
+    set_chunks,
+)
+from tapaco.core.score.similarity import CACHE_VALUES, EmbeddingCache, pair_scores, set_scores
+
+SCORE_COLUMN = "paraphrase_score"
+FOLD_COLUMN = "paraphrase_score_fold"
+STATS_FOLDS = 10
+_QUANTILES = (0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0)
+_WRITERS: dict[str, Callable] = {".bz2": bz2.open, ".gz": gzip.open}
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How to score and where to write: the model (a word-vector file or a sentence-transformers
+    folder), its backend (None: as the model calls for), device and batch size, the output file,
+    folds and the lowest score kept."""
+
+    model: Path
+    out: Path
+    backend: str | None = None
+    device: str = "auto"
+    batch_size: int = 256
+    folds: int | None = None
+    min_score: float | None = None
+    overwrite: bool = False
+
+    def __post_init__(self) -> None:
+        if self.backend is not None and self.backend not in BACKENDS:
+            raise OptionError("--backend", f"{self.backend}: choose one of {', '.join(BACKENDS)}")
+        if self.device not in DEVICES:
+            raise OptionError("--device", f"{self.device}: choose one of {', '.join(DEVICES)}")
+        if self.batch_size < 1:
+            raise OptionError("--batch-size", f"{self.batch_size}: must be at least 1")
+        if self.folds is not None and not 2 <= self.folds <= 1000:
+            raise OptionError("--folds", f"{self.folds}: must be between 2 and 1000")
+        if self.min_score is not None and not -1.0 <= self.min_score <= 1.0:
+            raise OptionError("--min-score", f"{self.min_score}: a cosine is between -1 and 1")
+
+
+@dataclass(frozen=True)
+class ScoreSummary:
+    """What a score run wrote."""
+
+    out: Path
+    stats: dict
+
+    def text(self) -> str:
+        stats = self.stats
+        mean = "" if stats["mean"] is None else f", mean {stats['mean']:.3f}"
+        kept = "" if stats["kept"] == stats["rows"] else f", {stats['kept']:,} kept"
+        return (f"scored {stats['scored']:,} of {stats['rows']:,} rows{mean}{kept} "
+                f"({stats['backend']}: {stats['model']}) -> {self.out}")
+
+
+def stats_path(out: Path) -> Path:
+    return out.with_name(out.name + ".stats.json")
+
+
+def is_own_output(path: Path) -> bool:
+    """Whether `path` (a scored file or its stats) was written by a score command."""
+    stats = path if path.name.endswith(".stats.json") else stats_path(path)
+    try:
+        data = json.loads(stats.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("command") == "score"
+
+
+def score_pairs(path: Path, options: ScoreOptions, columns: tuple[int, int] | None = None,
+                header: bool = False, progress: Progress | None = None) -> ScoreSummary:
+    """Score every pair of the TSV `path` (`columns`: the sentences' 0-based fields; None:
+    recognised from the known formats)."""
+    path = Path(path)
+    _check_outputs(path, options)
+    found = recognise_columns(path, columns, header)
+    scorer = _Scorer(open_embedder(options.model, options.backend, options.device,
+                                   options.batch_size), progress or Progress(enabled=False))
+    scores = scorer.scores(pair_scores(scorer.cache, left, right)
+                           for _, left, right in pair_chunks(path, found))
+    rows = (chunk for chunk, _, _ in pair_chunks(path, found))
+    head = header_row(path) if found.header else None
+    return _write(path, options, scorer.embedder, scores, rows, head,
+                  {"mode": "pairs", "columns": [found.first + 1, found.second + 1]})
+
+
+def score_sets(folder: Path, lang: str, options: ScoreOptions,
+               progress: Progress | None = None) -> ScoreSummary:
+    """Score every sentence of a TaPaCo build's language file `folder/lang.txt` against the mean
+    of the other sentences of its set."""
+    path = language_file(Path(folder), lang)
+    _check_outputs(path, options)
+    scorer = _Scorer(open_embedder(options.model, options.backend, options.device,
+                                   options.batch_size), progress or Progress(enabled=False))
+    scores = scorer.scores(set_scores(scorer.cache, texts, offsets)
+                           for _, texts, offsets in set_chunks(path))
+    rows = (chunk for chunk, _, _ in set_chunks(path))
+    return _write(path, options, scorer.embedder, scores, rows, None,
+                  {"mode": "sets", "lang": lang})
+
+
+def language_file(folder: Path, lang: str) -> Path:
+    if not folder.is_dir():
+        raise InputError(folder, "not found: --sets names the output folder of tapaco build",
+                         kind="missing file")
+    path = folder / f"{lang}.txt"
+    if not path.is_file():
+        raise InputError(folder, f"holds no {lang}.txt: not a language of this build",
+                         kind="missing file")
+    return path
+
+
+def _check_outputs(path: Path, options: ScoreOptions) -> None:
+    for out in (options.out, stats_path(options.out)):
+        OutputFile(out, "score", inputs=(path, options.model), overwrite=options.overwrite,
+                   is_own=is_own_output).check()
+
+
+class _Scorer:
+    """Scores chunk after chunk, with a progress line."""
+
+    def __init__(self, embedder: Embedder, progress: Progress) -> None:
+        self.embedder = embedder
+        # word vectors are averaged faster than a cache would look them up
+        self.cache = EmbeddingCache(embedder, 0 if embedder.backend == "vectors" else CACHE_VALUES)
+        self.progress = progress
+
+    def scores(self, chunks: Iterator[np.ndarray]) -> np.ndarray:
+        parts: list[np.ndarray] = []
+        done = 0
+        with self.progress.stage("score"):
+            for part in chunks:
+                parts.append(part)
+                done += len(part)
+                self.progress.update(f"{done:,} rows scored")
+        return np.concatenate([np.zeros(0), *parts])
+
+
+def folds_of(scores: np.ndarray, folds: int) -> np.ndarray:
+    """Each row's fold 1..folds by rank of its score (ties in row order); 0 without a score."""
+    scored = np.flatnonzero(~np.isnan(scores))
+    order = scored[np.argsort(scores[scored], kind="stable")]
+    fold = np.zeros(len(scores), np.int64)
+    fold[order] = np.arange(len(order)) * folds // max(len(order), 1) + 1
+    return fold
+
+
+def format_score(score: float) -> str:
+    """A score as written: 6 decimals, empty without a score."""
+    if score != score:
+        return ""
+    text = f"{score:.6f}"
+    return "0.000000" if text == "-0.000000" else text
+
+
+def _write(path: Path, options: ScoreOptions, embedder: Embedder, scores: np.ndarray,
+           rows: Iterator[RowChunk], header: str | None, details: dict) -> ScoreSummary:
+    fold = folds_of(scores, options.folds) if options.folds else None
+    keep = np.ones(len(scores), bool)
+    if options.min_score is not None:
+        keep = np.round(np.nan_to_num(scores, nan=-2.0), 6) >= options.min_score
+    stats = _stats(path, embedder, scores, keep, fold, options, details)
+    write_file_atomically(stats_path(options.out), json_text(stats))
+    _write_rows(options.out, rows, scores, keep, fold, header)
+    return ScoreSummary(options.out, stats)
+
+
+def _write_rows(out: Path, rows: Iterator[RowChunk], scores: np.ndarray, keep: np.ndarray,
+                fold: np.ndarray | None, header: str | None) -> None:
+    remove_dead_temporaries(out)
+    temporary = temporary_name(out, "tmp")
+    opener = _WRITERS.get(out.suffix, open)
+    try:
+        with opener(temporary, "wb") as stream:
+            if header is not None:
+                names = [SCORE_COLUMN] + ([FOLD_COLUMN] if fold is not None else [])
+                stream.write(("\t".join([header, *names]) + "\n").encode("utf-8"))
+            at = 0
+            for chunk in rows:
+                lines = []
+                for row in chunk.rows:
+                    if keep[at]:
+                        extra = "" if fold is None else f"\t{fold[at] or ''}"
+                        lines.append(f"{row}\t{format_score(scores[at])}{extra}\n")
+                    at += 1
+                stream.write("".join(lines).encode("utf-8"))
+        os.replace(temporary, out)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _stats(path: Path, embedder: Embedder, scores: np.ndarray, keep: np.ndarray,
+           fold: np.ndarray | None, options: ScoreOptions, details: dict) -> dict:
+    scored = np.sort(scores[~np.isnan(scores)])
+    bounds = folds_of(scores, STATS_FOLDS)
+
+    def rounded(value: float) -> float:
+        return round(float(value), 6)
+
+    return {
+        "command": "score", "input": str(path), **details,
+        "rows": len(scores), "scored": len(scored), "kept": int(keep.sum()),
+        "mean": rounded(scored.mean()) if len(scored) else None,
+        "quantiles": {str(q): rounded(np.quantile(scored, q)) for q in _QUANTILES}
+        if len(scored) else {},
+        "folds": [{"fold": k, "rows": int((bounds == k).sum()),
+                   "lowest": rounded(scores[bounds == k].min()),
+                   "highest": rounded(scores[bounds == k].max())}
+                  for k in range(1, STATS_FOLDS + 1) if (bounds == k).any()],
+        "fold_column": options.folds, "min_score": options.min_score,
+        **embedder.description(),
+    }
