@@ -10,7 +10,6 @@ from tapaco.core.errors import OptionError
 from tapaco.core.options import Command, integer, number
 from tapaco.core.progress import Progress
 from tapaco.core.score.embedders import BACKENDS, DEVICES
-from tapaco.core.score.inputs import parse_columns
 from tapaco.core.score.scoring import ScoreOptions, score_pairs, score_sets
 
 
@@ -28,7 +27,7 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     what.add_argument("--pairs", type=Path, metavar="FILE",
                       help="a TSV of pairs (plain, .gz or .bz2): an enrich TSV, Opusparcus "
                            "training lines or dev/test candidates, or any TSV with --columns")
-    what.add_argument("--columns", type=parse_columns, metavar="A,B",
+    what.add_argument("--columns", type=columns, metavar="A,B",
                       help="the two sentence columns of --pairs, counted from 1")
     what.add_argument("--header", action="store_true",
                       help="the first line of --pairs is a header (kept, the new column named)")
@@ -57,6 +56,18 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                      help="replace an existing --out that score did not write")
     out.add_argument("--quiet", action="store_true", help="no progress, no summary")
     return score
+
+
+def columns(value: str) -> tuple[int, int]:
+    """An argument type: `A,B`, two different column numbers counted from 1, as 0-based
+    field indexes."""
+    parts = value.split(",")
+    if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
+        raise argparse.ArgumentTypeError(f"{value!r}: give two column numbers, like 2,3")
+    first, second = (int(part) for part in parts)
+    if min(first, second) < 1 or first == second:
+        raise argparse.ArgumentTypeError(f"{value!r}: two different columns, counted from 1")
+    return first - 1, second - 1
 
 
 def _run(arguments: argparse.Namespace) -> None:

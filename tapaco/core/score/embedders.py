@@ -12,14 +12,18 @@ vectors, and :func:`open_embedder`, which picks one from what `--model` names.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import pandas as pd
 
 from tapaco.core.errors import InputError, OptionError
-from tapaco.core.score.embedding_kernels import mean_vectors
+from tapaco.core.forked import map_on_threads, usable_cores
+from tapaco.core.score.embedding_kernels import pair_cosines, set_cosines
+from tapaco.core.score.similarity import EmbeddingCache, pair_scores, set_scores
 from tapaco.core.score.word_vectors import WordVectors, read_word_vectors
 from tapaco.core.tokenize_13a import token_ids
 from tapaco.core.versions import library_versions
@@ -29,28 +33,47 @@ DEVICES = ("auto", "cpu", "cuda")
 
 
 class Embedder(Protocol):
-    """Sentences to vectors: `embed` gives one row per text and which rows have a vector."""
+    """Sentences to scores: of pairs (`left[k]`, `right[k]`) and of set members (set s: texts
+    `set_offsets[s]` to `set_offsets[s + 1]`); NaN where there is no score."""
 
     backend: str
     model: Path
 
-    def embed(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]: ...
+    def pair_scores(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray: ...
+
+    def set_scores(self, texts: Sequence[str], set_offsets: np.ndarray) -> np.ndarray: ...
 
     def description(self) -> dict: ...
 
 
 @dataclass
 class VectorsEmbedder:
-    """The vectors backend over a word-vector file read once."""
+    """The vectors backend over a word-vector file read once; the cosines are computed by
+    kernels on all cores, from each sentence's word rows."""
 
     model: Path
     vectors: WordVectors = field(repr=False)
+    workers: int = field(default_factory=usable_cores)
     backend: str = "vectors"
 
-    def embed(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def pair_scores(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        codes, distinct = pd.factorize(pd.Series([*left, *right], dtype=object), sort=False)
+        rows, offsets = self._word_rows(distinct.tolist())
+        first, second = codes[:len(left)], codes[len(left):]
+        bounds = _ranges(len(left), self.workers)
+        parts = map_on_threads(lambda bound: pair_cosines(
+            rows, offsets, self.vectors.matrix, first[bound[0]:bound[1]],
+            second[bound[0]:bound[1]]), bounds, self.workers)
+        return np.concatenate([np.zeros(0), *parts])
+
+    def set_scores(self, texts: Sequence[str], set_offsets: np.ndarray) -> np.ndarray:
+        rows, offsets = self._word_rows(list(texts))
+        return set_cosines(rows, offsets, self.vectors.matrix, set_offsets)
+
+    def _word_rows(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Each text's words (lowercased, 13a tokens) as rows of the matrix (-1: unknown)."""
         tokens = token_ids([text.lower() for text in texts])
-        rows = self.vectors.rows(tokens.tokens())[tokens.ids]
-        return mean_vectors(rows, tokens.offsets, self.vectors.matrix)
+        return self.vectors.rows(tokens.tokens())[tokens.ids], tokens.offsets
 
     def description(self) -> dict:
         return {"model": str(self.model), "backend": self.backend,
@@ -58,9 +81,15 @@ class VectorsEmbedder:
                 "versions": library_versions("numpy", "sacrebleu")}
 
 
+def _ranges(count: int, parts: int) -> list[tuple[int, int]]:
+    cuts = np.linspace(0, count, max(1, min(parts, count)) + 1).astype(int).tolist()
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
 @dataclass
 class SentenceTransformersEmbedder:
-    """The sentence-transformers backend: the model's own `encode`."""
+    """The sentence-transformers backend: the model's own `encode`, each distinct sentence
+    encoded once while the cache holds it."""
 
     model: Path
     device: str
@@ -68,10 +97,18 @@ class SentenceTransformersEmbedder:
     encoder: object = field(repr=False)
     backend: str = "sentence-transformers"
 
-    def embed(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        vectors = self.encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                      show_progress_bar=False)
-        return vectors, np.ones(len(texts), bool)
+    def __post_init__(self) -> None:
+        self.cache = EmbeddingCache(self._encoded)
+
+    def _encoded(self, texts: list[str]) -> np.ndarray:
+        return self.encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                   show_progress_bar=False)
+
+    def pair_scores(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        return pair_scores(self.cache, left, right)
+
+    def set_scores(self, texts: Sequence[str], set_offsets: np.ndarray) -> np.ndarray:
+        return set_scores(self.cache, texts, set_offsets)
 
     def description(self) -> dict:
         return {"model": str(self.model), "backend": self.backend, "device": self.device,

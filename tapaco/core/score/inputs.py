@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tapaco.core.errors import InputError, OptionError
+from tapaco.core.errors import InputError
 from tapaco.core.opus.textstream import FileRef, text_chunks
 
 ENRICH_HEADER = ("reference", "paraphrase")
@@ -42,17 +42,6 @@ class RowChunk:
 
     rows: list[str]
     first_line: int
-
-
-def parse_columns(value: str) -> tuple[int, int]:
-    """`A,B` (1-based, distinct) as 0-based field indexes."""
-    parts = value.split(",")
-    if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
-        raise OptionError("--columns", f"{value!r}: give two column numbers, like 2,3")
-    first, second = (int(part) for part in parts)
-    if min(first, second) < 1 or first == second:
-        raise OptionError("--columns", f"{value!r}: two different columns, counted from 1")
-    return first - 1, second - 1
 
 
 def recognise_columns(path: Path, columns: tuple[int, int] | None,

@@ -38,7 +38,6 @@ from tapaco.core.score.inputs import (
     recognise_columns,
     set_chunks,
 )
-from tapaco.core.score.similarity import CACHE_VALUES, EmbeddingCache, pair_scores, set_scores
 
 SCORE_COLUMN = "paraphrase_score"
 FOLD_COLUMN = "paraphrase_score_fold"
@@ -113,7 +112,7 @@ def score_pairs(path: Path, options: ScoreOptions, columns: tuple[int, int] | No
     found = recognise_columns(path, columns, header)
     scorer = _Scorer(open_embedder(options.model, options.backend, options.device,
                                    options.batch_size), progress or Progress(enabled=False))
-    scores = scorer.scores(pair_scores(scorer.cache, left, right)
+    scores = scorer.scores(scorer.embedder.pair_scores(left, right)
                            for _, left, right in pair_chunks(path, found))
     rows = (chunk for chunk, _, _ in pair_chunks(path, found))
     head = header_row(path) if found.header else None
@@ -129,7 +128,7 @@ def score_sets(folder: Path, lang: str, options: ScoreOptions,
     _check_outputs(path, options)
     scorer = _Scorer(open_embedder(options.model, options.backend, options.device,
                                    options.batch_size), progress or Progress(enabled=False))
-    scores = scorer.scores(set_scores(scorer.cache, texts, offsets)
+    scores = scorer.scores(scorer.embedder.set_scores(texts, offsets)
                            for _, texts, offsets in set_chunks(path))
     rows = (chunk for chunk, _, _ in set_chunks(path))
     return _write(path, options, scorer.embedder, scores, rows, None,
@@ -158,8 +157,6 @@ class _Scorer:
 
     def __init__(self, embedder: Embedder, progress: Progress) -> None:
         self.embedder = embedder
-        # word vectors are averaged faster than a cache would look them up
-        self.cache = EmbeddingCache(embedder, 0 if embedder.backend == "vectors" else CACHE_VALUES)
         self.progress = progress
 
     def scores(self, chunks: Iterator[np.ndarray]) -> np.ndarray:

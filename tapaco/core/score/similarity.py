@@ -1,5 +1,6 @@
-"""The paraphrase score of pairs and of set members: the cosine of two sentence vectors
-(ParaNMT-50M, Wieting & Gimpel 2018, section 3), computed in float64.
+"""The paraphrase score of pairs and of set members from sentence embeddings (the
+sentence-transformers backend): the cosine of two sentence vectors (ParaNMT-50M, Wieting &
+Gimpel 2018, section 3), computed in float64.
 
 - A pair scores the cosine of its two sentences' vectors; without a vector on a side (or a zero
   vector) it has no score (NaN).
@@ -8,50 +9,43 @@
 
 Each distinct sentence is embedded once per call, and once per run while the
 :class:`EmbeddingCache` holds it (sentences recur across the pairs of a ranked file).
+The vectors backend computes the same cosines in kernels (:mod:`.embedding_kernels`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-
-from tapaco.core.score.embedders import Embedder
 
 CACHE_VALUES = 1 << 27  # floats the cache may hold: 1 GiB of float64
 
 
 class EmbeddingCache:
-    """Sentence vectors already computed, up to `max_values` floats (emptied when full; 0 keeps
-    none, for a backend that embeds faster than it would look up)."""
+    """Sentence vectors already computed by `embed` (texts to one row each), up to
+    `max_values` floats (emptied when full)."""
 
-    def __init__(self, embedder: Embedder, max_values: int = CACHE_VALUES) -> None:
-        self.embedder = embedder
+    def __init__(self, embed: Callable[[list[str]], np.ndarray],
+                 max_values: int = CACHE_VALUES) -> None:
+        self.embed = embed
         self.max_values = max_values
-        self._vectors: dict[str, np.ndarray | None] = {}
+        self._vectors: dict[str, np.ndarray] = {}
         self._values = 0
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """One float64 row per text; NaN rows for texts without a vector."""
+        """One float64 row per text."""
         codes, distinct = pd.factorize(pd.Series(texts, dtype=object), sort=False)
         distinct = distinct.tolist()
         missing = [text for text in distinct if text not in self._vectors]
-        vectors, known = self.embedder.embed(missing) if missing else (np.zeros((0, 1)), [])
-        found = dict(zip(missing, [row if has else None
-                                   for row, has in zip(np.asarray(vectors, np.float64),
-                                                       np.asarray(known).tolist())]))
-        rows = [found[text] if text in found else self._vectors[text] for text in distinct]
+        found = dict(zip(missing, np.asarray(self.embed(missing), np.float64))) if missing else {}
+        table = np.array([found[text] if text in found else self._vectors[text]
+                          for text in distinct], np.float64)
         self._remember(found)
-        width = next((len(row) for row in rows if row is not None), 1)
-        table = np.full((len(distinct), width), np.nan)
-        for at, row in enumerate(rows):
-            if row is not None:
-                table[at] = row
-        return table[codes]
+        return table[codes] if len(texts) else np.zeros((0, 1))
 
-    def _remember(self, found: dict[str, np.ndarray | None]) -> None:
-        size = sum(len(row) for row in found.values() if row is not None)
+    def _remember(self, found: dict[str, np.ndarray]) -> None:
+        size = sum(len(row) for row in found.values())
         if self._values + size > self.max_values:
             self._vectors.clear()
             self._values = 0
@@ -76,16 +70,13 @@ def pair_scores(cache: EmbeddingCache, left: Sequence[str], right: Sequence[str]
 
 def set_scores(cache: EmbeddingCache, texts: Sequence[str], set_offsets: np.ndarray) -> np.ndarray:
     """The score of each member of the sets (set k: texts[set_offsets[k]:set_offsets[k + 1]])
-    against the mean of the other members; NaN where it has none."""
+    against the mean of the other members; NaN where it has none (a set of one)."""
     vectors = cache.vectors(texts)
-    known = ~np.isnan(vectors[:, 0]) if len(vectors) else np.zeros(0, bool)
-    present = np.where(known[:, None], vectors, 0.0)
-    starts = set_offsets[:-1]
+    if not len(texts):
+        return np.zeros(0)
     sizes = np.diff(set_offsets)
     set_of = np.repeat(np.arange(len(sizes)), sizes)
-    sums = np.add.reduceat(present, starts, axis=0) if len(texts) else present
-    counts = np.add.reduceat(known.astype(np.int64), starts) if len(texts) else known
-    others = sums[set_of] - present
-    scores = cosines(vectors, others)  # the cosine with the others' sum is the one with their mean
-    scores[counts[set_of] - known < 1] = np.nan
+    sums = np.add.reduceat(vectors, set_offsets[:-1], axis=0)
+    scores = cosines(vectors, sums[set_of] - vectors)  # with the others' sum: with their mean
+    scores[sizes[set_of] < 2] = np.nan
     return scores
