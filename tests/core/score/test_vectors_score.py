@@ -231,3 +231,13 @@ def test_both_programs_score_the_same(tmp_path: Path) -> None:
                                str(tmp_path / f"{program}.tsv")], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     assert (tmp_path / "tapaco.tsv").read_bytes() == (tmp_path / "opusparcus.tsv").read_bytes()
+
+
+def test_a_folder_that_is_not_a_model_ends_in_one_line(tmp_path: Path) -> None:
+    source = tmp_path / "pairs.tsv"
+    source.write_text("a\tb\n")
+    (tmp_path / "folder").mkdir()
+    done = run_score("--pairs", source, "--columns", "1,2", "--model", tmp_path / "folder",
+                     "--out", tmp_path / "out.tsv")
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "modules.json" in done.stderr
