@@ -71,9 +71,16 @@ class VectorsEmbedder:
         return set_cosines(rows, offsets, self.vectors.matrix, set_offsets)
 
     def _word_rows(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Each text's words (lowercased, 13a tokens) as rows of the matrix (-1: unknown)."""
-        tokens = token_ids([text.lower() for text in texts])
-        return self.vectors.rows(tokens.tokens())[tokens.ids], tokens.offsets
+        """Each text's words (lowercased, 13a tokens) as rows of the matrix (-1: unknown), and
+        the texts' offsets into them; tokenized in parts on all cores."""
+        lowered = [text.lower() for text in texts]
+        parts = map_on_threads(lambda bound: token_ids(lowered[bound[0]:bound[1]]),
+                               _ranges(len(lowered), self.workers), self.workers)
+        rows = [self.vectors.rows(part.tokens())[part.ids] for part in parts]
+        starts = np.cumsum([0, *(len(part) for part in rows)])
+        offsets = [part.offsets[:-1] + start for part, start in zip(parts, starts)]
+        return np.concatenate([np.zeros(0, np.int64), *rows]), \
+            np.concatenate([*offsets, starts[-1:]]).astype(np.int64)
 
     def description(self) -> dict:
         return {"model": str(self.model), "backend": self.backend,
