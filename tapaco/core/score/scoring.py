@@ -5,8 +5,9 @@ TaPaCo language file against the rest of its set. Both write the input's rows un
 `paraphrase_score` column appended last (6 decimals, empty where no score exists), optionally
 the fold (`--folds K`: 1 holds the lowest K-th, as in ParaNMT's filtering experiment) and only
 the rows scoring at least `--min-score`, plus `FILE.stats.json` (rows, scored, mean, quantiles,
-the folds' bounds, model, backend, versions). The input is read twice: once to score, once to
-write, since a fold needs every score; memory holds one chunk of rows and a float per row.
+the folds' bounds, model, backend, versions). The rows are written as they are scored; with
+folds, which need every score, the input is read a second time to write them. Memory holds a
+chunk of rows and a float per row.
 """
 
 from __future__ import annotations
@@ -110,14 +111,13 @@ def score_pairs(path: Path, options: ScoreOptions, columns: tuple[int, int] | No
     path = Path(path)
     _check_outputs(path, options)
     found = recognise_columns(path, columns, header)
-    scorer = _Scorer(open_embedder(options.model, options.backend, options.device,
-                                   options.batch_size), progress or Progress(enabled=False))
-    scores = scorer.scores(scorer.embedder.pair_scores(left, right)
-                           for _, left, right in pair_chunks(path, found))
-    rows = (chunk for chunk, _, _ in pair_chunks(path, found))
-    head = header_row(path) if found.header else None
-    return _write(path, options, scorer.embedder, scores, rows, head,
-                  {"mode": "pairs", "columns": [found.first + 1, found.second + 1]})
+    embedder = open_embedder(options.model, options.backend, options.device, options.batch_size)
+    scored = ((chunk, embedder.pair_scores(left, right))
+              for chunk, left, right in pair_chunks(path, found))
+    rows = (chunk for chunk, _, _ in pair_chunks(path, found)) if options.folds else None
+    writer = _ScoredFile(options, embedder, progress or Progress(enabled=False))
+    return writer.write(path, scored, rows, header_row(path) if found.header else None,
+                        {"mode": "pairs", "columns": [found.first + 1, found.second + 1]})
 
 
 def score_sets(folder: Path, lang: str, options: ScoreOptions,
@@ -126,13 +126,12 @@ def score_sets(folder: Path, lang: str, options: ScoreOptions,
     of the other sentences of its set."""
     path = language_file(Path(folder), lang)
     _check_outputs(path, options)
-    scorer = _Scorer(open_embedder(options.model, options.backend, options.device,
-                                   options.batch_size), progress or Progress(enabled=False))
-    scores = scorer.scores(scorer.embedder.set_scores(texts, offsets)
-                           for _, texts, offsets in set_chunks(path))
-    rows = (chunk for chunk, _, _ in set_chunks(path))
-    return _write(path, options, scorer.embedder, scores, rows, None,
-                  {"mode": "sets", "lang": lang})
+    embedder = open_embedder(options.model, options.backend, options.device, options.batch_size)
+    scored = ((chunk, embedder.set_scores(texts, offsets))
+              for chunk, texts, offsets in set_chunks(path))
+    rows = (chunk for chunk, _, _ in set_chunks(path)) if options.folds else None
+    writer = _ScoredFile(options, embedder, progress or Progress(enabled=False))
+    return writer.write(path, scored, rows, None, {"mode": "sets", "lang": lang})
 
 
 def language_file(folder: Path, lang: str) -> Path:
@@ -152,22 +151,70 @@ def _check_outputs(path: Path, options: ScoreOptions) -> None:
                    is_own=is_own_output).check()
 
 
-class _Scorer:
-    """Scores chunk after chunk, with a progress line."""
+class _ScoredFile:
+    """Writes the rows with their scores to a temporary file, the stats, then renames: in one
+    pass as the chunks are scored, or, for folds (which need every score), in a second pass
+    over the rows read again."""
 
-    def __init__(self, embedder: Embedder, progress: Progress) -> None:
+    def __init__(self, options: ScoreOptions, embedder: Embedder, progress: Progress) -> None:
+        self.options = options
         self.embedder = embedder
         self.progress = progress
+        self.scores: list[np.ndarray] = []
 
-    def scores(self, chunks: Iterator[np.ndarray]) -> np.ndarray:
-        parts: list[np.ndarray] = []
-        done = 0
+    def write(self, path: Path, scored: Iterator[tuple[RowChunk, np.ndarray]],
+              rows_again: Iterator[RowChunk] | None, header: str | None,
+              details: dict) -> ScoreSummary:
+        out = self.options.out
+        remove_dead_temporaries(out)
+        temporary = temporary_name(out, "tmp")
+        try:
+            with _WRITERS.get(out.suffix, open)(temporary, "wb") as stream:
+                if header is not None:
+                    names = [SCORE_COLUMN] + ([FOLD_COLUMN] if self.options.folds else [])
+                    stream.write(("\t".join([header, *names]) + "\n").encode("utf-8"))
+                self._write_rows(stream, scored, rows_again)
+            scores = np.concatenate([np.zeros(0), *self.scores])
+            stats = _stats(path, self.embedder, scores, self._kept(scores), self.options,
+                           details)
+            write_file_atomically(stats_path(out), json_text(stats))
+            os.replace(temporary, out)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+        return ScoreSummary(out, stats)
+
+    def _write_rows(self, stream, scored: Iterator[tuple[RowChunk, np.ndarray]],
+                    rows_again: Iterator[RowChunk] | None) -> None:
         with self.progress.stage("score"):
-            for part in chunks:
-                parts.append(part)
-                done += len(part)
-                self.progress.update(f"{done:,} rows scored")
-        return np.concatenate([np.zeros(0), *parts])
+            for chunk, scores in scored:
+                self.scores.append(scores)
+                self.progress.update(f"{sum(map(len, self.scores)):,} rows scored")
+                if rows_again is None:
+                    stream.write(self._lines(chunk, scores, None))
+        if rows_again is None:
+            return
+        fold = folds_of(np.concatenate([np.zeros(0), *self.scores]), self.options.folds)
+        at = 0
+        for chunk, scores in zip(rows_again, self.scores):
+            stream.write(self._lines(chunk, scores, fold[at:at + len(scores)]))
+            at += len(scores)
+
+    def _kept(self, scores: np.ndarray) -> np.ndarray:
+        if self.options.min_score is None:
+            return np.ones(len(scores), bool)
+        return np.round(np.nan_to_num(scores, nan=-2.0), 6) >= self.options.min_score
+
+    def _lines(self, chunk: RowChunk, scores: np.ndarray, fold: np.ndarray | None) -> bytes:
+        kept = self._kept(scores).tolist()
+        written = [format_score(score) for score in scores.tolist()]
+        if fold is None:
+            lines = [f"{row}\t{score}\n" for row, score, keep in zip(chunk.rows, written, kept)
+                     if keep]
+        else:
+            lines = [f"{row}\t{score}\t{part or ''}\n" for row, score, part, keep
+                     in zip(chunk.rows, written, fold.tolist(), kept) if keep]
+        return "".join(lines).encode("utf-8")
 
 
 def folds_of(scores: np.ndarray, folds: int) -> np.ndarray:
@@ -187,45 +234,8 @@ def format_score(score: float) -> str:
     return "0.000000" if text == "-0.000000" else text
 
 
-def _write(path: Path, options: ScoreOptions, embedder: Embedder, scores: np.ndarray,
-           rows: Iterator[RowChunk], header: str | None, details: dict) -> ScoreSummary:
-    fold = folds_of(scores, options.folds) if options.folds else None
-    keep = np.ones(len(scores), bool)
-    if options.min_score is not None:
-        keep = np.round(np.nan_to_num(scores, nan=-2.0), 6) >= options.min_score
-    stats = _stats(path, embedder, scores, keep, fold, options, details)
-    write_file_atomically(stats_path(options.out), json_text(stats))
-    _write_rows(options.out, rows, scores, keep, fold, header)
-    return ScoreSummary(options.out, stats)
-
-
-def _write_rows(out: Path, rows: Iterator[RowChunk], scores: np.ndarray, keep: np.ndarray,
-                fold: np.ndarray | None, header: str | None) -> None:
-    remove_dead_temporaries(out)
-    temporary = temporary_name(out, "tmp")
-    opener = _WRITERS.get(out.suffix, open)
-    try:
-        with opener(temporary, "wb") as stream:
-            if header is not None:
-                names = [SCORE_COLUMN] + ([FOLD_COLUMN] if fold is not None else [])
-                stream.write(("\t".join([header, *names]) + "\n").encode("utf-8"))
-            at = 0
-            for chunk in rows:
-                lines = []
-                for row in chunk.rows:
-                    if keep[at]:
-                        extra = "" if fold is None else f"\t{fold[at] or ''}"
-                        lines.append(f"{row}\t{format_score(scores[at])}{extra}\n")
-                    at += 1
-                stream.write("".join(lines).encode("utf-8"))
-        os.replace(temporary, out)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
 def _stats(path: Path, embedder: Embedder, scores: np.ndarray, keep: np.ndarray,
-           fold: np.ndarray | None, options: ScoreOptions, details: dict) -> dict:
+           options: ScoreOptions, details: dict) -> dict:
     scored = np.sort(scores[~np.isnan(scores)])
     bounds = folds_of(scores, STATS_FOLDS)
 
