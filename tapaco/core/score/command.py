@@ -43,6 +43,9 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                        help="force a backend (default: as --model calls for)")
     model.add_argument("--device", choices=DEVICES, default="auto",
                        help="sentence-transformers device (default auto: a GPU when present)")
+    model.add_argument("--vectors-cache", type=Path, metavar="DIR",
+                       help="keep a converted copy of a word-vector file in DIR and memory-map "
+                            "it on later runs instead of parsing the text again")
     model.add_argument("--batch-size", type=integer(1), default=256, metavar="N",
                        help="sentences per sentence-transformers batch (default 256)")
     out = score.add_argument_group("output")
@@ -74,7 +77,7 @@ def _run(arguments: argparse.Namespace) -> None:
     _check_what(arguments)
     options = ScoreOptions(arguments.model, arguments.out, arguments.backend, arguments.device,
                            arguments.batch_size, arguments.folds, arguments.min_score,
-                           arguments.overwrite)
+                           arguments.overwrite, arguments.vectors_cache)
     progress = Progress(enabled=False if arguments.quiet else None)
     if arguments.pairs is not None:
         summary = score_pairs(arguments.pairs, options, arguments.columns, arguments.header,

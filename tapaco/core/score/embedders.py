@@ -139,8 +139,9 @@ def backend_of(model: Path) -> str:
 
 
 def open_embedder(model: Path, backend: str | None = None, device: str = "auto",
-                  batch_size: int = 256) -> Embedder:
-    """Load the model `--model` names with the backend it calls for (or `backend`)."""
+                  batch_size: int = 256, vectors_cache: Path | None = None) -> Embedder:
+    """Load the model `--model` names with the backend it calls for (or `backend`);
+    `vectors_cache`: a folder keeping converted copies of word-vector files."""
     found = backend_of(Path(model))
     chosen = backend or found
     if chosen not in BACKENDS:
@@ -151,7 +152,7 @@ def open_embedder(model: Path, backend: str | None = None, device: str = "auto",
     if device not in DEVICES:
         raise OptionError("--device", f"{device}: choose one of {', '.join(DEVICES)}")
     if chosen == "vectors":
-        return VectorsEmbedder(Path(model), read_word_vectors(Path(model)))
+        return VectorsEmbedder(Path(model), read_word_vectors(Path(model), vectors_cache))
     return _sentence_transformers(Path(model), device, batch_size)
 
 

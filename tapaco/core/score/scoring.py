@@ -51,7 +51,7 @@ _WRITERS: dict[str, Callable] = {".bz2": bz2.open, ".gz": gzip.open}
 class ScoreOptions:
     """How to score and where to write: the model (a word-vector file or a sentence-transformers
     folder), its backend (None: as the model calls for), device and batch size, the output file,
-    folds and the lowest score kept."""
+    folds, the lowest score kept, and where converted copies of word-vector files are kept."""
 
     model: Path
     out: Path
@@ -61,6 +61,7 @@ class ScoreOptions:
     folds: int | None = None
     min_score: float | None = None
     overwrite: bool = False
+    vectors_cache: Path | None = None
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -111,7 +112,7 @@ def score_pairs(path: Path, options: ScoreOptions, columns: tuple[int, int] | No
     path = Path(path)
     _check_outputs(path, options)
     found = recognise_columns(path, columns, header)
-    embedder = open_embedder(options.model, options.backend, options.device, options.batch_size)
+    embedder = _embedder(options)
     scored = ((chunk, embedder.pair_scores(left, right))
               for chunk, left, right in pair_chunks(path, found))
     rows = (chunk for chunk, _, _ in pair_chunks(path, found)) if options.folds else None
@@ -126,12 +127,17 @@ def score_sets(folder: Path, lang: str, options: ScoreOptions,
     of the other sentences of its set."""
     path = language_file(Path(folder), lang)
     _check_outputs(path, options)
-    embedder = open_embedder(options.model, options.backend, options.device, options.batch_size)
+    embedder = _embedder(options)
     scored = ((chunk, embedder.set_scores(texts, offsets))
               for chunk, texts, offsets in set_chunks(path))
     rows = (chunk for chunk, _, _ in set_chunks(path)) if options.folds else None
     writer = _ScoredFile(options, embedder, progress or Progress(enabled=False))
     return writer.write(path, scored, rows, None, {"mode": "sets", "lang": lang})
+
+
+def _embedder(options: ScoreOptions) -> Embedder:
+    return open_embedder(options.model, options.backend, options.device, options.batch_size,
+                         options.vectors_cache)
 
 
 def language_file(folder: Path, lang: str) -> Path:

@@ -241,3 +241,25 @@ def test_a_folder_that_is_not_a_model_ends_in_one_line(tmp_path: Path) -> None:
                      "--out", tmp_path / "out.tsv")
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "modules.json" in done.stderr
+
+
+def test_a_cached_copy_scores_the_same_and_a_changed_file_is_read_again(tmp_path: Path) -> None:
+    vectors = write_vectors(tmp_path / "words.vec")
+    cache = tmp_path / "cache"
+    source = tmp_path / "pairs.tsv"
+    pairs = random_pairs(60)
+    source.write_text("".join(f"{a}\t{b}\n" for a, b in pairs), encoding="utf-8")
+
+    def scored(name: str) -> list[str]:
+        done = run_score("--pairs", source, "--columns", "1,2", "--model", vectors,
+                         "--vectors-cache", cache, "--out", tmp_path / name)
+        assert done.returncode == 0, done.stderr
+        return [line.rsplit("\t", 1)[1] for line in (tmp_path / name).read_text().splitlines()]
+
+    first = scored("first.tsv")
+    (copy,) = cache.iterdir()
+    assert sorted(path.name for path in copy.iterdir()) == ["matrix.npy", "words.txt"]
+    assert scored("second.tsv") == first
+    write_vectors(vectors, seed=5)  # another file at the same path
+    assert scored("third.tsv") == [pair_score(a, b, read_vectors(vectors)) for a, b in pairs]
+    assert scored("third.tsv") != first and len(list(cache.iterdir())) == 2
