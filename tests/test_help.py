@@ -48,17 +48,18 @@ def test_every_option_has_help_and_shows_its_default(program):
                     f"{program} {name} {action.option_strings[0]}: {entry}")
 
 
-def test_each_program_lists_its_commands_and_both_serve_the_same_page():
+def test_each_program_lists_its_commands_and_both_serve_and_score_alike():
     assert list(_subcommands(tapaco.cli.parser())) == [
-        "build", "download", "enrich", "explain", "serve"]
+        "build", "download", "enrich", "score", "explain", "serve"]
     assert list(_subcommands(opusparcus.cli.parser())) == [
-        "download", "rank", "sample", "annotate", "serve", "combine", "cutoff", "plot",
+        "download", "rank", "score", "sample", "annotate", "serve", "combine", "cutoff", "plot",
         "export-gem"]
 
-    def serve_options(program):
-        return [action.option_strings for action in _subcommands(program())["serve"]._actions]
+    def options(program, command):
+        return [action.option_strings for action in _subcommands(program())[command]._actions]
 
-    assert serve_options(tapaco.cli.parser) == serve_options(opusparcus.cli.parser)
+    for command in ("serve", "score"):
+        assert options(tapaco.cli.parser, command) == options(opusparcus.cli.parser, command)
 
 
 def test_annotate_help_lists_the_keys():
@@ -71,7 +72,7 @@ def _value_accepted_by(action: argparse.Action) -> str:
     """A command-line value the option's type and choices accept."""
     if action.choices:
         return str(next(iter(action.choices)))
-    for value in ("1", "en", "tsv", "jsonl", "95", "8G", "picture.svg"):
+    for value in ("1", "en", "tsv", "jsonl", "95", "8G", "picture.svg", "2,3"):
         try:
             if action.type:
                 action.type(value)
