@@ -7,7 +7,8 @@ number of pivots with a common translation, adjusted edit distance. Dev and test
 scheme than summed PMI (`rank --score`) adds an eighth field, the score the rows are ordered by.
 Rows are rendered in chunks by worker processes; the bz2 file is compressed in independent
 streams of fixed-size blocks by worker threads (:mod:`tapaco.core.bz2_blocks`), so it is the
-same whatever the number of workers. The Parquet copy is written from the same rendered chunks.
+same whatever the number of workers. The Parquet copy is written from the same rendered chunks
+(with `--scores`, each chunk's rows get their `paraphrase_score` on the way).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pyarrow as pa
 
 from opusparcus.bitexts import DEV, TEST, TRAIN
 from opusparcus.edit_distance import adjusted_edit_distances
+from opusparcus.paraphrase_scores import ScoreTable
 from opusparcus.parquet_release import RankedParquet, ranked_batch
 from tapaco.core.bz2_blocks import write_bz2_blocks
 from tapaco.core.forked import SubmittedAhead, process_pool
@@ -132,10 +134,11 @@ def _texts(chunks: Iterable[tuple[bytes, pa.RecordBatch | None]],
 def write_ranked(path: Path | None, parquet: Path | None, lang: str, letter: str,
                  vocabulary: pa.Array, first: np.ndarray, second: np.ndarray,
                  summed_pmi: np.ndarray, expected: np.ndarray, pivots: np.ndarray, workers: int,
-                 scheme_score: np.ndarray | None = None) -> None:
+                 scheme_score: np.ndarray | None = None, scores: ScoreTable | None = None) -> None:
     """Write ranked rows (sentence codes into `vocabulary`) to the release file `path` and the
     Parquet file `parquet` (either may be None), rendered by `workers` processes; a `.bz2`
-    file is compressed by `workers` threads. `scheme_score` adds an eighth field."""
+    file is compressed by `workers` threads. `scheme_score` adds an eighth field, `scores` the
+    Parquet rows' `paraphrase_score`."""
     global _vocabulary
     _vocabulary = vocabulary
     step = ROWS_PER_CHUNK
@@ -144,7 +147,8 @@ def write_ranked(path: Path | None, parquet: Path | None, lang: str, letter: str
               expected[start:start + step], pivots[start:start + step],
               None if scheme_score is None else scheme_score[start:start + step])
              for start in range(0, len(first), step))
-    table = nullcontext() if parquet is None else RankedParquet(parquet, scheme_score is not None)
+    table = (nullcontext() if parquet is None else
+             RankedParquet(parquet, scheme_score is not None, scores))
     try:
         with _rendered(tasks, workers, workers > 1 and len(first) > step) as chunks, \
                 table as rows:

@@ -31,6 +31,10 @@ the Hub's GEM/opusparcus (`lang, input, target, annot_score, gem_id`, Moses-deto
 or with `--parquet-schema card` in the card's (the training files also with the ranked fields
 and each pair's quality level).
 
+With `--scores` (files `opusparcus score` wrote from the ranked training file and/or the
+dev/test files), every record, JSONL and Parquet, has `paraphrase_score` last (null where the
+pair has no score; see :mod:`opusparcus.paraphrase_scores`), and the card names the model.
+
 Output is deterministic (ranked order for train, id number for the annotated splits, UTF-8,
 no ASCII escaping). `<out_dir>/<lang>/` is written whole under a temporary name and renamed,
 with a manifest; an existing one is replaced only when `export-gem` wrote it.
@@ -44,6 +48,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from opusparcus.cutoffs import choose_cut, estimate_shares, read_combined
+from opusparcus.paraphrase_scores import ScoreTable, read_tables, score_records, scored_files
 from opusparcus.parquet_release import write_gem_parquet
 from opusparcus.ranked_file import ranked_language, read_ranked
 from tapaco.core.annotation.pairs import ACCEPTABLE, read_release_pairs
@@ -136,16 +141,24 @@ def write_gem_folder(folder: Path, lang: str, ranked_rows: list[list[str]],
                      annotated: list[tuple[str, str, str, float]],
                      levels: Iterable[int] = LEVELS,
                      formats: tuple[str, ...] = ("jsonl",),
-                     parquet_schema: str = "hub") -> list[str]:
+                     parquet_schema: str = "hub",
+                     scores: dict[str, ScoreTable] | None = None) -> list[str]:
     """Write the GEM subsets of one language into `folder` as JSONL and/or Parquet (with its
     dataset card, in `parquet_schema`: see :func:`write_gem_parquet`); the names written,
-    train first."""
+    train first. `scores` (`--scores`): the score table of each split, train, dev and test,
+    whose `paraphrase_score` every record gets."""
     cuts = level_cuts(cut_rows_for_level, levels, len(ranked_rows))
     kept = ranked_rows[:max(cuts.values(), default=0)]
     train = train_records(lang, kept)
     splits = annotated_records(lang, annotated)
     splits = {split: splits[split] for split in ("validation", "test", "validation.full",
                                                  "test.full")}
+    if scores is not None:
+        none = ScoreTable(None)
+        score_records(train, scores.get("train", none))
+        for split, records in splits.items():
+            score_records(records, scores.get("dev" if split.startswith("validation") else
+                                              "test", none))
     names = []
     if "jsonl" in formats:
         for level, cut in cuts.items():
@@ -153,23 +166,31 @@ def write_gem_folder(folder: Path, lang: str, ranked_rows: list[list[str]],
         for split, records in splits.items():
             names.append(write_jsonl(folder / f"{split}.jsonl", records).name)
     if "parquet" in formats:
-        names += write_gem_parquet(folder, lang, cuts, train, kept, splits, parquet_schema)
+        scored = None if scores is None else {split: table.scored for split, table
+                                              in scores.items() if table.scored is not None}
+        names += write_gem_parquet(folder, lang, cuts, train, kept, splits, parquet_schema,
+                                   scored)
     return names
 
 
 def export_gem(ranked: Path, annotations: Path, dev: Path, test: Path, out_dir: Path,
                overwrite: bool = False, formats: tuple[str, ...] = ("jsonl",),
-               parquet_schema: str = "hub") -> list[Path]:
+               parquet_schema: str = "hub", scores: tuple[Path, ...] = ()) -> list[Path]:
     """`out_dir/<lang>/`: the quality levels cut from the ranked training file by its combined
     annotations, and the annotated dev and test files, as JSONL and/or Parquet; returns the
-    paths written."""
+    paths written. `scores`: files `opusparcus score` wrote from the ranked training file and/or
+    the dev and test files (candidates or annotated), whose `paraphrase_score` every record
+    gets."""
     check_formats(formats, FORMATS)
     lang = ranked_language(ranked)
-    output = OutputFolder(out_dir / lang, COMMAND, (ranked, annotations, dev, test), overwrite)
+    output = OutputFolder(out_dir / lang, COMMAND, (ranked, annotations, dev, test, *scores),
+                          overwrite)
     output.check()
+    scored = scored_files(scores, (lang,))[lang] if scores else None
     rows = read_ranked(ranked)
-    ranks, scores = read_combined(annotations, rows)
-    estimate = estimate_shares(ranks, scores)
+    tables = None if scored is None else read_tables(scored, {}, ("train", "dev", "test"))
+    ranks, combined = read_combined(annotations, rows)
+    estimate = estimate_shares(ranks, combined)
     cuts = {level: choose_cut(estimate, len(rows), level / 100, False).rows
             for level in LEVELS if level < 100}
     annotated = read_release_pairs(dev) + read_release_pairs(test)
@@ -178,7 +199,7 @@ def export_gem(ranked: Path, annotations: Path, dev: Path, test: Path, out_dir: 
     def fill(folder: Path) -> None:
         try:
             names.extend(write_gem_folder(folder, lang, rows, cuts, annotated, formats=formats,
-                                          parquet_schema=parquet_schema))
+                                          parquet_schema=parquet_schema, scores=tables))
         except ValueError as error:
             raise InputError(ranked, str(error), kind="malformed ranked file") from error
 

@@ -6,18 +6,19 @@
 another `--score`). The local engine writes them from the rows it renders (:class:`RankedParquet`),
 the Spark engine converts the text files it wrote, streamed through Arrow's CSV reader with
 quoting off; both give the same file (row groups where the CSV reader cuts the text). The card
-has one config, the language.
+has one config, the language. With `--scores`, every file also has `paraphrase_score` last (see
+:mod:`opusparcus.paraphrase_scores`), added to each batch of rows, and the card names the model.
 
 `export-gem --format parquet`: the GEM records (`lang`, `sent1`, `sent2`, `annot_score`,
 `gem_id`) in `OUT/<lang>/data/<split>.parquet`; the training files of each quality level also
 carry the ranked fields and `quality`, the highest level whose cut holds the pair. Configs are
 the GEM card's `<lang>.<level>`, each with the splits train, validation, test, validation.full
-and test.full.
+and test.full. With `--scores`, every record has `paraphrase_score` last.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,15 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from sacremoses import MosesDetokenizer
 
+from opusparcus.paraphrase_scores import CITATION as SCORE_CITATION
+from opusparcus.paraphrase_scores import (
+    MEANING,
+    SCORE_FIELD,
+    ScoredFile,
+    ScoreTable,
+    card_note,
+    read_tables,
+)
 from tapaco.core.dataset_card import Card, Config, write_parquet
 from tapaco.core.versions import library_versions
 
@@ -67,21 +77,29 @@ RANKED_FIELDS = {
 }
 
 
-def schema_of_ranked(scheme_score: bool) -> pa.Schema:
-    return RANKED.append(SCHEME_SCORE) if scheme_score else RANKED
+def _scored(schema: pa.Schema, scored: bool) -> pa.Schema:
+    """`schema`, with `paraphrase_score` last when `scored`."""
+    return schema.append(SCORE_FIELD) if scored else schema
 
 
-def ranked_text_to_parquet(text: Path, target: Path, scheme_score: bool = False) -> int:
-    """Convert a ranked release file (bz2 or plain) to Parquet; the rows converted."""
+def schema_of_ranked(scheme_score: bool, scored: bool = False) -> pa.Schema:
+    return _scored(RANKED.append(SCHEME_SCORE) if scheme_score else RANKED, scored)
+
+
+def ranked_text_to_parquet(text: Path, target: Path, scheme_score: bool = False,
+                           scores: ScoreTable | None = None) -> int:
+    """Convert a ranked release file (bz2 or plain) to Parquet, with the `paraphrase_score` of
+    `scores` when given; the rows converted."""
     schema = schema_of_ranked(scheme_score)
     compression = "bz2" if text.suffix == ".bz2" else None
     target.parent.mkdir(parents=True, exist_ok=True)
     rows = 0
-    with pq.ParquetWriter(target, schema, compression="zstd") as writer:
+    with pq.ParquetWriter(target, _scored(schema, scores is not None),
+                          compression="zstd") as writer:
         if _has_rows(text, compression):
             with pa.input_stream(str(text), compression=compression) as stream:
                 for batch in pacsv.open_csv(stream, *_tsv_options(schema)):
-                    writer.write_batch(batch)
+                    writer.write_batch(batch if scores is None else scores.add_to(batch))
                     rows += batch.num_rows
     return rows
 
@@ -118,12 +136,14 @@ def ranked_batch(ids: list[str], first: pa.Array, second: pa.Array, summed_pmi: 
 class RankedParquet:
     """A ranked split's Parquet file written chunk by chunk as the rows are rendered, with the
     row groups of :func:`ranked_text_to_parquet`: the rows whose line ends in the same block of
-    `TEXT_BLOCK_BYTES` of the text (the CSV reader cuts its blocks at the last line end)."""
+    `TEXT_BLOCK_BYTES` of the text (the CSV reader cuts its blocks at the last line end).
+    `scores`: adds each row's `paraphrase_score`."""
 
-    def __init__(self, target: Path, scheme_score: bool) -> None:
+    def __init__(self, target: Path, scheme_score: bool, scores: ScoreTable | None = None) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
-        self.writer = pq.ParquetWriter(target, schema_of_ranked(scheme_score),
-                                       compression="zstd")
+        self.writer = pq.ParquetWriter(
+            target, schema_of_ranked(scheme_score, scores is not None), compression="zstd")
+        self.scores = scores
         self.text_bytes, self.block, self.held = 0, 0, []
 
     def __enter__(self) -> RankedParquet:
@@ -136,6 +156,8 @@ class RankedParquet:
     def add(self, text: bytes, rows: pa.RecordBatch) -> None:
         """The rows of the next chunk and their text (one line each)."""
         line_ends = np.flatnonzero(np.frombuffer(text, np.uint8) == ord("\n")) + 1
+        if self.scores is not None:
+            rows = self.scores.add_to(rows)
         blocks = (self.text_bytes + line_ends - 1) // TEXT_BLOCK_BYTES
         self.text_bytes += len(text)
         start = 0
@@ -158,19 +180,24 @@ def rank_parquet_name(split: str) -> str:
 
 
 def write_rank_parquet(folder: Path, lang: str, release: dict[str, str], stats: dict,
-                       command: str, formats: Sequence[str]) -> None:
+                       command: str, formats: Sequence[str],
+                       scored: Mapping[str, ScoredFile] | None = None) -> None:
     """`folder/data/*.parquet` converted from the release files `release` (split -> name), and
-    the card."""
+    the card; `scored`: the scored file of some splits, when `--scores` was given."""
     scheme = stats["options"]["score"] != "summed-pmi"
+    tables = None if scored is None else read_tables(scored, stats["pairs_written"], release)
     for split, name in release.items():
-        ranked_text_to_parquet(folder / name, folder / rank_parquet_name(split), scheme)
-    write_rank_card(folder, lang, stats, command, formats)
+        ranked_text_to_parquet(folder / name, folder / rank_parquet_name(split), scheme,
+                               None if tables is None else tables[split])
+    write_rank_card(folder, lang, stats, command, formats, scored)
 
 
 def write_rank_card(folder: Path, lang: str, stats: dict, command: str,
-                    formats: Sequence[str]) -> None:
+                    formats: Sequence[str], scored: Mapping[str, ScoredFile] | None = None
+                    ) -> None:
     """The dataset card of `folder/data/*.parquet` (which says whether the text files stay:
-    `tsv` in `formats`)."""
+    `tsv` in `formats`); `scored`: the scored file of some splits, when `--scores` was
+    given."""
     written = stats["pairs_written"]
     splits = {RANK_SPLITS[split]: rank_parquet_name(split) for split in RANK_SPLITS
               if written[split]}
@@ -186,24 +213,33 @@ def write_rank_card(folder: Path, lang: str, stats: dict, command: str,
         fields["score"] = f"the `{stats['options']['score']}` score the rows are ordered by"
     configs = [Config(lang, splits, default=True)] if splits else []
     notes = EMPTY_SPLITS if splits else NO_PAIRS
+    scores = ""
+    if scored is not None:
+        fields["paraphrase_score"] = MEANING
+        scores = "\n\n" + card_note({name: scored.get(split) for split, name in RANK_SPLITS.items()
+                                     if written[split]})
     card = Card(f"Opusparcus {lang} (rebuilt, ranked)", LICENSE, summary, configs, [lang],
-                command, stats["versions"], fields, CITATION,
-                notes=f"{notes} Options: `{stats['signature']}`.")
+                command, stats["versions"], fields,
+                CITATION if scored is None else f"{CITATION}\n\n{SCORE_CITATION}",
+                notes=f"{notes} Options: `{stats['signature']}`.{scores}")
     (folder / "README.md").write_text(card.text(), encoding="utf-8")
 
 
-def gem_table(records: Sequence[dict]) -> pa.Table:
-    return pa.Table.from_pylist(list(records), schema=GEM)
+def gem_table(records: Sequence[dict], scored: bool = False) -> pa.Table:
+    return pa.Table.from_pylist(list(records), schema=_scored(GEM, scored))
 
 
 def gem_train_table(records: Sequence[dict], ranked_rows: Sequence[Sequence[str]],
-                    quality: Sequence[int]) -> pa.Table:
-    """GEM training records with the ranked fields of their rows and their quality level."""
+                    quality: Sequence[int], scored: bool = False) -> pa.Table:
+    """GEM training records with the ranked fields of their rows and their quality level (and
+    last, when `scored`, their `paraphrase_score`)."""
     columns = gem_table(records).columns
     numbers = [[float(row[3]) for row in ranked_rows], [float(row[4]) for row in ranked_rows],
                [int(row[5]) for row in ranked_rows], [int(row[6]) for row in ranked_rows],
                list(quality)]
-    return pa.table([*columns, *numbers], schema=GEM_TRAIN)
+    if scored:
+        numbers.append([item[SCORE_FIELD.name] for item in records])
+    return pa.table([*columns, *numbers], schema=_scored(GEM_TRAIN, scored))
 
 
 def hub_records(records: Sequence[dict], lang: str) -> list[dict]:
@@ -212,19 +248,24 @@ def hub_records(records: Sequence[dict], lang: str) -> list[dict]:
     Leichen."); a pair's `gem_id` names its split as the Hub does, `.full` or not
     ("gem-opusparcus-test-1")."""
     detokenize = MosesDetokenizer(lang=lang).detokenize
+    score = SCORE_FIELD.name
     return [{"lang": item["lang"], "input": detokenize(item["sent1"].split()),
              "target": detokenize(item["sent2"].split()), "annot_score": item["annot_score"],
-             "gem_id": item["gem_id"].replace(".full-", "-")} for item in records]
+             "gem_id": item["gem_id"].replace(".full-", "-"),
+             **({score: item[score]} if score in item else {})} for item in records]
 
 
 def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
                       train: Sequence[dict], ranked_rows: Sequence[Sequence[str]],
-                      annotated: dict[str, list[dict]], schema: str = "hub") -> list[str]:
+                      annotated: dict[str, list[dict]], schema: str = "hub",
+                      scored: Mapping[str, ScoredFile] | None = None) -> list[str]:
     """`folder/data/` with one training file per level and the four annotated splits, and the
     card; the names written. `schema`: `hub` (the Hub's GEM/opusparcus fields, detokenised) or
     `card` (the GEM data card's `sent1`, `sent2`, tokenised, training rows with the ranked
-    fields)."""
-    hub = schema == "hub"
+    fields). `scored` (`--scores`: the scored file of some of the splits train, dev, test):
+    the records carry `paraphrase_score`, and the card says what scored them."""
+    hub, has_scores = schema == "hub", scored is not None
+    hub_schema = _scored(GEM_HUB, has_scores)
     if hub:
         train = hub_records(train, lang)
         annotated = {split: hub_records(records, lang) for split, records in annotated.items()}
@@ -233,13 +274,14 @@ def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
     names = []
     for level, cut in cuts.items():
         name = f"data/train.{level}.parquet"
-        write_parquet(folder / name, pa.Table.from_pylist(train[:cut], schema=GEM_HUB) if hub
-                      else gem_train_table(train[:cut], ranked_rows[:cut], quality[:cut]))
+        write_parquet(folder / name, pa.Table.from_pylist(train[:cut], schema=hub_schema) if hub
+                      else gem_train_table(train[:cut], ranked_rows[:cut], quality[:cut],
+                                           has_scores))
         names.append(name)
     for split, records in annotated.items():
         name = f"data/{split}.parquet"
-        write_parquet(folder / name, pa.Table.from_pylist(records, schema=GEM_HUB) if hub
-                      else gem_table(records))
+        write_parquet(folder / name, pa.Table.from_pylist(records, schema=hub_schema) if hub
+                      else gem_table(records, has_scores))
         names.append(name)
     shared = {split: f"data/{split}.parquet" for split, records in annotated.items() if records}
     configs = [Config(f"{lang}.{level}", splits, default=level == min(cuts))
@@ -261,10 +303,16 @@ def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
                **{name: meaning for name, meaning in RANKED_FIELDS.items()
                   if name not in ("id", "sent1, sent2")},
                "quality": "(train) the highest quality level whose cut holds the pair"})
+    notes = ""
+    if scored is not None:
+        fields["paraphrase_score"] = MEANING
+        notes = card_note({"train": scored.get("train"), "validation": scored.get("dev"),
+                           "test": scored.get("test")})
     card = Card(f"Opusparcus {lang} (rebuilt, GEM layout)", LICENSE, summary, configs, [lang],
                 "python -m opusparcus export-gem --ranked RANKED --annotations COMBINED --dev "
-                f"DEV --test TEST --out OUT --format jsonl,parquet --parquet-schema {schema}",
+                f"DEV --test TEST --out OUT --format jsonl,parquet --parquet-schema {schema}"
+                + (" --scores SCORED..." if has_scores else ""),
                 library_versions(), fields,
-                CITATION)
+                CITATION if scored is None else f"{CITATION}\n\n{SCORE_CITATION}", notes)
     (folder / "README.md").write_text(card.text(), encoding="utf-8")
     return names

@@ -36,6 +36,7 @@ from opusparcus.bitexts import (
 from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough_mask
 from opusparcus.export import release_files, sentences_of, write_ranked
+from opusparcus.paraphrase_scores import ScoredFile, read_tables, scored_files
 from opusparcus.parquet_release import rank_parquet_name, write_rank_card, write_rank_parquet
 from opusparcus.rank_inputs import PivotLinks, RankOptions
 from opusparcus.scores import ScoredPairs
@@ -62,9 +63,11 @@ from tapaco.core.versions import library_versions, signature
 
 COMMAND = "opusparcus rank"
 EXACTNESS_LIBRARIES = ("sacremoses", "numba", "numpy")
-def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False) -> OutputFolder:
-    """Where `rank` writes `lang`: `out/<lang>/`, replaced only when it is its own output."""
-    return OutputFolder(out / lang, COMMAND, (opus_dir,), overwrite)
+def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False,
+                  scores: tuple[Path, ...] = ()) -> OutputFolder:
+    """Where `rank` writes `lang`: `out/<lang>/`, replaced only when it is its own output (and
+    holds none of the inputs: the release, the scored files)."""
+    return OutputFolder(out / lang, COMMAND, (opus_dir, *scores), overwrite)
 
 
 def _pivot_of(source: AlignmentSource, lang: str) -> str:
@@ -276,9 +279,11 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     folder is checked before anything is read."""
     options = options or RankOptions()
     progress = progress or Progress(enabled=False)
-    outputs = {lang: output_folder(out, lang, opus_dir, overwrite) for lang in langs}
+    outputs = {lang: output_folder(out, lang, opus_dir, overwrite, options.scores)
+               for lang in langs}
     for output in outputs.values():
         output.check()
+    scored_files(options.scores, langs)
     if options.engine == "spark":
         check_available()
     plan = {lang: pivot_sources(opus_dir, lang, options.pivots) for lang in langs}
@@ -398,7 +403,14 @@ def command_line(lang: str, options: RankOptions) -> str:
             words += [f"{flag} {','.join(value)}"] if value else []
         else:
             words.append(f"{flag} {'none' if value is None else value}")
-    return " ".join(words + [f"--format {','.join(options.formats)}"])
+    scores = [" ".join(["--scores", *(Path(path).name for path in options.scores)])]
+    return " ".join(words + [f"--format {','.join(options.formats)}"]
+                    + (scores if options.scores else []))
+
+
+def _scored(lang: str, options: RankOptions) -> dict[str, ScoredFile] | None:
+    """The scored file of each split `--scores` gives (None without `--scores`)."""
+    return scored_files(options.scores).get(lang, {}) if options.scores else None
 
 
 def _formats_from_text(folder: Path, lang: str, stats: dict, options: RankOptions) -> None:
@@ -406,7 +418,7 @@ def _formats_from_text(folder: Path, lang: str, stats: dict, options: RankOption
     release = {SPLITS[split]: name for split, (name, _) in release_files(lang).items()}
     if "parquet" in options.formats:
         write_rank_parquet(folder, lang, release, stats, command_line(lang, options),
-                           options.formats)
+                           options.formats, _scored(lang, options))
     if "tsv" not in options.formats:
         for name in release.values():
             (folder / name).unlink()
@@ -417,16 +429,19 @@ def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: 
            options: RankOptions) -> None:
     """The release files (`tsv`) and their Parquet copies (`parquet`), from the same rows."""
     text, parquet = "tsv" in options.formats, "parquet" in options.formats
+    scored = _scored(lang, options)
+    tables = {} if scored is None else read_tables(scored, stats["pairs_written"], SPLITS)
     for split, (name, letter) in release_files(lang).items():
         pairs, first, second = outputs[split]
         scheme_score = None if options.score == "summed-pmi" else pairs.score
         write_ranked(folder / name if text else None,
                      folder / rank_parquet_name(SPLITS[split]) if parquet else None,
                      lang, letter, vocabulary, first, second, pairs.summed_pmi, pairs.expected,
-                     pairs.pivots, options.workers, scheme_score)
+                     pairs.pivots, options.workers, scheme_score, tables.get(SPLITS[split]))
     write_json(folder / "stats.json", stats)
     if parquet:
-        write_rank_card(folder, lang, stats, command_line(lang, options), options.formats)
+        write_rank_card(folder, lang, stats, command_line(lang, options), options.formats,
+                        scored)
 
 
 def _statistics(lang: str, links: list[PivotLinks], read: _Read, split_stats: dict,

@@ -96,6 +96,11 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     command.add_argument("--format", type=output_formats, default=("tsv",), metavar="tsv,parquet",
                          help="tsv: the release's text files; parquet: OUT/<lang>/data/*.parquet "
                               "with the same rows and a dataset card README.md")
+    command.add_argument("--scores", type=Path, nargs="+", default=(), metavar="FILE",
+                         help="with --format parquet: files opusparcus score wrote from this "
+                              "ranking's train, dev or test files (one per language and split); "
+                              "the Parquet rows gain their paraphrase_score (matched by id, the "
+                              "sentences checked; null where none) and the card names the model")
     command.add_argument("--timings", type=Path, metavar="FILE",
                          help="write per-stage seconds and peak memory as JSON to this file "
                               "(its folder must exist)")
@@ -143,12 +148,13 @@ def _run(arguments: argparse.Namespace) -> None:
                           arguments.short_length, arguments.workers, arguments.skip_bad_input,
                           arguments.documents, arguments.memory_limit, arguments.temp_dir,
                           arguments.engine, arguments.spark_master, arguments.format,
-                          quiet=arguments.quiet)
+                          quiet=arguments.quiet, scores=tuple(arguments.scores))
     langs = arguments.langs or arguments.lang
     if langs == ("all",):
         langs = languages_with_bitexts(arguments.opus_dir)
     for lang in langs:
-        output_folder(arguments.out, lang, arguments.opus_dir, arguments.overwrite).check()
+        output_folder(arguments.out, lang, arguments.opus_dir, arguments.overwrite,
+                      options.scores).check()
     timings_file = None
     if arguments.timings:
         timings_file = OutputFile(arguments.timings, COMMAND, (arguments.opus_dir,),

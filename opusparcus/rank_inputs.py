@@ -21,7 +21,7 @@ MIN_MEMORY_LIMIT = 256 << 20
 # How the ranking runs, not what it gives: left out of stats.json so the outputs do not depend
 # on them.
 RUN_SETTINGS = ("workers", "memory_limit", "temp_dir", "engine", "spark_master", "formats",
-                "quiet")
+                "quiet", "scores")
 ENGINES = ("local", "spark")
 SPARK_MASTER = regex.compile(r"local(\[[^\]]+\])?|local-cluster\[[^\]]+\]|yarn|"
                              r"(spark|k8s|mesos)://\S+")
@@ -38,6 +38,8 @@ class RankOptions:
     share of the machine's memory): when a split's candidate pairs would not fit beside what the
     process already holds, they are summed in partitions on disk under `temp_dir` (None:
     the system's), with the same output. `quiet`: Spark's JVM prints nothing (its warnings).
+    `scores`: files `opusparcus score` wrote from this ranking's files, whose `paraphrase_score`
+    the Parquet files carry (:mod:`opusparcus.paraphrase_scores`).
     """
 
     pivots: tuple[str, ...] = ()
@@ -55,6 +57,7 @@ class RankOptions:
     spark_master: str = "local[*]"
     formats: tuple[str, ...] = ("tsv",)
     quiet: bool = False
+    scores: tuple[Path, ...] = ()
 
     def __post_init__(self) -> None:
         if self.score not in SCHEMES:
@@ -89,6 +92,12 @@ class RankOptions:
             raise OptionError("--documents", f"expected one of {', '.join(FOLDERS)}, got "
                               f"{self.documents!r}")
         check_formats(self.formats)
+        if isinstance(self.scores, str | Path) or not all(
+                isinstance(path, str | Path) for path in self.scores):
+            raise OptionError("--scores", f"expected file paths, got {self.scores!r}")
+        if self.scores and "parquet" not in self.formats:
+            raise OptionError("--scores", "adds a column to the Parquet files: give --format "
+                              "parquet or tsv,parquet (the text files stay the release's)")
 
     def decisive(self) -> dict:
         """The options that decide the output (everything but :data:`RUN_SETTINGS`)."""

@@ -193,6 +193,11 @@ def _gem_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                           "(lang, input, target, annot_score, gem_id; detokenised text); "
                           "card: the GEM data card's (sent1, sent2 tokenised; training files "
                           "also with the ranked fields and quality levels)")
+    gem.add_argument("--scores", type=Path, nargs="+", default=(), metavar="FILE",
+                     help="files opusparcus score wrote from the ranked training file and/or "
+                          "the dev and test files (candidates or annotated; one per split): "
+                          "every record gains paraphrase_score (matched by id, the sentences "
+                          "checked; null where none) and the Parquet card names the model")
     gem.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     return gem
 
@@ -202,7 +207,7 @@ def _run_export_gem(arguments: argparse.Namespace) -> None:
 
     paths = export_gem(arguments.ranked, arguments.annotations, arguments.dev, arguments.test,
                        arguments.out, arguments.overwrite, arguments.format,
-                       arguments.parquet_schema)
+                       arguments.parquet_schema, tuple(arguments.scores))
     print(f"wrote {_plural(len(paths), 'file')} under {paths[0].parent}", file=sys.stderr)
 
 
