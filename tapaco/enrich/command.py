@@ -3,11 +3,12 @@
 Checks everything it can before any work, in this order: the options' ranges (the options
 dataclasses), the input mode (plain source and reference files: equal line counts), where it may
 write (`tapaco.core.outputs` rules plus the checkpoint of an earlier run,
-`tapaco.enrich.pipeline.check_output`) and the model folder (`tapaco.enrich.backends.check_model`,
-nothing loaded). Then it computes the IDF table for
-ParaBank-style variants with a first pass over the references, loads the local model and runs the
-resumable pipeline. In TaPaCo mode the outputs are also written as machine-generated candidates
-per set id, in a folder of their own (never the TaPaCo folder, which the next build replaces).
+`tapaco.enrich.pipeline.check_output`, which also finds the backend of a `--score-model`) and the
+model folder (`tapaco.enrich.backends.check_model`, nothing loaded). Then it computes the IDF
+table for ParaBank-style variants with a first pass over the references, loads the local model
+(and the score model, `tapaco.enrich.paraphrase_score`) and runs the resumable pipeline. In
+TaPaCo mode the outputs are also written as machine-generated candidates per set id, in a folder
+of their own (never the TaPaCo folder, which the next build replaces).
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ from tapaco.enrich.inputs import (
     moses_pairs,
     tapaco_set_pairs,
 )
+from tapaco.enrich.paraphrase_score import ParaphraseScoreOptions, open_scorer, summary_note
 from tapaco.enrich.pipeline import (
+    COLUMNS,
     COMMAND,
     MAX_BEAM_SIZE,
     MAX_DECODING_LENGTH,
@@ -85,6 +88,7 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     _model_options(command)
     _decoding_options(command)
     _filter_options(command)
+    _score_options(command)
     return command
 
 
@@ -120,7 +124,8 @@ def _model_options(command: argparse.ArgumentParser) -> None:
     group.add_argument("--backend", choices=BACKENDS, default=BACKEND.backend,
                        help="auto: by the files in --model (model.bin: ctranslate2)")
     group.add_argument("--device", choices=DEVICES, default=BACKEND.device,
-                       help="auto: a GPU when the backend sees one, else the CPU")
+                       help="auto: a GPU when the backend sees one, else the CPU (also for a "
+                            "sentence-transformers --score-model)")
     group.add_argument("--compute-type", choices=COMPUTE_TYPES, default=BACKEND.compute_type,
                        metavar="TYPE",
                        help=f"precision, one of {', '.join(COMPUTE_TYPES)}; %(default)s = int8 "
@@ -183,6 +188,19 @@ def _filter_options(command: argparse.ArgumentParser) -> None:
                        help="also write dropped outputs, with the filter that dropped them")
 
 
+def _score_options(command: argparse.ArgumentParser) -> None:
+    group = command.add_argument_group("paraphrase score (ParaNMT)")
+    group.add_argument("--score-model", type=Path, metavar="PATH",
+                       help="add a last column, paraphrase_score: the cosine of the reference's "
+                            "and the paraphrase's vectors (6 decimals; empty where a side has "
+                            "none), from a word-vector file (mean of the lowercased 13a tokens' "
+                            "vectors) or a sentence-transformers model folder (holding "
+                            "modules.json); nothing is downloaded")
+    group.add_argument("--min-paraphrase-score", type=float, metavar="X",
+                       help="with --score-model: drop outputs scoring below X (-1 to 1) or "
+                            "without a score (dropped_by: paraphrase_score)")
+
+
 def options_of(arguments: argparse.Namespace) -> EnrichOptions:
     """The pipeline's options; out-of-range values raise OptionError (one line, exit 2)."""
     filters = OutputFilterOptions(drop_copies=not arguments.keep_copies,
@@ -197,7 +215,9 @@ def options_of(arguments: argparse.Namespace) -> EnrichOptions:
                          max_length=arguments.max_decoding_length,
                          window_size=arguments.window_size,
                          write_dropped=arguments.write_dropped, filters=filters,
-                         constraints=constraints)
+                         constraints=constraints, paraphrase_score=ParaphraseScoreOptions(
+                             arguments.score_model, arguments.min_paraphrase_score,
+                             arguments.device))
 
 
 def backend_options_of(arguments: argparse.Namespace) -> BackendOptions:
@@ -229,7 +249,7 @@ def outputs_of(arguments: argparse.Namespace) -> Outputs:
 
 def _inputs(arguments: argparse.Namespace) -> list[Path]:
     given = [arguments.opus_dir, arguments.source_file, arguments.reference_file,
-             arguments.sets, arguments.model]
+             arguments.sets, arguments.model, arguments.score_model]
     return [path for path in given if path is not None]
 
 
@@ -322,8 +342,10 @@ def run(arguments: argparse.Namespace, translator: Translator | None = None) -> 
         idf = compute_idf(reference for _, reference in pairs()) if options.variants else None
         if translator is None:
             translator = _load(arguments, backend_options)
+        scorer = open_scorer(options.paraphrase_score) if arguments.score_model else None
         stats = enrich(pairs(), translator, outputs.table, options, idf=idf,
-                       progress=Progress(), overwrite=arguments.overwrite, model=model)
+                       progress=Progress(), overwrite=arguments.overwrite, model=model,
+                       scorer=scorer)
         if outputs.machine is not None:
             _write_set_candidates(arguments, outputs)
     return stats
@@ -338,17 +360,18 @@ def summary_line(stats: dict) -> str:
     counts = (f"{_plural(stats['sentences'], 'sentence')}, {_plural(stats['outputs'], 'output')}"
               f", {stats['kept']} kept")
     if stats.get("already_complete"):
-        return f"enrich: the output was already complete ({counts}); nothing was translated"
+        return (f"enrich: the output was already complete ({counts}); nothing was translated"
+                + summary_note(stats))
     translated = stats.get("run_sentences", 0)
     if not stats["sentences"]:
         return "enrich: the input has no pair with both sides; the output holds its header only"
     if not translated:
-        return f"enrich: {counts}; nothing was left to translate"
+        return f"enrich: {counts}; nothing was left to translate{summary_note(stats)}"
     rate = f"{stats['sentences_per_second']:.1f} sentences/s"
     if translated < stats["sentences"]:
         return (f"enrich: {counts} ({translated} translated now, resuming an earlier run), "
-                f"{rate}")
-    return f"enrich: {counts}, {rate}"
+                f"{rate}{summary_note(stats)}")
+    return f"enrich: {counts}, {rate}{summary_note(stats)}"
 
 
 def _write_set_candidates(arguments: argparse.Namespace, outputs: Outputs) -> None:
@@ -362,12 +385,15 @@ def _write_set_candidates(arguments: argparse.Namespace, outputs: Outputs) -> No
         next(table)
         for row in table:
             fields = row.rstrip("\n").split("\t")
-            if fields[-1]:
+            if fields[DROPPED_BY]:
                 continue
             for set_id in dict.fromkeys(sets_of_source.get(fields[2], [])):
                 lines.append(f"{set_id}\t{fields[1]}\t{fields[2]}\t{fields[3]}\n")
     lines.sort(key=_by_set_id)
     OutputFile(outputs.machine, COMMAND, _inputs(arguments), overwrite=True).write("".join(lines))
+
+
+DROPPED_BY = COLUMNS.index("dropped_by")
 
 
 def _by_set_id(line: str) -> tuple[int, int, str]:

@@ -11,11 +11,13 @@ rows in input order, so the file does not depend on batching.
 Output TSV (UTF-8, header line first; tabs/newlines inside text become spaces)::
 
     reference  paraphrase  source  variant  suppressed  ref_tokens  out_tokens
-    overlap1  overlap2  overlap3  bleu  logprob  dropped_by
+    overlap1  overlap2  overlap3  bleu  logprob  dropped_by  [paraphrase_score]
 
 ``variant`` 0 is unconstrained; ``suppressed`` is the ';'-joined lowercased suppressed words;
 ``dropped_by`` names the filter that dropped the row ('' when kept; dropped rows are written
-only with ``write_dropped``). Overlaps and log-prob have 4 decimals, BLEU 2.
+only with ``write_dropped``). Overlaps and log-prob have 4 decimals, BLEU 2. With a score
+model (``options.paraphrase_score``) the last column is ParaNMT's paraphrase score
+(``paraphrase_score``, which also holds its ``--min-paraphrase-score`` filter).
 
 Resuming: after each complete window its rows are appended and fsynced, then
 ``<out>.progress.json`` records the rows consumed, the output size and the SHA-256 of the
@@ -49,6 +51,7 @@ from tapaco.core.errors import InputError
 from tapaco.core.files import json_text, write_file_atomically
 from tapaco.core.options import check_range
 from tapaco.core.versions import library_versions, signature
+from tapaco.enrich import paraphrase_score as pscore
 from tapaco.enrich.backends import Translator
 from tapaco.enrich.constraints import ConstraintOptions, Idf, choose_suppressed, lower_tokens
 from tapaco.enrich.scoring import (
@@ -81,7 +84,7 @@ class EnrichOptions:
     ranges are checked on creation, with the command line's option names in the messages.
 
     ``max_length`` caps each output at that many target pieces; ``window_size`` pairs are read,
-    sorted, decoded and checkpointed together.
+    sorted, decoded and checkpointed together; ``paraphrase_score`` adds ParaNMT's score.
     """
 
     beam_size: int = 12
@@ -92,6 +95,8 @@ class EnrichOptions:
     write_dropped: bool = False
     filters: OutputFilterOptions = field(default_factory=OutputFilterOptions)
     constraints: ConstraintOptions = field(default_factory=ConstraintOptions)
+    paraphrase_score: pscore.ParaphraseScoreOptions = field(
+        default_factory=pscore.ParaphraseScoreOptions)
 
     def __post_init__(self) -> None:
         check_range("--beam-size", self.beam_size, 1, MAX_BEAM_SIZE, whole=True)
@@ -125,8 +130,8 @@ def stats_path(out_path: Path) -> Path:
     return out_path.with_name(out_path.name + ".stats.json")
 
 
-def header_line() -> str:
-    return "\t".join(COLUMNS) + "\n"
+def header_line(scored: bool = False) -> str:
+    return "\t".join(COLUMNS + ((pscore.COLUMN,) if scored else ())) + "\n"
 
 
 def windows(pairs: Iterator[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
@@ -187,13 +192,16 @@ def format_row(job: Job, paraphrase: str, scores: dict) -> str:
               str(scores["ref_tokens"]), str(scores["out_tokens"])]
     values += [f"{scores[f'overlap{n}']:.4f}" for n in (1, 2, 3)]
     values += [f"{scores['bleu']:.2f}", f"{scores['logprob']:.4f}", scores["dropped_by"]]
+    values += [scores[pscore.COLUMN]] if pscore.COLUMN in scores else []
     return "\t".join(values) + "\n"
 
 
 def process_window(window: list[tuple[str, str]], translator: Translator,
                    options: EnrichOptions, idf: Idf | None,
-                   on_batch: Callable[[int], None] | None = None) -> tuple[str, list[dict]]:
-    """Translate, score and format one window; rows come back in input order."""
+                   on_batch: Callable[[int], None] | None = None,
+                   scorer: Any = None) -> tuple[str, list[dict]]:
+    """Translate, score and format one window; rows come back in input order; ``scorer`` (the
+    model of ``options.paraphrase_score``) adds the paraphrase score."""
     done: list[tuple[Job, str, dict]] = []
     for batch in make_batches(make_jobs(window, options, idf), options.max_batch_tokens):
         for job, (text, logprob) in zip(batch, translate_batch(batch, translator, options)):
@@ -201,19 +209,23 @@ def process_window(window: list[tuple[str, str]], translator: Translator,
         if on_batch:
             on_batch(len(batch))
     done.sort(key=lambda item: (item[0].index, item[0].variant))
+    if scorer is not None:
+        pscore.add_scores(done, options.paraphrase_score, options.write_dropped, scorer)
     rows = [format_row(job, text, scores) for job, text, scores in done
             if options.write_dropped or not scores["dropped_by"]]
     return "".join(rows), [scores for _, _, scores in done]
 
 
 def settings_of(options: EnrichOptions) -> dict:
-    """The options that decide the rows written: not batching or windows, and the constraint
-    settings only when there are variants (as JSON reads them back)."""
+    """The options that decide the rows written: not batching or windows, the constraint
+    settings only when there are variants, the score's only with a score model (as JSON reads
+    them back)."""
     settings = asdict(options)
-    for name in ("max_batch_tokens", "window_size"):
+    for name in ("max_batch_tokens", "window_size", "paraphrase_score"):
         settings.pop(name)
     if not options.variants:
         settings.pop("constraints")
+    settings.update(pscore.settings_of(options.paraphrase_score))
     return json.loads(json.dumps(settings))
 
 
@@ -305,6 +317,7 @@ def check_output(out_path: Path, options: EnrichOptions, model: dict | None = No
 
 def _new_state(fp: dict) -> dict:
     counts = new_counts()
+    counts.update(pscore.new_counts(fp.get("options", {})))
     counts["sentences"] = 0
     return {"written_by": COMMAND, "version": PROGRESS_VERSION, "fingerprint": fp,
             "windows_done": 0, "rows_consumed": 0, "input_sha256": "", "output_bytes": 0,
@@ -330,7 +343,7 @@ class OutputLog:
     def __init__(self, out_path: Path, fp: dict) -> None:
         self.path = out_path
         self.state = _new_state(fp)
-        self.header = header_line().encode("utf-8")
+        self.header = header_line(pscore.COLUMN in fp["options"]).encode("utf-8")
         self.output_digest = hashlib.sha256(self.header)
         self.input_digest = hashlib.sha256()
         self.state["output_bytes"] = len(self.header)
@@ -418,8 +431,9 @@ def record_window(state: dict, results: list[dict], sentences: int, output_bytes
     state["output_bytes"] = output_bytes
 
 
-def statistics(state: dict, run_sentences: int, run_seconds: float) -> dict:
-    """What ``<out>.stats.json`` holds: counts, options, versions and this run's speed."""
+def statistics(state: dict, run_sentences: int, run_seconds: float, scorer: Any = None) -> dict:
+    """What ``<out>.stats.json`` holds: counts, options, versions and this run's speed (and
+    the model that scored, as ``score_model``)."""
     settings = state["fingerprint"]["options"]
     versions = library_versions(*OUTPUT_LIBRARIES)
     return {"written_by": COMMAND, "signature": signature(COMMAND, versions, _flat(settings)),
@@ -428,18 +442,21 @@ def statistics(state: dict, run_sentences: int, run_seconds: float) -> dict:
             "seconds": round(state["seconds"], 3), "run_sentences": run_sentences,
             "run_seconds": round(run_seconds, 3),
             "sentences_per_second": round(run_sentences / run_seconds, 3)
-            if run_seconds > 0 and run_sentences else 0.0}
+            if run_seconds > 0 and run_sentences else 0.0,
+            **({"score_model": scorer.description()} if scorer is not None else {})}
 
 
 def enrich(pairs: Iterable[tuple[str, str]], translator: Translator, out_path: Path,
            options: EnrichOptions, total: int | None = None, idf: Idf | None = None,
-           progress: Any = None, overwrite: bool = False, model: dict | None = None) -> dict:
+           progress: Any = None, overwrite: bool = False, model: dict | None = None,
+           scorer: Any = None) -> dict:
     """Back-translate ``(source, reference)`` pairs into ``out_path`` (TSV), resumably.
 
     ``idf`` (from ``constraints.compute_idf`` over the references) is required when
     ``options.variants > 0``. ``progress`` is an optional ``tapaco.core.progress.Progress``.
     ``model`` describes what produces the outputs (compared on resume, like the options);
-    ``overwrite`` starts over whatever is at ``out_path`` (see ``check_output``). Returns the
+    ``overwrite`` starts over whatever is at ``out_path`` (see ``check_output``); ``scorer``:
+    the model of ``options.paraphrase_score``, loaded (None: loaded here). Returns the
     stats also written to ``<out>.stats.json``; with ``already_complete`` True (and nothing
     written) when an earlier run had finished this input.
     """
@@ -448,6 +465,7 @@ def enrich(pairs: Iterable[tuple[str, str]], translator: Translator, out_path: P
     out_path = Path(out_path)
     checkpoint = check_output(out_path, options, model, overwrite)
     fp = fingerprint(options, idf, model)
+    scorer = pscore.scorer_of(options.paraphrase_score, scorer)
     iterator = iter(pairs)
     log = OutputLog.resume(out_path, fp, checkpoint, iterator) if checkpoint \
         else OutputLog(out_path, fp)
@@ -457,14 +475,14 @@ def enrich(pairs: Iterable[tuple[str, str]], translator: Translator, out_path: P
     try:
         for window in windows(iterator, options.window_size):
             on_batch = _progress_callback(progress, log.state, total)
-            text, results = process_window(window, translator, options, idf, on_batch)
+            text, results = process_window(window, translator, options, idf, on_batch, scorer)
             run_sentences += len(window)
             log.state["seconds"] = base_seconds + time.perf_counter() - started
             log.append(window, text, results)
         log.finish()
     finally:
         log.close()
-    stats = statistics(log.state, run_sentences, time.perf_counter() - started)
+    stats = statistics(log.state, run_sentences, time.perf_counter() - started, scorer)
     if log.was_complete and not run_sentences:
         if not stats_are_own(stats_path(out_path)):
             write_file_atomically(stats_path(out_path), json_text(stats))

@@ -8,6 +8,7 @@ import pytest
 from tapaco.core.errors import OptionError
 from tapaco.enrich.backends import BackendOptions
 from tapaco.enrich.constraints import ConstraintOptions
+from tapaco.enrich.paraphrase_score import ParaphraseScoreOptions
 from tapaco.enrich.pipeline import EnrichOptions
 from tapaco.enrich.scoring import OutputFilterOptions
 
@@ -37,6 +38,12 @@ REFUSED = [
     (BackendOptions, {"backend": "marian"}, "--backend"),
     (BackendOptions, {"device": "cuda:1"}, "--device"),
     (BackendOptions, {"compute_type": "int4"}, "--compute-type"),
+    (ParaphraseScoreOptions, {"min_score": 0.5}, "--min-paraphrase-score"),  # no model
+    (ParaphraseScoreOptions, {"model": "v.vec", "min_score": 1.01}, "--min-paraphrase-score"),
+    (ParaphraseScoreOptions, {"model": "v.vec", "min_score": -1.5}, "--min-paraphrase-score"),
+    (ParaphraseScoreOptions, {"model": "v.vec", "min_score": float("nan")},
+     "--min-paraphrase-score"),
+    (ParaphraseScoreOptions, {"model": "v.vec", "device": "tpu"}, "--device"),
 ]
 
 
@@ -56,3 +63,6 @@ def test_the_bounds_themselves_are_accepted():
     OutputFilterOptions(max_unigram_overlap=1, max_bleu=100, min_logprob=-1e9)
     assert ConstraintOptions(top_frequent=0, max_df_ratio=1).top_frequent is None  # 0: off
     BackendOptions(batch_size=1)
+    ParaphraseScoreOptions("v.vec", min_score=-1)
+    ParaphraseScoreOptions("v.vec", min_score=1)
+    assert not ParaphraseScoreOptions().enabled
