@@ -111,6 +111,11 @@ class SentenceTransformersEmbedder:
         return self.encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
                                    show_progress_bar=False)
 
+    def _dimension(self) -> int:
+        """The embedding's size (sentence-transformers 6 renamed the method that says it)."""
+        named = getattr(self.encoder, "get_embedding_dimension", None)
+        return (named or self.encoder.get_sentence_embedding_dimension)()
+
     def pair_scores(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         return pair_scores(self.cache, left, right)
 
@@ -119,7 +124,7 @@ class SentenceTransformersEmbedder:
 
     def description(self) -> dict:
         return {"model": str(self.model), "backend": self.backend, "device": self.device,
-                "dimensions": int(self.encoder.get_sentence_embedding_dimension()),
+                "dimensions": int(self._dimension()),
                 "versions": library_versions("sentence-transformers", "torch",
                                              "transformers")}
 
