@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.textstream import FileRef, text_chunks
+from tapaco.core.opus.textstream import MAX_LINE_BYTES, FileRef, open_binary, text_chunks
 
 ENRICH_HEADER = ("reference", "paraphrase")
 _OPUSPARCUS_ID = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]+)?-[NDT][0-9]+")
@@ -47,8 +47,7 @@ class RowChunk:
 def recognise_columns(path: Path, columns: tuple[int, int] | None,
                       header: bool = False) -> PairColumns:
     """The pair columns of `path`: as given, or as its first line shows a known format."""
-    first_line = next(_rows(path), RowChunk([""], 1)).rows[0]
-    fields = first_line.split("\t")
+    fields = first_row(path).split("\t")
     is_enrich = tuple(fields[:2]) == ENRICH_HEADER
     if columns is not None:
         return PairColumns(*columns, header or is_enrich)
@@ -60,18 +59,19 @@ def recognise_columns(path: Path, columns: tuple[int, int] | None,
                            "the two sentence columns with --columns A,B", "line 1", kind="usage")
 
 
-def _rows(path: Path, rows_per_chunk: int = CHUNK_ROWS) -> Iterator[RowChunk]:
+def _rows(path: Path) -> Iterator[RowChunk]:
+    """The rows of the file in chunks of at least CHUNK_ROWS rows (the last may hold fewer)."""
     pending: list[str] = []
     first = 1
     for chunk in text_chunks(FileRef(path), b"\n"):
         lines = chunk.text.split("\n")
-        if lines and lines[-1] == "":
+        if lines[-1] == "":
             lines.pop()
         pending += [line[:-1] if line.endswith("\r") else line for line in lines]
-        while len(pending) >= rows_per_chunk:
-            yield RowChunk(pending[:rows_per_chunk], first)
-            first += rows_per_chunk
-            pending = pending[rows_per_chunk:]
+        if len(pending) >= CHUNK_ROWS:
+            yield RowChunk(pending, first)
+            first += len(pending)
+            pending = []
     if pending:
         yield RowChunk(pending, first)
 
@@ -92,9 +92,14 @@ def pair_chunks(path: Path,
         yield chunk, [f[columns.first] for f in split], [f[columns.second] for f in split]
 
 
-def header_row(path: Path) -> str:
-    """The first line of the file (its header)."""
-    return next(_rows(path, 1)).rows[0]
+def first_row(path: Path) -> str:
+    """The first line of the file (a header, or the row its format is recognised by)."""
+    with open_binary(FileRef(path)) as stream:
+        data = stream.readline(MAX_LINE_BYTES)
+    try:
+        return data.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError as error:
+        raise InputError(path, f"not UTF-8: {error.reason}", "line 1") from error
 
 
 def set_chunks(path: Path) -> Iterator[tuple[RowChunk, list[str], np.ndarray]]:

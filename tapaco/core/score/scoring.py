@@ -34,7 +34,7 @@ from tapaco.core.progress import Progress
 from tapaco.core.score.embedders import BACKENDS, DEVICES, Embedder, open_embedder
 from tapaco.core.score.inputs import (
     RowChunk,
-    header_row,
+    first_row,
     pair_chunks,
     recognise_columns,
     set_chunks,
@@ -117,7 +117,7 @@ def score_pairs(path: Path, options: ScoreOptions, columns: tuple[int, int] | No
               for chunk, left, right in pair_chunks(path, found))
     rows = (chunk for chunk, _, _ in pair_chunks(path, found)) if options.folds else None
     writer = _ScoredFile(options, embedder, progress or Progress(enabled=False))
-    return writer.write(path, scored, rows, header_row(path) if found.header else None,
+    return writer.write(path, scored, rows, first_row(path) if found.header else None,
                         {"mode": "pairs", "columns": [found.first + 1, found.second + 1]})
 
 

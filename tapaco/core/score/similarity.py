@@ -55,7 +55,7 @@ class EmbeddingCache:
 
 
 def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cosine of two float64 arrays; NaN where a row is NaN or has no length."""
+    """Row-wise cosine of two float64 arrays; NaN where a row has no length."""
     dots = np.einsum("ij,ij->i", a, b)
     norms = np.sqrt(np.einsum("ij,ij->i", a, a)) * np.sqrt(np.einsum("ij,ij->i", b, b))
     with np.errstate(invalid="ignore", divide="ignore"):
