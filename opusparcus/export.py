@@ -5,10 +5,11 @@ sentence 2 (sentence 1 < sentence 2 by code point), summed PMI, expected co-alig
 number of pivots with a common translation, adjusted edit distance. Dev and test candidates
 (`<lang>-D<n>`, `<lang>-T<n>`) are plain text in the same seven fields. A ranking by another
 scheme than summed PMI (`rank --score`) adds an eighth field, the score the rows are ordered by.
-Rows are rendered in chunks by worker processes; the bz2 file is compressed in independent
-streams of fixed-size blocks by worker threads (:mod:`tapaco.core.bz2_blocks`), so it is the
-same whatever the number of workers. The Parquet copy is written from the same rendered chunks
-(with `--scores`, each chunk's rows get their `paraphrase_score` on the way).
+Rows are rendered in chunks by worker processes; the bz2 file is compressed by worker threads
+in independent streams, fixed-size blocks of segments of `SEGMENT_ROWS` rows
+(:mod:`tapaco.core.bz2_blocks`), so it is the same whatever the number of workers or the
+engine. The Parquet copy is written from the same rendered chunks (with `--scores`, each
+chunk's rows get their `paraphrase_score` on the way).
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ from tapaco.core.forked import SubmittedAhead, process_pool
 
 # rows a worker renders at a time; the files do not depend on it
 ROWS_PER_CHUNK = 50_000
+# rows of each segment of the train file compressed on its own (its bz2 streams never span two
+# segments), so whoever renders a segment can compress its part of the file: the file depends
+# on it
+SEGMENT_ROWS = 50_000
 
 
 def release_files(lang: str) -> dict[int, tuple[str, str]]:
@@ -117,7 +122,7 @@ def write_release_text(path: Path, pieces: Iterable[bytes], workers: int) -> Non
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as out:
         if path.suffix == ".bz2":
-            write_bz2_blocks(out, pieces, workers)
+            write_bz2_blocks(out, pieces, workers, SEGMENT_ROWS)
         else:
             out.writelines(pieces)
 

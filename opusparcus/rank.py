@@ -7,9 +7,10 @@ before anything is read (:func:`output_folder`): it must not be or hold the inpu
 existing one must be this command's own earlier output. The pairs of each split are summed in
 :mod:`opusparcus.aggregate`, in memory or in partitions on disk under `--memory-limit`.
 
-The bitexts are read and their vocabularies built here; each language is then ranked by an
-engine (`--engine`): :class:`LocalEngine` on this machine, :class:`SparkEngine` as Spark jobs,
-both given the same :class:`LanguageJob`.
+The local engine (:class:`LocalEngine`) reads the bitexts and builds their vocabularies here,
+then ranks each language's :class:`LanguageJob` on this machine. `--engine spark` hands the
+whole run to :class:`opusparcus.spark_engine.SparkEngine`, which reads, ranks and writes in
+Spark tasks; both write the same bytes.
 """
 
 from __future__ import annotations
@@ -36,17 +37,19 @@ from opusparcus.bitexts import (
 from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough_mask
 from opusparcus.export import release_files, sentences_of, write_ranked
-from opusparcus.paraphrase_scores import ScoredFile, read_tables, scored_files
-from opusparcus.parquet_release import rank_parquet_name, write_rank_card, write_rank_parquet
-from opusparcus.rank_inputs import PivotLinks, RankOptions
-from opusparcus.scores import ScoredPairs
-from opusparcus.spark_engine import (
-    SparkRanking,
-    check_available,
-    rank_on_spark,
-    spark_folder,
-    spark_session,
+from opusparcus.paraphrase_scores import read_tables, scored_files
+from opusparcus.parquet_release import rank_parquet_name, write_rank_card
+from opusparcus.rank_inputs import PivotLinks, RankOptions, pivot_of
+from opusparcus.rank_outputs import (
+    COMMAND,
+    BitextRecord,
+    command_line,
+    scored_of,
+    statistics,
 )
+from opusparcus.scores import ScoredPairs
+from opusparcus.spark_engine import SparkEngine
+from opusparcus.spark_session import check_available
 from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError
@@ -59,10 +62,8 @@ from tapaco.core.memory import (
 from tapaco.core.opus import AlignmentSource, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
-from tapaco.core.versions import library_versions, signature
 
-COMMAND = "opusparcus rank"
-EXACTNESS_LIBRARIES = ("sacremoses", "numba", "numpy")
+
 def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False,
                   scores: tuple[Path, ...] = ()) -> OutputFolder:
     """Where `rank` writes `lang`: `out/<lang>/`, replaced only when it is its own output (and
@@ -70,15 +71,11 @@ def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False,
     return OutputFolder(out / lang, COMMAND, (opus_dir, *scores), overwrite)
 
 
-def _pivot_of(source: AlignmentSource, lang: str) -> str:
-    return source.langs[1] if source.langs[0] == lang else source.langs[0]
-
-
 def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[AlignmentSource]:
     """The T-L bitexts of the release, for the chosen pivots (default: every L)."""
     sources = [s for s in find_alignment_sources(opus_dir, prefer_moses=True)
                if lang in s.langs and not s.intra_lingual]
-    available = {_pivot_of(s, lang) for s in sources}
+    available = {pivot_of(s, lang) for s in sources}
     missing = sorted(set(pivots) - available)
     if missing:
         raise InputError(opus_dir, f"no {lang}-{missing[0]} bitext for pivot {missing[0]} "
@@ -86,7 +83,7 @@ def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[Al
                          kind="usage")
     if not sources:
         raise InputError(opus_dir, f"no bitext with target language {lang}", kind="usage")
-    return [s for s in sources if not pivots or _pivot_of(s, lang) in pivots]
+    return [s for s in sources if not pivots or pivot_of(s, lang) in pivots]
 
 
 def languages_with_bitexts(opus_dir: Path) -> tuple[str, ...]:
@@ -190,7 +187,7 @@ def _release_links(read: _Read, vocabulary_of: dict[str, Vocabulary], kept: set[
 
 def pivot_links(source: AlignmentSource, lang: str, read: _Read,
                 vocabulary_of: dict[str, Vocabulary]) -> PivotLinks:
-    bitext, pivot = read.bitexts[source.path], _pivot_of(source, lang)
+    bitext, pivot = read.bitexts[source.path], pivot_of(source, lang)
     number = 0 if bitext.sides[0].lang == lang else 1
     side = bitext.sides[number]
     return PivotLinks(pivot, source.path, vocabulary_of[lang].codes[source.path, number],
@@ -287,11 +284,13 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     if options.engine == "spark":
         check_available()
     plan = {lang: pivot_sources(opus_dir, lang, options.pivots) for lang in langs}
+    if options.engine == "spark":
+        return SparkEngine(options).rank_languages(opus_dir, plan, outputs, progress)
     sources = list({source.path: source for chosen in plan.values() for source in chosen}
                    .values())
-    needed = set(langs) | {_pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
+    needed = set(langs) | {pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
     name = ",".join(langs)
-    engine = LocalEngine() if options.engine == "local" else SparkEngine(options)
+    engine = LocalEngine()
     with garbage_collector_paused(), _mapper(options.workers) as mapper:
         with progress.stage(f"{name}: read bitexts"):
             read = read_bitexts(opus_dir, sources, options, mapper, needed - set(langs))
@@ -330,8 +329,10 @@ class LanguageJob:
         release_freed_memory()
 
     def statistics(self, split_stats: dict, pairs_written: dict[str, int]) -> dict:
-        return _statistics(self.lang, self.links, self.read, split_stats, pairs_written,
-                           self.options)
+        records = [BitextRecord(b.pivot, self.read.bitexts[b.path].source,
+                                self.read.bitexts[b.path].counts, self.read.logs[b.path],
+                                b.without_year) for b in self.links]
+        return statistics(self.lang, records, split_stats, pairs_written, self.options)
 
 
 class LocalEngine:
@@ -364,72 +365,11 @@ class LocalEngine:
         return stats
 
 
-class SparkEngine:
-    """Ranks as Spark jobs (:mod:`opusparcus.spark_engine`), one session for every language."""
-
-    def __init__(self, options: RankOptions) -> None:
-        self._session = spark_session(options.spark_master, options.memory_budget(),
-                                      options.quiet)
-
-    def rank(self, job: LanguageJob) -> dict:
-        lang, progress, options = job.lang, job.progress, job.options
-        with spark_folder(options.temp_dir) as folder:
-            with progress.stage(f"{lang}: rank on Spark"):
-                ranking = rank_on_spark(self._session, lang, job.links, job.vocabulary, options,
-                                        Path(folder))
-                job.counted()
-                stats = job.statistics(ranking.split_stats, ranking.pairs_written)
-            with progress.stage(f"{lang}: render and write on Spark"):
-                job.output.write(lambda out: _write_spark(out, lang, ranking, stats, options))
-        return stats
-
-
-def _write_spark(folder: Path, lang: str, ranking: SparkRanking, stats: dict,
-                 options: RankOptions) -> None:
-    release = {split: folder / name for split, (name, _) in release_files(lang).items()}
-    ranking.write(release, options.workers)
-    write_json(folder / "stats.json", stats)
-    _formats_from_text(folder, lang, stats, options)
-
-
-def command_line(lang: str, options: RankOptions) -> str:
-    """The `rank` command that gives this language's output from an input folder."""
-    words = [f"python -m opusparcus rank --opus-dir OPUS_DIR --lang {lang} --out OUT"]
-    for key, value in options.decisive().items():
-        flag = "--" + key.replace("_", "-")
-        if isinstance(value, bool):
-            words += [flag] if value else []
-        elif isinstance(value, tuple):
-            words += [f"{flag} {','.join(value)}"] if value else []
-        else:
-            words.append(f"{flag} {'none' if value is None else value}")
-    scores = [" ".join(["--scores", *(Path(path).name for path in options.scores)])]
-    return " ".join(words + [f"--format {','.join(options.formats)}"]
-                    + (scores if options.scores else []))
-
-
-def _scored(lang: str, options: RankOptions) -> dict[str, ScoredFile] | None:
-    """The scored file of each split `--scores` gives (None without `--scores`)."""
-    return scored_files(options.scores).get(lang, {}) if options.scores else None
-
-
-def _formats_from_text(folder: Path, lang: str, stats: dict, options: RankOptions) -> None:
-    """Parquet copies converted from the release files, which stay only when asked for."""
-    release = {SPLITS[split]: name for split, (name, _) in release_files(lang).items()}
-    if "parquet" in options.formats:
-        write_rank_parquet(folder, lang, release, stats, command_line(lang, options),
-                           options.formats, _scored(lang, options))
-    if "tsv" not in options.formats:
-        for name in release.values():
-            (folder / name).unlink()
-            (folder / name).parent.rmdir()
-
-
 def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: dict,
            options: RankOptions) -> None:
     """The release files (`tsv`) and their Parquet copies (`parquet`), from the same rows."""
     text, parquet = "tsv" in options.formats, "parquet" in options.formats
-    scored = _scored(lang, options)
+    scored = scored_of(lang, options)
     tables = {} if scored is None else read_tables(scored, stats["pairs_written"], SPLITS)
     for split, (name, letter) in release_files(lang).items():
         pairs, first, second = outputs[split]
@@ -444,27 +384,3 @@ def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: 
                         scored)
 
 
-def _statistics(lang: str, links: list[PivotLinks], read: _Read, split_stats: dict,
-                pairs_written: dict[str, int], options: RankOptions) -> dict:
-    logs = [read.logs[bitext.path] for bitext in links]
-    counts = {bitext.pivot: read.bitexts[bitext.path].counts for bitext in links}
-    skipped: dict[str, int] = {}
-    for log in logs:
-        for kind, count in log["skipped"].items():
-            skipped[kind] = skipped.get(kind, 0) + count
-    versions = library_versions(*EXACTNESS_LIBRARIES)
-    return {
-        "language": lang,
-        "signature": signature(COMMAND, versions, {"lang": lang, **options.decisive()}),
-        "versions": versions,
-        "options": options.decisive(),
-        "bitexts": {b.pivot: {"source": read.bitexts[b.path].source, **asdict(counts[b.pivot]),
-                              "links_without_year": b.without_year} for b in links},
-        "links_read": sum(count.links for count in counts.values()),
-        "one_to_one_links": sum(count.one_to_one for count in counts.values()),
-        "links_without_year": sum(b.without_year for b in links),
-        "splits": split_stats,
-        "pairs_written": pairs_written,
-        "bad_input": {"skipped": dict(sorted(skipped.items())),
-                      "examples": [e for log in logs for e in log["examples"]][:20]},
-    }

@@ -14,7 +14,7 @@ from tapaco.core.dataset_card import check_formats
 from tapaco.core.errors import OptionError
 from tapaco.core.memory import default_memory_limit, format_size
 from tapaco.core.options import check_range, in_range
-from tapaco.core.opus import FOLDERS
+from tapaco.core.opus import FOLDERS, AlignmentSource
 
 MAX_WORKERS = 64
 MIN_MEMORY_LIMIT = 256 << 20
@@ -106,6 +106,11 @@ class RankOptions:
     def memory_budget(self) -> int:
         """`memory_limit` in bytes, by default a share of the machine's memory."""
         return self.memory_limit or default_memory_limit()
+
+
+def pivot_of(source: AlignmentSource, lang: str) -> str:
+    """The other language of the bitext `source` of target `lang`."""
+    return source.langs[1] if source.langs[0] == lang else source.langs[0]
 
 
 @dataclass

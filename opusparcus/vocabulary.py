@@ -94,7 +94,7 @@ def _finish(job: _Pending, done: dict[str, Vocabulary],
     done[job.lang] = finished(vocabulary) if finished else vocabulary
 
 
-def _sorted_distinct(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
+def sorted_distinct(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
     """The distinct strings of `chunks` in code-point order, and each string's rank among
     them. Sorting finds both at once, in the memory of about two copies of the strings (a hash
     table takes twice that while it grows)."""
@@ -136,7 +136,7 @@ class _Pending:
 
     def finish(self) -> Vocabulary:
         self.distinct = None
-        sentences, code_of_key = _sorted_distinct(list(self.normalized))
+        sentences, code_of_key = sorted_distinct(list(self.normalized))
         release_freed_memory()
         if self.key_codes is not None:
             code_of_key = code_of_key[self.key_codes]

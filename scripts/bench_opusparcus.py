@@ -37,7 +37,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from bench_common import MemoryWatch, cleanup, disk_bytes, fmt, pump
+from bench_common import MemoryWatch, cleanup, disk_bytes, fmt, group_memory_mib, pump
 
 from tapaco.core.memory import parse_size
 
@@ -70,8 +70,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="extra arguments for opusparcus rank (with --langs, --lang is "
                              "not passed)")
     parser.add_argument("--engines", default="local",
-                        help="comma-separated: local, spark (Spark local[2]); several run on "
-                             "the same corpus and are compared (wall, overhead, same output)")
+                        help="comma-separated: local, spark (Spark local[2]), cluster (a Spark "
+                             "standalone cluster of two one-core workers on 127.0.0.1, started "
+                             "for the run); several run on the same corpus and are compared "
+                             "(wall, overhead, memory, same output)")
     parser.add_argument("--memory-limit", metavar="SIZE",
                         help="rank --memory-limit (e.g. 8G); the report sets peak RSS against it")
     parser.add_argument("--max-rss-gib", type=float, default=16.0,
@@ -85,8 +87,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     sizes = args.sizes.split(",") if args.sizes else [str(args.links_per_pivot)]
     args.sizes = [int(s.replace("_", "")) for s in sizes if s.strip()]
     args.engines = [e for e in dict.fromkeys(args.engines.split(",")) if e]
-    if not set(args.engines) <= {"local", "spark"}:
-        parser.error(f"--engines: expected local and/or spark, got {args.engines}")
+    if not set(args.engines) <= {"local", "spark", "cluster"}:
+        parser.error(f"--engines: expected local, spark or cluster, got {args.engines}")
     args.memory_limit_bytes = parse_size(args.memory_limit) if args.memory_limit else None
     return args
 
@@ -220,8 +222,25 @@ def rank_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Pat
     return command + extra + limit
 
 
-def run_rank(command: list[str], limit_gib: float) -> dict:
-    """Run the ranking; its exit code, wall seconds, peak RSS (MiB) and stderr."""
+class GroupsWatch(threading.Thread):
+    """Samples the summed PSS of several process groups (a cluster's workers, their executors
+    and Python workers) and keeps its peak."""
+
+    def __init__(self, groups: list[int], interval: float = 1.0) -> None:
+        super().__init__(daemon=True)
+        self.groups, self.interval = groups, interval
+        self.peak_pss_mib = 0.0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(self.interval):
+            pss = sum(group_memory_mib(group)[1] for group in self.groups)
+            self.peak_pss_mib = max(self.peak_pss_mib, pss)
+
+
+def run_rank(command: list[str], limit_gib: float, cluster_groups: list[int] = ()) -> dict:
+    """Run the ranking; its exit code, wall seconds, peak RSS (MiB) and stderr; with
+    `cluster_groups`, the peak summed PSS of the cluster workers' process groups."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     print("running:", shlex.join(command), flush=True)
@@ -230,19 +249,23 @@ def run_rank(command: list[str], limit_gib: float) -> dict:
                             errors="replace", start_new_session=True)
     watch = MemoryWatch(proc.pid, limit_gib * 1024)
     watch.start()
+    workers = GroupsWatch(list(cluster_groups))
+    workers.start()
     stderr: list[str] = []
     reader = threading.Thread(target=pump, args=(proc.stderr, stderr), daemon=True)
     reader.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
-    watch.done.set()
-    watch.join()
+    for watcher in (watch, workers):
+        watcher.done.set()
+        watcher.join()
     reader.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     return {"command": command, "exit_code": proc.returncode, "wall_seconds": round(wall, 2),
             "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
             "tree_peak_rss_mib": round(watch.peak_rss_mib, 1),
             "tree_peak_pss_mib": round(watch.peak_pss_mib, 1), "killed_for_memory": watch.killed,
+            "cluster_peak_pss_mib": round(workers.peak_pss_mib, 1) if cluster_groups else None,
             "stderr": "".join(stderr)}
 
 
@@ -355,9 +378,28 @@ def failure(rank: dict) -> int:
     return rank["exit_code"] if rank["exit_code"] > 0 else 1
 
 
-def engine_args(engine: str) -> list[str]:
-    """The rank options of an engine: Spark runs on ``local[2]``, the machine's two cores."""
-    return [] if engine == "local" else ["--engine", "spark", "--spark-master", "local[2]"]
+def engine_args(engine: str, master: str | None = None) -> list[str]:
+    """The rank options of an engine: Spark runs on ``local[2]`` (the machine's two cores) or
+    on the cluster's `master`."""
+    if engine == "local":
+        return []
+    return ["--engine", "spark", "--spark-master", master or "local[2]"]
+
+
+def run_engine(args: argparse.Namespace, engine: str, command: list[str],
+               workdir: Path) -> dict:
+    """The ranking on one engine; for `cluster`, on a standalone cluster of two one-core
+    workers started for it (the workers' Python is this one)."""
+    if engine != "cluster":
+        return run_rank(command + engine_args(engine), args.max_rss_gib)
+    from spark_cluster import standalone_cluster
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    with standalone_cluster(workdir / "spark-cluster", workers=2, cores=1,
+                            memory="4g") as cluster:
+        groups = [process.pid for process in cluster.processes[1:]]
+        return run_rank(command + engine_args(engine, cluster.master)
+                        + ["--temp-dir", str(workdir)], args.max_rss_gib, groups)
 
 
 def same_outputs(first: Path, second: Path) -> bool:
@@ -383,8 +425,8 @@ def bench_size(args: argparse.Namespace, workdir: Path, links: int) -> tuple[int
         timings_path = workdir / f"opusparcus-timings{suffix}{label}-{links}.json"
         cleanup([out])
         timings_path.unlink(missing_ok=True)
-        rank = run_rank(rank_command(args, corpus_dir, out, timings_path) + engine_args(engine),
-                        args.max_rss_gib)
+        rank = run_engine(args, engine, rank_command(args, corpus_dir, out, timings_path),
+                          workdir)
         if rank["exit_code"] != 0:
             return failure(rank), None
         report = size_report(args, links, engine, corpus, floor, rank, timings_path, out)
@@ -426,13 +468,17 @@ def engine_lines(reports: dict[str, dict], outs: dict[str, Path], lang: str) -> 
     """The engines side by side: wall, ratio to decompression, overhead, same output."""
     first = next(iter(reports))
     lines = ["", f"{'engine':<8} {'wall s':>9} {'ratio':>7} {'x ' + first:>9} "
-                 f"{'tree PSS MiB':>13} {'same output':>12}"]
+                 f"{'tree PSS MiB':>13} {'driver py MiB':>14} {'cluster MiB':>12} "
+                 f"{'same output':>12}"]
     for engine, report in reports.items():
-        wall = report["rank"]["wall_seconds"]
+        rank = report["rank"]
+        wall = rank["wall_seconds"]
         same = same_outputs(outs[first] / lang, outs[engine] / lang)
         lines.append(f"{engine:<8} {wall:>9.1f} {fmt(report['ratio_to_decompression'], '7.1f')} "
                      f"{wall / reports[first]['rank']['wall_seconds']:>9.2f} "
-                     f"{report['rank']['tree_peak_pss_mib']:>13,.0f} {str(same):>12}")
+                     f"{rank['tree_peak_pss_mib']:>13,.0f} "
+                     f"{fmt(report['timings'].get('peak_rss_mib'), '14,.0f')} "
+                     f"{fmt(rank.get('cluster_peak_pss_mib'), '12,.0f')} {str(same):>12}")
     return lines
 
 

@@ -98,3 +98,24 @@ def test_an_empty_text_is_a_valid_empty_bz2_file():
     out = io.BytesIO()
     write_bz2_blocks(out, iter(()), 2)
     assert out.getvalue() == bz2.compress(b"") and bz2.decompress(out.getvalue()) == b""
+
+
+def _segments_cut_whole(text: bytes, lines: int, size: int) -> list[bytes]:
+    rows = text.splitlines(keepends=True)
+    segments = [b"".join(rows[start:start + lines]) for start in range(0, len(rows), lines)]
+    return [block for segment in segments for block in _cut_whole(segment, size)]
+
+
+@pytest.mark.parametrize("lines", [1, 7, 150, 5000])
+def test_streams_never_span_a_segment_and_a_segment_compresses_alone(lines, monkeypatch):
+    """...so a writer holding one segment (a Spark task) writes that segment's part of the
+    file, whatever pieces the text came in."""
+    monkeypatch.setattr(bz2_blocks, "BLOCK_BYTES", 1000)
+    text = _text(2000, seed=2)
+    out = io.BytesIO()
+    write_bz2_blocks(out, _pieces(text, random.Random(lines)), 2, segment_lines=lines)
+    assert _streams(out.getvalue()) == _segments_cut_whole(text, lines, 1000)
+    rows = text.splitlines(keepends=True)
+    parts = [bz2_blocks.compressed_segment(b"".join(rows[start:start + lines]))
+             for start in range(0, len(rows), lines)]
+    assert out.getvalue() == b"".join(parts)

@@ -105,7 +105,7 @@ def test_an_empty_ranking_is_a_valid_bz2_file(shared_data, tmp_path):
 
 def test_spark_without_pyspark_or_java_is_refused_before_reading(tmp_path, monkeypatch, capsys):
     import opusparcus.rank as rank_module
-    import opusparcus.spark_engine as spark_engine
+    import opusparcus.spark_session as spark_engine
 
     def must_not_read(*arguments, **options):
         raise AssertionError("the bitexts were read")

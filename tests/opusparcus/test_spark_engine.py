@@ -16,7 +16,7 @@ import pytest
 from conftest import PROJECT, write_moses
 from test_rank_languages import _files, _release
 
-from opusparcus import spark_engine
+from opusparcus import spark_engine, spark_session
 from opusparcus.rank import RankOptions, rank, rank_languages
 from tapaco.core.errors import OptionError
 
@@ -94,7 +94,7 @@ def test_several_languages_on_spark_equal_separate_local_runs(tmp_path):
     ("local", 1), ("local[3]", 3), ("local[2,4]", 2), ("spark://host:7077", 0),
     ("yarn", 0)])
 def test_local_threads(master, threads):
-    assert spark_engine.local_threads(master) == threads
+    assert spark_session.local_threads(master) == threads
 
 
 def test_without_pyspark_the_error_says_what_to_install(monkeypatch):
@@ -107,7 +107,7 @@ def test_without_pyspark_the_error_says_what_to_install(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_pyspark)
     with pytest.raises(OptionError, match=r"spark\]"):
-        spark_engine.spark_session("local[2]", 1 << 30)
+        spark_session.spark_session("local[2]", 1 << 30)
 
 
 def _python_without_numpy() -> Path:
@@ -145,7 +145,7 @@ def test_a_venvs_python_run_by_its_path_ranks_on_spark_quietly(shared_data, tmp_
 def test_workers_python_is_this_one_unless_the_user_chose(monkeypatch):
     monkeypatch.delenv("PYSPARK_DRIVER_PYTHON", raising=False)
     monkeypatch.setenv("PYSPARK_PYTHON", "/opt/users/python")
-    with spark_engine.workers_run_this_python():
+    with spark_session.workers_run_this_python():
         assert os.environ["PYSPARK_PYTHON"] == "/opt/users/python"
         assert os.environ["PYSPARK_DRIVER_PYTHON"] == sys.executable
     assert "PYSPARK_DRIVER_PYTHON" not in os.environ

@@ -1,0 +1,156 @@
+"""`rank --engine spark`: the Spark session a ranking runs on, how many partitions its shuffles
+get, and the shipping of this package to a cluster's workers.
+
+- On a local master, the driver gets `--memory-limit` and the Python workers run this
+  interpreter (unless `PYSPARK_PYTHON` says otherwise).
+- On a cluster master, this package's own modules are zipped and added to the session
+  (`addPyFile`), so workers that do not have it installed (or have another version) run the
+  driver's code; its dependencies must be installed where the workers' Python
+  (`PYSPARK_PYTHON`, `spark.pyspark.python`) runs.
+- Shuffles get a few partitions per core of the session, more for a large input
+  (:func:`shuffle_partitions`), and adaptive query execution coalesces small ones: a small
+  run on a cluster is not dominated by thousands of near-empty tasks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import shutil
+import sys
+import warnings
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import regex
+
+import opusparcus
+import tapaco
+from tapaco.core.errors import OptionError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+# Shuffle partitions per core: Spark's default, 200 whatever the size, makes each of the
+# dozens of stages of a small ranking cost seconds.
+SHUFFLES_PER_CORE = 4
+INPUT_BYTES_PER_SHUFFLE = 32 << 20
+CODE_ARCHIVE = "pivot-paraphrase-miner-code.zip"
+NO_PYSPARK = "spark needs pyspark: pip install 'pivot-paraphrase-miner[spark]' (and Java 17)"
+
+
+def check_available() -> None:
+    """Refuse `--engine spark` before any work when pyspark or Java is missing."""
+    if importlib.util.find_spec("pyspark") is None:
+        raise OptionError("--engine", NO_PYSPARK)
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        raise OptionError("--engine", "spark needs Java 17 (no java on PATH, no JAVA_HOME)")
+
+
+def spark_session(master: str, memory_limit: int, quiet: bool = False) -> SparkSession:
+    """The Spark session to rank on (an active one is reused). On a local master, the driver
+    gets `memory_limit` and Python workers run this interpreter. `quiet`: the JVM prints
+    nothing."""
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas",
+                            FutureWarning)
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise OptionError("--engine", NO_PYSPARK) from None
+    builder = (SparkSession.builder.master(master).appName("opusparcus rank")
+               .config("spark.ui.showConsoleProgress", "false"))
+    threads = local_threads(master)
+    if threads:
+        builder = (builder.config("spark.driver.memory", f"{max(memory_limit >> 20, 1024)}m")
+                   .config("spark.pyspark.python", sys.executable)
+                   .config("spark.pyspark.driver.python", sys.executable)
+                   .config("spark.ui.enabled", "false"))
+    builder = (builder.config("spark.sql.adaptive.enabled", "true")
+               .config("spark.sql.adaptive.coalescePartitions.enabled", "true"))
+    try:
+        with (workers_run_this_python() if threads else nullcontext(),
+              output_of_children_discarded() if quiet else nullcontext()):
+            session = builder.config("spark.sql.execution.arrow.pyspark.enabled",
+                                     "true").getOrCreate()
+    except Exception as error:  # pyspark raises plain exceptions when Java or the master fails
+        raise OptionError("--spark-master", f"cannot start Spark on {master}: "
+                          f"{str(error).splitlines()[0]}") from None
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+@contextmanager
+def workers_run_this_python() -> Iterator[None]:
+    """While a session starts: PYSPARK_PYTHON and PYSPARK_DRIVER_PYTHON name this interpreter,
+    unless the user set them. PySpark starts its Python workers with PYSPARK_PYTHON (default:
+    `python3` on PATH), not with the `spark.pyspark.python` setting, so a run through a virtual
+    environment's python by its path, the environment not activated, would start workers
+    without this package."""
+    added = [name for name in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")
+             if name not in os.environ]
+    for name in added:
+        os.environ[name] = sys.executable
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
+
+
+@contextmanager
+def output_of_children_discarded() -> Iterator[None]:
+    """Processes started inside (the JVM, through spark-submit) write their stdout and stderr
+    to the null device for as long as they live: the JVM warns there before any log level can
+    be set, and some of its lines (incubator modules) are no log messages."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in saved:
+            os.dup2(null, fd)
+        yield
+    finally:
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(null)
+
+
+def local_threads(master: str) -> int:
+    """The threads of a local master (`local`, `local[4]`, `local[*]`, `local[4,2]`); 0 for a
+    cluster."""
+    match = regex.fullmatch(r"local(?:\[(\*|\d+)(?:,\d+)?\])?", master.strip())
+    if not match:
+        return 0
+    return os.cpu_count() or 1 if match[1] == "*" else int(match[1] or 1)
+
+
+
+def shuffle_partitions(session: SparkSession, input_bytes: int) -> int:
+    """Set and return the shuffle partitions of a ranking: `SHUFFLES_PER_CORE` per core of the
+    session, or one per `INPUT_BYTES_PER_SHUFFLE` of input when that is more."""
+    cores = max(session.sparkContext.defaultParallelism, 1)
+    partitions = max(SHUFFLES_PER_CORE * cores, math.ceil(input_bytes / INPUT_BYTES_PER_SHUFFLE))
+    session.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    return partitions
+
+
+def ship_code(session: SparkSession, folder: Path) -> Path | None:
+    """On a cluster master: zip this package's modules into `folder` (which must outlive the
+    session's jobs) and add them to the session, so every task imports the driver's code.
+    A local master runs this interpreter's installation: nothing to ship (None)."""
+    if local_threads(session.sparkContext.master):
+        return None
+    archive = folder / CODE_ARCHIVE
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as packed:
+        for package in (tapaco, opusparcus):
+            root = Path(package.__file__).parent
+            for module in sorted(root.rglob("*.py")):
+                packed.write(module, module.relative_to(root.parent).as_posix())
+    session.sparkContext.addPyFile(str(archive))
+    return archive
