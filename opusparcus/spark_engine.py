@@ -76,7 +76,7 @@ class SparkEngine:
         with tempfile.TemporaryDirectory(prefix="opusparcus-spark-",
                                          dir=self.options.temp_dir) as temporary:
             folder = Path(temporary)
-            ship_code(self.session, folder)
+            ship_code(self.session)
             shuffle_partitions(self.session, input_bytes(sources))
             with progress.stage(f"{','.join(plan)}: read bitexts on Spark"):
                 read = ExecutorInput(self.session, opus_dir, sources, set(plan), self.options,

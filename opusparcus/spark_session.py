@@ -3,7 +3,7 @@ get, and the shipping of this package to a cluster's workers.
 
 - On a local master, the driver gets `--memory-limit` and the Python workers run this
   interpreter (unless `PYSPARK_PYTHON` says otherwise).
-- On a cluster master, this package's own modules are zipped and added to the session
+- On a cluster master, the modules a ranking runs are zipped and added to the session
   (`addPyFile`), so workers that do not have it installed (or have another version) run the
   driver's code; its dependencies must be installed where the workers' Python
   (`PYSPARK_PYTHON`, `spark.pyspark.python`) runs.
@@ -14,22 +14,26 @@ get, and the shipping of this package to a cluster's workers.
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import importlib.util
 import math
 import os
 import shutil
 import sys
+import tempfile
 import warnings
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import regex
 
 import opusparcus
-import tapaco
+import tapaco.core
 from tapaco.core.errors import OptionError
 
 if TYPE_CHECKING:
@@ -39,7 +43,7 @@ if TYPE_CHECKING:
 # dozens of stages of a small ranking cost seconds.
 SHUFFLES_PER_CORE = 4
 INPUT_BYTES_PER_SHUFFLE = 32 << 20
-CODE_ARCHIVE = "pivot-paraphrase-miner-code.zip"
+CODE_ARCHIVE = "pivot-paraphrase-miner-code"
 NO_PYSPARK = "spark needs pyspark: pip install 'pivot-paraphrase-miner[spark]' (and Java 17)"
 
 
@@ -140,17 +144,41 @@ def shuffle_partitions(session: SparkSession, input_bytes: int) -> int:
     return partitions
 
 
-def ship_code(session: SparkSession, folder: Path) -> Path | None:
-    """On a cluster master: zip this package's modules into `folder` (which must outlive the
-    session's jobs) and add them to the session, so every task imports the driver's code.
-    A local master runs this interpreter's installation: nothing to ship (None)."""
-    if local_threads(session.sparkContext.master):
+def ship_code(session: SparkSession) -> str | None:
+    """On a cluster master: zip the modules a ranking runs (opusparcus and tapaco.core) and add
+    them to the session once, so every task imports the driver's code; the archive's name
+    holds its digest. A local master runs this interpreter's installation: nothing to ship
+    (None)."""
+    context = session.sparkContext
+    if local_threads(context.master):
         return None
-    archive = folder / CODE_ARCHIVE
+    opusparcus_folder = Path(opusparcus.__file__).parent
+    core_folder = Path(tapaco.core.__file__).parent
+    modules = sorted([*opusparcus_folder.rglob("*.py"), core_folder.parent / "__init__.py",
+                      *core_folder.rglob("*.py")])
+    digest = hashlib.sha256()
+    for module in modules:
+        digest.update(module.relative_to(opusparcus_folder.parent).as_posix().encode())
+        digest.update(module.read_bytes())
+    name = f"{CODE_ARCHIVE}-{digest.hexdigest()[:16]}.zip"
+    if (context.applicationId, name) in _shipped:
+        return name
+    archive = Path(_code_folder()) / name
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as packed:
-        for package in (tapaco, opusparcus):
-            root = Path(package.__file__).parent
-            for module in sorted(root.rglob("*.py")):
-                packed.write(module, module.relative_to(root.parent).as_posix())
-    session.sparkContext.addPyFile(str(archive))
-    return archive
+        for module in modules:
+            packed.write(module, module.relative_to(opusparcus_folder.parent).as_posix())
+    context.addPyFile(str(archive))
+    _shipped.add((context.applicationId, name))
+    return name
+
+
+_shipped: set[tuple[str, str]] = set()
+
+
+@cache
+def _code_folder() -> str:
+    """A folder for the shipped archives that lives as long as this process (the driver serves
+    the files from it to executors that start later)."""
+    folder = tempfile.mkdtemp(prefix="opusparcus-code-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
