@@ -92,11 +92,10 @@ class SparkEngine:
             pivots = [pivot_of(source, lang) for source in sources]
             ranking = _rank_on_spark(self.session, links, sentences, pivots, options, folder)
         try:
-            records = [BitextRecord(pivot, str(source.path), read.read[source.path].counts,
-                                    read.read[source.path].log,
-                                    read.read[source.path].without_year[
-                                        source.langs.index(lang)])
-                       for pivot, source in zip(pivots, sources)]
+            reported = [read.bitexts[source.path] for source in sources]
+            records = [BitextRecord(pivot, bitext.source, bitext.counts, bitext.log,
+                                    bitext.without_year[source.langs.index(lang)])
+                       for pivot, source, bitext in zip(pivots, sources, reported)]
             stats = statistics(lang, records, ranking.split_stats, ranking.pairs_written,
                                options)
             with progress.stage(f"{lang}: render and write on Spark"):

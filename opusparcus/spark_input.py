@@ -66,16 +66,17 @@ def input_bytes(sources: list[AlignmentSource]) -> int:
 
 
 class ExecutorInput:
-    """The bitexts of a run, read by Spark tasks into `folder`."""
+    """The bitexts of a run, read by Spark tasks into `folder`; what each task reported, by
+    path (`bitexts`)."""
 
     def __init__(self, session: SparkSession, opus_dir: Path, sources: list[AlignmentSource],
                  ranked: set[str], options: RankOptions, folder: Path) -> None:
         self.session, self.folder = session, folder
         self.number = {source.path: number for number, source in enumerate(sources)}
         self.sides = {source.path: source.langs for source in sources}
-        self.read = _read_on_executors(session, opus_dir, sources, ranked, options, folder)
+        self.bitexts = _read_on_executors(session, opus_dir, sources, ranked, options, folder)
 
-    def links(self, lang: str, sources: list[AlignmentSource]) -> DataFrame:
+    def _links(self, lang: str, sources: list[AlignmentSource]) -> DataFrame:
         """The links of `lang`'s bitexts: bitext (its place in `sources`), split, target
         (the side's code), pivot."""
         from pyspark.sql import functions as F
@@ -101,7 +102,7 @@ class ExecutorInput:
         codes, _ = numbered(self.session, distinct, "everything", ["sentence"], folder)
         sentences = codes.select(F.col("row").alias("code"), "sentence")
         code_of_local = local.join(sentences, "sentence").select("bitext", "local", "code")
-        links = self.links(lang, sources).join(code_of_local, ["bitext", "local"]).select(
+        links = self._links(lang, sources).join(code_of_local, ["bitext", "local"]).select(
             "bitext", "split", F.col("code").alias("target"), "pivot")
         return links, sentences
 

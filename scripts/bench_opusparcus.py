@@ -16,7 +16,11 @@ forked workers once per process) and throughput. The report is printed and writt
 ``<workdir>/bench-opusparcus-<links>.json`` (``bench-opusparcus-independent-<links>.json`` for
 the independent generator). With ``--sizes`` several sizes run in a row and a growth table
 (links, wall, decompression, ratio, memory) ends the output (also
-``bench-opusparcus[-independent]-growth.json``).
+``bench-opusparcus[-independent]-growth.json``). ``--engines local,spark,cluster`` compares the
+engines on one corpus: ``spark`` is Spark ``local[2]``, ``cluster`` a standalone cluster of two
+one-core workers on 127.0.0.1 started for the run (``scripts/spark_cluster.py``); the table
+adds the ranking process's own peak PSS (on Spark, the driver's Python; the tree minus it is
+the driver's JVM) and the cluster workers' (executors included).
 
 The ranking is killed when its process tree exceeds ``--max-rss-gib``. Without ``--keep`` the
 ranking output, and the corpus unless it was reused, are deleted afterwards.
@@ -224,18 +228,31 @@ def rank_command(args: argparse.Namespace, corpus: Path, out: Path, timings: Pat
 
 class GroupsWatch(threading.Thread):
     """Samples the summed PSS of several process groups (a cluster's workers, their executors
-    and Python workers) and keeps its peak."""
+    and Python workers) and keeps its peak; and the PSS of one process alone (the ranking's
+    own, the driver's Python)."""
 
-    def __init__(self, groups: list[int], interval: float = 1.0) -> None:
+    def __init__(self, groups: list[int], process: int, interval: float = 1.0) -> None:
         super().__init__(daemon=True)
-        self.groups, self.interval = groups, interval
-        self.peak_pss_mib = 0.0
+        self.groups, self.process, self.interval = groups, process, interval
+        self.peak_pss_mib = self.process_peak_pss_mib = 0.0
         self.done = threading.Event()
 
     def run(self) -> None:
         while not self.done.wait(self.interval):
             pss = sum(group_memory_mib(group)[1] for group in self.groups)
             self.peak_pss_mib = max(self.peak_pss_mib, pss)
+            self.process_peak_pss_mib = max(self.process_peak_pss_mib,
+                                            process_pss_mib(self.process))
+
+
+def process_pss_mib(pid: int) -> float:
+    """One process's PSS now (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            return next(int(line.split()[1]) for line in rollup
+                        if line.startswith(b"Pss:")) / 1024
+    except (OSError, StopIteration):
+        return 0.0
 
 
 def run_rank(command: list[str], limit_gib: float, cluster_groups: list[int] = ()) -> dict:
@@ -249,7 +266,7 @@ def run_rank(command: list[str], limit_gib: float, cluster_groups: list[int] = (
                             errors="replace", start_new_session=True)
     watch = MemoryWatch(proc.pid, limit_gib * 1024)
     watch.start()
-    workers = GroupsWatch(list(cluster_groups))
+    workers = GroupsWatch(list(cluster_groups), proc.pid)
     workers.start()
     stderr: list[str] = []
     reader = threading.Thread(target=pump, args=(proc.stderr, stderr), daemon=True)
@@ -266,6 +283,7 @@ def run_rank(command: list[str], limit_gib: float, cluster_groups: list[int] = (
             "tree_peak_rss_mib": round(watch.peak_rss_mib, 1),
             "tree_peak_pss_mib": round(watch.peak_pss_mib, 1), "killed_for_memory": watch.killed,
             "cluster_peak_pss_mib": round(workers.peak_pss_mib, 1) if cluster_groups else None,
+            "own_peak_pss_mib": round(workers.process_peak_pss_mib, 1),
             "stderr": "".join(stderr)}
 
 
@@ -468,7 +486,7 @@ def engine_lines(reports: dict[str, dict], outs: dict[str, Path], lang: str) -> 
     """The engines side by side: wall, ratio to decompression, overhead, same output."""
     first = next(iter(reports))
     lines = ["", f"{'engine':<8} {'wall s':>9} {'ratio':>7} {'x ' + first:>9} "
-                 f"{'tree PSS MiB':>13} {'driver py MiB':>14} {'cluster MiB':>12} "
+                 f"{'tree PSS MiB':>13} {'own PSS MiB':>12} {'cluster MiB':>12} "
                  f"{'same output':>12}"]
     for engine, report in reports.items():
         rank = report["rank"]
@@ -477,7 +495,7 @@ def engine_lines(reports: dict[str, dict], outs: dict[str, Path], lang: str) -> 
         lines.append(f"{engine:<8} {wall:>9.1f} {fmt(report['ratio_to_decompression'], '7.1f')} "
                      f"{wall / reports[first]['rank']['wall_seconds']:>9.2f} "
                      f"{rank['tree_peak_pss_mib']:>13,.0f} "
-                     f"{fmt(report['timings'].get('peak_rss_mib'), '14,.0f')} "
+                     f"{fmt(rank.get('own_peak_pss_mib'), '12,.0f')} "
                      f"{fmt(rank.get('cluster_peak_pss_mib'), '12,.0f')} {str(same):>12}")
     return lines
 

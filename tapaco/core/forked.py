@@ -41,20 +41,6 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def own_peak_rss_mib() -> float:
-    """This process's peak resident memory in its own address space (Linux's VmHWM): the
-    ru_maxrss of a process started by fork and exec keeps the peak of the process it was
-    forked from."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return peak_rss_mib()
-
-
 def usable_cores() -> int:
     """The cores this process may run on."""
     try:
@@ -152,7 +138,7 @@ def _run_and_send(function: Callable[..., Any], args: tuple, parent: int,  # noq
         result = function(*args)
     except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
         result = _Failure(error)
-    sender.send((result, own_peak_rss_mib()))
+    sender.send((result, peak_rss_mib()))
     sender.close()
 
 
@@ -246,7 +232,7 @@ def serve_one(parent: int) -> None:
         result = function(*args)
     except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
         result = _Failure(error)
-    pickle.dump((result, own_peak_rss_mib()), sys.stdout.buffer,
+    pickle.dump((result, peak_rss_mib()), sys.stdout.buffer,
                 protocol=pickle.HIGHEST_PROTOCOL)
     sys.stdout.buffer.flush()
 

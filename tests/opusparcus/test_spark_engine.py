@@ -171,3 +171,46 @@ def test_bad_input_read_by_a_task_stops_with_the_local_engines_line_or_is_skippe
     assert errors[0] == errors[1] and "\n" not in errors[1] and "UTF-8" in errors[1]
     stats = _same_output(root, tmp_path / "skipped", "en", skip_bad_input=True)
     assert sum(stats["bad_input"]["skipped"].values()) == 1
+
+
+class _FakeContext:
+    def __init__(self, master: str, cores: int = 2) -> None:
+        self.master, self.defaultParallelism, self.applicationId = master, cores, "app-1"
+        self.added: list[str] = []
+
+    def addPyFile(self, path: str) -> None:  # noqa: N802 (pyspark's name)
+        self.added.append(path)
+
+
+class _FakeSession:
+    def __init__(self, master: str, cores: int = 2) -> None:
+        self.sparkContext = _FakeContext(master, cores)
+        self.settings: dict[str, str] = {}
+        self.conf = self
+
+    def set(self, key: str, value: str) -> None:
+        self.settings[key] = value
+
+
+@pytest.mark.parametrize(("cores", "input_bytes", "partitions"), [
+    (2, 0, 8), (2, 100 << 20, 8), (2, 1 << 30, 32), (16, 1 << 30, 64), (2, (1 << 30) + 1, 33)])
+def test_shuffle_partitions_follow_the_cores_and_the_input(cores, input_bytes, partitions):
+    session = _FakeSession("spark://host:7077", cores)
+    assert spark_session.shuffle_partitions(session, input_bytes) == partitions
+    assert session.settings["spark.sql.shuffle.partitions"] == str(partitions)
+
+
+def test_the_code_shipped_to_a_cluster_is_the_ranking_modules_once_a_session():
+    import zipfile
+
+    assert spark_session.ship_code(_FakeSession("local[2]")) is None
+    session = _FakeSession("spark://host:7077")
+    name = spark_session.ship_code(session)
+    assert spark_session.ship_code(session) == name
+    assert len(session.sparkContext.added) == 1
+    with zipfile.ZipFile(session.sparkContext.added[0]) as shipped:
+        names = set(shipped.namelist())
+    assert {"opusparcus/spark_input.py", "opusparcus/rank.py", "tapaco/__init__.py",
+            "tapaco/core/opus/moses_columns.py"} <= names
+    assert not any(name.startswith(("tapaco/graph", "tapaco/sample")) for name in names)
+    assert all(name.endswith(".py") for name in names)
