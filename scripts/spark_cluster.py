@@ -38,7 +38,7 @@ class Cluster:
             with urllib.request.urlopen(f"http://127.0.0.1:{self.ui_port}/json/",
                                         timeout=2) as page:
                 state = json.load(page)
-        except OSError:
+        except (OSError, ValueError):  # not listening yet, or a page not yet whole
             return 0
         return sum(worker["state"] == "ALIVE" for worker in state.get("workers", []))
 
