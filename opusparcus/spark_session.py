@@ -81,10 +81,19 @@ def spark_session(master: str, memory_limit: int, quiet: bool = False) -> SparkS
             session = builder.config("spark.sql.execution.arrow.pyspark.enabled",
                                      "true").getOrCreate()
     except Exception as error:  # pyspark raises plain exceptions when Java or the master fails
+        hint = "" if threads else " (is the master running and reachable from here?)"
         raise OptionError("--spark-master", f"cannot start Spark on {master}: "
-                          f"{str(error).splitlines()[0]}") from None
+                          f"{start_failure(error)}{hint}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def start_failure(error: Exception) -> str:
+    """What went wrong, in one line: a Java exception's own message where py4j only says
+    which call failed."""
+    java = getattr(error, "java_exception", None)
+    text = str(java) if java is not None else str(error)
+    return (text.strip().splitlines() or [type(error).__name__])[0]
 
 
 @contextmanager

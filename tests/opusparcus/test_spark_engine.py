@@ -214,3 +214,15 @@ def test_the_code_shipped_to_a_cluster_is_the_ranking_modules_once_a_session():
             "tapaco/core/opus/moses_columns.py"} <= names
     assert not any(name.startswith(("tapaco/graph", "tapaco/sample")) for name in names)
     assert all(name.endswith(".py") for name in names)
+
+
+def test_a_failed_start_says_the_java_reason_in_one_line():
+    class Py4JError(Exception):
+        java_exception = "java.lang.IllegalStateException: Cannot call methods on a stopped " \
+                         "SparkContext.\n\tat org.apache.spark..."
+
+    failure = Py4JError("An error occurred while calling None.org.apache.spark.SparkContext.")
+    assert spark_session.start_failure(failure) == (
+        "java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext.")
+    assert spark_session.start_failure(RuntimeError("Java gateway process exited\nmore")) == (
+        "Java gateway process exited")
