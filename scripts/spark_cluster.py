@@ -7,7 +7,8 @@ started from the pyspark package's own `spark-class` (Java 17 on PATH), REST ser
 
 `cluster.pids()` lists the processes of the workers (their executors and Python workers
 included), for measuring their memory. Run as a script, it starts one and waits: `python
-scripts/spark_cluster.py --workers 2` prints the master URL.
+scripts/spark_cluster.py --workers 2` prints the master URL and stops the cluster on Ctrl-C or
+`kill`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -115,6 +118,10 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=1)
     parser.add_argument("--memory", default="2g")
     args = parser.parse_args()
+    # stop the cluster on Ctrl-C or `kill`, also when started in the background (where the
+    # shell left SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with standalone_cluster(args.folder, args.workers, args.cores, args.memory) as cluster:
         print(cluster.master, flush=True)
         try:
