@@ -143,7 +143,6 @@ def local_threads(master: str) -> int:
     return os.cpu_count() or 1 if match[1] == "*" else int(match[1] or 1)
 
 
-
 def shuffle_partitions(session: SparkSession, input_bytes: int) -> int:
     """Set and return the shuffle partitions of a ranking: `SHUFFLES_PER_CORE` per core of the
     session, or one per `INPUT_BYTES_PER_SHUFFLE` of input when that is more."""
@@ -163,19 +162,21 @@ def ship_code(session: SparkSession) -> str | None:
         return None
     opusparcus_folder = Path(opusparcus.__file__).parent
     core_folder = Path(tapaco.core.__file__).parent
-    modules = sorted([*opusparcus_folder.rglob("*.py"), core_folder.parent / "__init__.py",
-                      *core_folder.rglob("*.py")])
+    modules = {module.relative_to(opusparcus_folder.parent).as_posix(): module.read_bytes()
+               for module in sorted([*opusparcus_folder.rglob("*.py"),
+                                     core_folder.parent / "__init__.py",
+                                     *core_folder.rglob("*.py")])}
     digest = hashlib.sha256()
-    for module in modules:
-        digest.update(module.relative_to(opusparcus_folder.parent).as_posix().encode())
-        digest.update(module.read_bytes())
+    for module, source in modules.items():
+        digest.update(module.encode())
+        digest.update(source)
     name = f"{CODE_ARCHIVE}-{digest.hexdigest()[:16]}.zip"
     if (context.applicationId, name) in _shipped:
         return name
     archive = Path(_code_folder()) / name
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as packed:
-        for module in modules:
-            packed.write(module, module.relative_to(opusparcus_folder.parent).as_posix())
+        for module, source in modules.items():
+            packed.writestr(module, source)
     context.addPyFile(str(archive))
     _shipped.add((context.applicationId, name))
     return name
