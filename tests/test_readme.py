@@ -34,10 +34,20 @@ def test_python_blocks_run(tmp_path, monkeypatch):
                                    "with the datasets library (test extra)")
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf")
     shutil.copytree(SAMPLE, tmp_path / "tatoeba")
+    root = _sample_project(tmp_path)
+    _run(_quick_start_commands()[0], root)  # the blocks may read what the quick start made
+    shutil.copytree(root / "out", tmp_path / "out")
+    with open(tmp_path / "out" / "fr.txt", "a", encoding="utf-8") as french_file:
+        french_file.write('99\t7\t"Quoi ?" dit-il.\t\tNA\n')  # quotes and "NA" are text
+    namespaces = []
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
-    assert (tmp_path / "out" / "stats.json").is_file()
+        namespaces.append({"__name__": "readme"})
+        exec(compile(block, "README.md", "exec"), namespaces[-1])
+    assert (tmp_path / "tapaco-out" / "stats.json").is_file()
     assert (tmp_path / "out-parquet" / "data" / "fr.parquet").is_file()
+    french = next(space["french"] for space in namespaces if "pd" in space)
+    lines = (tmp_path / "out" / "fr.txt").read_text(encoding="utf-8").splitlines()
+    assert french.values.tolist() == [line.split("\t") for line in lines]
 
 
 def _quick_start_commands() -> list[list[str]]:
@@ -119,3 +129,17 @@ def test_every_command_the_readme_shows_parses():
             parsers[words[2]].parse_args(words[3:])
         except SystemExit:
             pytest.fail(f"the README shows a command its parser refuses: {shlex.join(words)}")
+
+
+def test_readme_and_docs_cite_what_users_have():
+    """Users have the papers, OPUS and the project's docs, not the maintainers' contract."""
+    for page in [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]:
+        assert not re.search(r"\bSPEC\b", page.read_text(encoding="utf-8")), page.name
+
+
+def test_the_test_command_enters_the_quick_starts_venv():
+    """Run in a new shell, the test command must still use the quick start's environment."""
+    quick_start = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    test_command = next(line for block in re.findall(r"```sh\n(.*?)```", quick_start, re.S)
+                        for line in block.splitlines() if "pytest" in line)
+    assert test_command.startswith(". .venv/bin/activate && ")
