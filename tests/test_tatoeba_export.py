@@ -122,6 +122,8 @@ def test_command_line_with_parquet(tmp_path):
     card = (tmp_path / "o/README.md").read_text()
     assert "python -m tapaco build --tatoeba-export EXPORT_DIR --out OUT" in card
     assert "--documents" not in card  # it does not apply to exports
+    assert "rebuilt from Tatoeba's own exports (https://tatoeba.org/downloads)" in card
+    assert "OPUS" not in card and 'license: "cc-by-2.0"' in card and "CC BY 2.0 FR" in card
 
 
 def test_the_published_tar_bz2_archives_read_as_the_files(tmp_path):
