@@ -86,7 +86,7 @@ def _table(header: list[str], rows: list[list]) -> list[str]:
 
 def stats_markdown(stats: dict) -> str:
     """`stats.json` as Markdown: the source, the paper's Tables 1-3 (graph sizes, filter funnel,
-    per-language sizes), the Leiden split, marks, and the input counts."""
+    per-language sizes), the Leiden split and its rounds, marks, and the input counts."""
     graph = stats["graph"]
     lines = ["# TaPaCo build statistics", "",
              f"Built from {Provenance.recorded(stats).described()}.", "", "## Graph (Table 1)", ""]
@@ -108,6 +108,12 @@ def stats_markdown(stats: dict) -> str:
         lines += _table(["language", "sets rescued", "sentences rescued"],
                         [[lang, v["sets"], v["sentences"]]
                          for lang, v in split["per_language"].items()])
+        lines += ["", "Leiden rounds (each round splits the communities still oversized):", ""]
+        lines += _table(["round", "graphs", "vertices", "most iterations", "converged",
+                         "lowest quality"],
+                        [[number, r["graphs"], r["vertices"], r["iterations"], r["converged"],
+                          "none" if r["lowest_quality"] is None else r["lowest_quality"]]
+                         for number, r in enumerate(split["leiden_rounds"], 1)])
     if "marks" in stats:
         lines += ["", "## Marked pairs (--marks)", ""]
         lines += _table(["language", "pairs in sets", "trivial", "neutralisation", "marked share"],

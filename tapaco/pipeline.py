@@ -156,7 +156,8 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
         "versions": versions,
         "options": settings,
         "source": source.as_dict(),
-        "input": {**asdict(corpus.counts), "languages": len(corpus.languages),
+        "input": {**{key: value for key, value in asdict(corpus.counts).items()
+                     if value is not None}, "languages": len(corpus.languages),
                   "bad_input_skipped": log.total},
         "graph": {**graph.edge_counts, "components": graph.component_count},
         "funnel": [{k: v for k, v in step.items() if k != "per_language"}

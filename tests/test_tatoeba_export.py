@@ -98,6 +98,17 @@ def test_unknown_sentences_and_languages_are_counted_and_left_out(tmp_path):
     corpus = read_export(folder, Progress())
     assert corpus.counts.links_to_unknown_sentences == 2
     assert "s50" not in corpus.sides and "s40" not in corpus.sides
+    with open(folder / "sentences.csv", "a") as handle:  # unlinked: only this count shows it
+        handle.write("51\t\\N\tAlso unknown.\n")
+    stats = build(folder, tmp_path / "out", BuildOptions(FilterOptions(min_sets=1)),
+                  tatoeba_export=True)
+    assert stats["input"]["sentences_of_unknown_language"] == 2  # s50, s51
+    assert stats["input"]["links_to_unknown_sentences"] == 2  # 1-999 and 50-2
+    markdown = (tmp_path / "out" / "stats.md").read_text(encoding="utf-8")
+    assert "| sentences of unknown language | 2 |" in markdown
+    assert "sentences_of_unknown_language" not in build(
+        write_opus(tmp_path / "opus"), tmp_path / "opus-out",
+        BuildOptions(FilterOptions(min_sets=1)))["input"]  # an OPUS release has no such case
 
 
 def test_bad_exports_are_one_line_errors(tmp_path, capsys):
