@@ -285,9 +285,10 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     if options.engine == "spark":
         check_available()
     plan = {lang: pivot_sources(opus_dir, lang, options.pivots) for lang in langs}
-    source = release_provenance(opus_dir)
+    provenance = release_provenance(opus_dir)
     if options.engine == "spark":
-        return SparkEngine(options).rank_languages(opus_dir, plan, outputs, progress, source)
+        return SparkEngine(options).rank_languages(opus_dir, plan, outputs, progress,
+                                                   provenance)
     sources = list({source.path: source for chosen in plan.values() for source in chosen}
                    .values())
     needed = set(langs) | {pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
@@ -303,7 +304,7 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
             later = {s.path for other in langs[position + 1:] for s in plan[other]}
             job = LanguageJob(lang, [pivot_links(s, lang, read, vocabulary_of) for s in plan[lang]],
                               read, vocabulary_of[lang], outputs[lang], options, progress,
-                              partial(_release_links, read, vocabulary_of, later), source)
+                              partial(_release_links, read, vocabulary_of, later), provenance)
             results[lang] = engine.rank(job)
         return results
 
@@ -312,7 +313,7 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
 class LanguageJob:
     """One target language to rank: its links to each pivot, the bitexts read, its vocabulary,
     its output folder; `free_unneeded` lets go of what no language still to rank needs;
-    `source`: what the release is."""
+    `provenance`: what the release is."""
 
     lang: str
     links: list[PivotLinks]
@@ -322,7 +323,7 @@ class LanguageJob:
     options: RankOptions
     progress: Progress
     free_unneeded: Callable[[], None]
-    source: Provenance
+    provenance: Provenance
 
     def counted(self) -> None:
         """Once the pairs are counted: the links' arrays, and whatever no language still to rank
@@ -337,7 +338,7 @@ class LanguageJob:
                                 self.read.bitexts[b.path].counts, self.read.logs[b.path],
                                 b.without_year) for b in self.links]
         return statistics(self.lang, records, split_stats, pairs_written, self.options,
-                          self.source)
+                          self.provenance)
 
 
 class LocalEngine:

@@ -70,9 +70,9 @@ class SparkEngine:
 
     def rank_languages(self, opus_dir: Path, plan: dict[str, list[AlignmentSource]],
                        outputs: dict[str, OutputFolder], progress: Progress,
-                       source: Provenance) -> dict[str, dict]:
+                       provenance: Provenance) -> dict[str, dict]:
         """Rank every language of `plan` (its bitexts) into its output folder; each language's
-        statistics (`source`: what the release is)."""
+        statistics (`provenance`: what the release is)."""
         sources = list({source.path: source for chosen in plan.values() for source in chosen}
                        .values())
         with tempfile.TemporaryDirectory(prefix="opusparcus-spark-",
@@ -84,11 +84,11 @@ class SparkEngine:
                 read = ExecutorInput(self.session, opus_dir, sources, set(plan), self.options,
                                      folder / "input")
             return {lang: self._rank(lang, plan[lang], read, outputs[lang], progress,
-                                     folder / lang, source) for lang in plan}
+                                     folder / lang, provenance) for lang in plan}
 
     def _rank(self, lang: str, sources: list[AlignmentSource], read: ExecutorInput,
               output: OutputFolder, progress: Progress, folder: Path,
-              source: Provenance) -> dict:
+              provenance: Provenance) -> dict:
         options = self.options
         with progress.stage(f"{lang}: rank on Spark"):
             links, sentences = read.coded(lang, sources, folder / "codes")
@@ -100,7 +100,7 @@ class SparkEngine:
                                     bitext.without_year[source.langs.index(lang)])
                        for pivot, source, bitext in zip(pivots, sources, reported)]
             stats = statistics(lang, records, ranking.split_stats, ranking.pairs_written,
-                               options, source)
+                               options, provenance)
             with progress.stage(f"{lang}: render and write on Spark"):
                 parts = write_parts(ranking.numbered, lang, options.score != "summed-pmi",
                                     folder / "parts")

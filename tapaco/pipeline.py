@@ -140,7 +140,8 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
 
 
 def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
-                options: BuildOptions, source: Provenance, rescued: dict | None = None) -> dict:
+                options: BuildOptions, provenance: Provenance,
+                rescued: dict | None = None) -> dict:
     final = funnel.steps[-1]["per_language"]
     settings = {**asdict(options.filters), "languages": list(options.languages),
                 "skip_bad_input": options.skip_bad_input, "documents": options.documents}
@@ -155,7 +156,7 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
         "signature": signature(COMMAND, versions, settings),
         "versions": versions,
         "options": settings,
-        "source": source.as_dict(),
+        "source": provenance.as_dict(),
         "input": {**{key: value for key, value in asdict(corpus.counts).items()
                      if value is not None}, "languages": len(corpus.languages),
                   "bad_input_skipped": log.total},
@@ -197,15 +198,16 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     log = BadInputLog(options.skip_bad_input)
     if tatoeba_export:
         read = partial(read_export, opus_dir, progress, options.export_language_codes)
-        source = Provenance("Tatoeba", TATOEBA_EXPORT)
+        provenance = Provenance("Tatoeba", TATOEBA_EXPORT)
     else:
-        source = release_provenance(opus_dir)
+        provenance = release_provenance(opus_dir)
         if options.languages:
             _check_languages(opus_dir, options.languages)
         read = partial(read_corpus, opus_dir, log, progress, options.documents,
                        parallel=options.worker_count > 1, surface_hasher=SurfaceHasher())
     with garbage_collector_paused():
-        return _build(read, log, output, options, progress, formats, tatoeba_export, source)
+        return _build(read, log, output, options, progress, formats, tatoeba_export,
+                      provenance)
 
 
 def command_line(options: BuildOptions, formats: tuple[str, ...],
@@ -297,7 +299,7 @@ def _without_sort_keys(graph: SentenceGraph) -> SentenceGraph:
 
 def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
            options: BuildOptions, progress: Progress, formats: tuple[str, ...],
-           tatoeba_export: bool, source: Provenance) -> dict:
+           tatoeba_export: bool, provenance: Provenance) -> dict:
     corpus = read()
     with progress.stage("graph and components"):
         graph = build_graph(corpus, keep_edges=options.split.splits,
@@ -317,7 +319,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
                                      options.filters, funnel, options.worker_count)
     with progress.stage("output rows"):
         rescued = None if split is None else _rescued(rows, split, funnel)
-        stats = _statistics(corpus, graph, funnel, log, options, source, rescued)
+        stats = _statistics(corpus, graph, funnel, log, options, provenance, rescued)
         files = language_rows(corpus, graph, rows)
     marks = {}
     if options.marks:
