@@ -37,6 +37,7 @@ from opusparcus.paraphrase_scores import (
     read_tables,
 )
 from tapaco.core.dataset_card import Card, Config, write_parquet
+from tapaco.core.provenance import Provenance
 from tapaco.core.versions import library_versions
 
 RANKED = pa.schema([("id", pa.string()), ("sent1", pa.string()), ("sent2", pa.string()),
@@ -201,9 +202,10 @@ def write_rank_card(folder: Path, lang: str, stats: dict, command: str,
     written = stats["pairs_written"]
     splits = {RANK_SPLITS[split]: rank_parquet_name(split) for split in RANK_SPLITS
               if written[split]}
-    summary = (f"{lang} sentence pairs that share pivot translations in OpenSubtitles, ranked "
-               f"as Opusparcus (Creutz 2018) ranks them: {written['train']:,} training pairs, "
-               f"best first, and {written['dev']:,} dev and {written['test']:,} test "
+    source = Provenance.recorded(stats)
+    summary = (f"{lang} sentence pairs that share pivot translations in {source.described()}, "
+               f"ranked as Opusparcus (Creutz 2018) ranks them: {written['train']:,} training "
+               f"pairs, best first, and {written['dev']:,} dev and {written['test']:,} test "
                "candidates, which become the dev and test sets once people annotate them "
                "(`opusparcus sample`, `annotate`, `combine`, `export-gem`). The Parquet files "
                "hold the rows of the release's text files"
@@ -218,10 +220,12 @@ def write_rank_card(folder: Path, lang: str, stats: dict, command: str,
         fields["paraphrase_score"] = MEANING
         scores = "\n\n" + card_note({name: scored.get(split) for split, name in RANK_SPLITS.items()
                                      if written[split]})
-    card = Card(f"Opusparcus {lang} (rebuilt, ranked)", LICENSE, summary, configs, [lang],
+    licence, licence_note = source.licence()
+    card = Card(f"Opusparcus {lang} (rebuilt, ranked)", licence, summary, configs, [lang],
                 command, stats["versions"], fields,
                 CITATION if scored is None else f"{CITATION}\n\n{SCORE_CITATION}",
-                notes=f"{notes} Options: `{stats['signature']}`.{scores}")
+                notes=f"{notes} Options: `{stats['signature']}`.{scores}",
+                licence_note=licence_note)
     (folder / "README.md").write_text(card.text(), encoding="utf-8")
 
 

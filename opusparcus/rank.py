@@ -62,6 +62,7 @@ from tapaco.core.memory import (
 from tapaco.core.opus import AlignmentSource, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
+from tapaco.core.provenance import Provenance, release_provenance
 
 
 def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False,
@@ -284,8 +285,10 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     if options.engine == "spark":
         check_available()
     plan = {lang: pivot_sources(opus_dir, lang, options.pivots) for lang in langs}
+    provenance = release_provenance(opus_dir)
     if options.engine == "spark":
-        return SparkEngine(options).rank_languages(opus_dir, plan, outputs, progress)
+        return SparkEngine(options).rank_languages(opus_dir, plan, outputs, progress,
+                                                   provenance)
     sources = list({source.path: source for chosen in plan.values() for source in chosen}
                    .values())
     needed = set(langs) | {pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
@@ -301,7 +304,7 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
             later = {s.path for other in langs[position + 1:] for s in plan[other]}
             job = LanguageJob(lang, [pivot_links(s, lang, read, vocabulary_of) for s in plan[lang]],
                               read, vocabulary_of[lang], outputs[lang], options, progress,
-                              partial(_release_links, read, vocabulary_of, later))
+                              partial(_release_links, read, vocabulary_of, later), provenance)
             results[lang] = engine.rank(job)
         return results
 
@@ -309,7 +312,8 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
 @dataclass
 class LanguageJob:
     """One target language to rank: its links to each pivot, the bitexts read, its vocabulary,
-    its output folder; `free_unneeded` lets go of what no language still to rank needs."""
+    its output folder; `free_unneeded` lets go of what no language still to rank needs;
+    `provenance`: what the release is."""
 
     lang: str
     links: list[PivotLinks]
@@ -319,6 +323,7 @@ class LanguageJob:
     options: RankOptions
     progress: Progress
     free_unneeded: Callable[[], None]
+    provenance: Provenance
 
     def counted(self) -> None:
         """Once the pairs are counted: the links' arrays, and whatever no language still to rank
@@ -332,7 +337,8 @@ class LanguageJob:
         records = [BitextRecord(b.pivot, self.read.bitexts[b.path].source,
                                 self.read.bitexts[b.path].counts, self.read.logs[b.path],
                                 b.without_year) for b in self.links]
-        return statistics(self.lang, records, split_stats, pairs_written, self.options)
+        return statistics(self.lang, records, split_stats, pairs_written, self.options,
+                          self.provenance)
 
 
 class LocalEngine:

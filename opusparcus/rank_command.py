@@ -15,11 +15,8 @@ from tapaco.core.files import json_text
 from tapaco.core.forked import usable_cores
 from tapaco.core.memory import default_memory_limit, format_size
 from tapaco.core.options import Command, integer, languages, number, output_formats, size
-from tapaco.core.outputs import OutputFile
+from tapaco.core.outputs import OVERWRITE_FOLDER_HELP, OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
-
-OVERWRITE_HELP = ("replace an earlier output of this command even if it was changed since, or "
-                  "a file it did not write (never an input)")
 
 
 def _fanout(value: str) -> int:
@@ -51,7 +48,7 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     command.add_argument("--out", type=Path, required=True, metavar="OUT",
                          help="output folder: OUT/<lang>/ holds train/, dev/, test/, stats.json "
                               "and manifest.json")
-    command.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+    command.add_argument("--overwrite", action="store_true", help=OVERWRITE_FOLDER_HELP)
     command.add_argument("--pivots", type=languages, default=(), metavar="xx,yy",
                          help="pivot languages, comma-separated (default: every language with "
                               "a bitext with the target)")
@@ -158,7 +155,7 @@ def _run(arguments: argparse.Namespace) -> None:
     timings_file = None
     if arguments.timings:
         timings_file = OutputFile(arguments.timings, COMMAND, (arguments.opus_dir,),
-                                  arguments.overwrite, timings_file_is_own, option="--timings")
+                                  is_own=timings_file_is_own, option="--timings")
         timings_file.check()
     progress = Progress(enabled=False if arguments.quiet else None)
     ranked = rank_languages(arguments.opus_dir, langs, arguments.out, options, progress,

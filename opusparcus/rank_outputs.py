@@ -12,6 +12,7 @@ from opusparcus.export import release_files
 from opusparcus.paraphrase_scores import ScoredFile, scored_files
 from opusparcus.parquet_release import write_rank_parquet
 from opusparcus.rank_inputs import RankOptions
+from tapaco.core.provenance import Provenance
 from tapaco.core.versions import library_versions, signature
 
 COMMAND = "opusparcus rank"
@@ -64,8 +65,9 @@ def formats_from_text(folder: Path, lang: str, stats: dict, options: RankOptions
 
 
 def statistics(lang: str, bitexts: list[BitextRecord], split_stats: dict,
-               pairs_written: dict[str, int], options: RankOptions) -> dict:
-    """The `stats.json` of a ranked language."""
+               pairs_written: dict[str, int], options: RankOptions,
+               provenance: Provenance) -> dict:
+    """The `stats.json` of a ranked language; `provenance`: what the release is."""
     skipped: dict[str, int] = {}
     for bitext in bitexts:
         for kind, count in bitext.log["skipped"].items():
@@ -76,6 +78,7 @@ def statistics(lang: str, bitexts: list[BitextRecord], split_stats: dict,
         "signature": signature(COMMAND, versions, {"lang": lang, **options.decisive()}),
         "versions": versions,
         "options": options.decisive(),
+        "source": provenance.as_dict(),
         "bitexts": {b.pivot: {"source": b.source, **asdict(b.counts),
                               "links_without_year": b.without_year} for b in bitexts},
         "links_read": sum(b.counts.links for b in bitexts),

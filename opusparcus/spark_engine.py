@@ -49,6 +49,7 @@ from tapaco.core.files import write_json
 from tapaco.core.opus import AlignmentSource
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
+from tapaco.core.provenance import Provenance
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -68,9 +69,10 @@ class SparkEngine:
                                      options.quiet)
 
     def rank_languages(self, opus_dir: Path, plan: dict[str, list[AlignmentSource]],
-                       outputs: dict[str, OutputFolder], progress: Progress) -> dict[str, dict]:
+                       outputs: dict[str, OutputFolder], progress: Progress,
+                       provenance: Provenance) -> dict[str, dict]:
         """Rank every language of `plan` (its bitexts) into its output folder; each language's
-        statistics."""
+        statistics (`provenance`: what the release is)."""
         sources = list({source.path: source for chosen in plan.values() for source in chosen}
                        .values())
         with tempfile.TemporaryDirectory(prefix="opusparcus-spark-",
@@ -82,10 +84,11 @@ class SparkEngine:
                 read = ExecutorInput(self.session, opus_dir, sources, set(plan), self.options,
                                      folder / "input")
             return {lang: self._rank(lang, plan[lang], read, outputs[lang], progress,
-                                     folder / lang) for lang in plan}
+                                     folder / lang, provenance) for lang in plan}
 
     def _rank(self, lang: str, sources: list[AlignmentSource], read: ExecutorInput,
-              output: OutputFolder, progress: Progress, folder: Path) -> dict:
+              output: OutputFolder, progress: Progress, folder: Path,
+              provenance: Provenance) -> dict:
         options = self.options
         with progress.stage(f"{lang}: rank on Spark"):
             links, sentences = read.coded(lang, sources, folder / "codes")
@@ -97,7 +100,7 @@ class SparkEngine:
                                     bitext.without_year[source.langs.index(lang)])
                        for pivot, source, bitext in zip(pivots, sources, reported)]
             stats = statistics(lang, records, ranking.split_stats, ranking.pairs_written,
-                               options)
+                               options, provenance)
             with progress.stage(f"{lang}: render and write on Spark"):
                 parts = write_parts(ranking.numbered, lang, options.score != "summed-pmi",
                                     folder / "parts")

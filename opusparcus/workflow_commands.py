@@ -20,9 +20,10 @@ from opusparcus.parquet_release import GEM_SCHEMAS
 from opusparcus.sampling import sample_pairs
 from tapaco.core.errors import OptionError
 from tapaco.core.options import Command, integer, output_formats
+from tapaco.core.outputs import OVERWRITE_FOLDER_HELP
 
-OVERWRITE_HELP = ("replace an earlier output of this command even if it was changed since, or "
-                  "a file it did not write (never an input, never labelled annotations)")
+OVERWRITE_FILE_HELP = ("replace the output file even if this command did not write it (never an "
+                       "input, never labelled annotations)")
 
 
 def _gem_formats(value: str) -> tuple[str, ...]:
@@ -100,7 +101,7 @@ def _combine_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentPa
                          help="annotation file labelled by both annotators")
     combine.add_argument("--out", type=Path, required=True, metavar="FILE",
                          help="combined file to write (never the annotation file)")
-    combine.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+    combine.add_argument("--overwrite", action="store_true", help=OVERWRITE_FILE_HELP)
     return combine
 
 
@@ -127,7 +128,7 @@ def _cutoff_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentPar
                         help="cut where the 95 %% interval's lower bound reaches the level")
     cutoff.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help="folder for <lang>-train-<level>.txt.bz2 and cutoffs.json")
-    cutoff.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+    cutoff.add_argument("--overwrite", action="store_true", help=OVERWRITE_FOLDER_HELP)
     return cutoff
 
 
@@ -154,7 +155,7 @@ def _plot_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParse
                       help="combined annotations (combine's output)")
     plot.add_argument("--out", type=Path, required=True, metavar="STEM",
                       help="picture path without suffix: STEM.png and STEM.svg are written")
-    plot.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+    plot.add_argument("--overwrite", action="store_true", help=OVERWRITE_FILE_HELP)
     return plot
 
 
@@ -198,7 +199,7 @@ def _gem_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                           "the dev and test files (candidates or annotated; one per split): "
                           "every record gains paraphrase_score (matched by id, the sentences "
                           "checked; null where none) and the Parquet card names the model")
-    gem.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+    gem.add_argument("--overwrite", action="store_true", help=OVERWRITE_FOLDER_HELP)
     return gem
 
 

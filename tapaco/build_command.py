@@ -13,7 +13,7 @@ from tapaco.core.errors import OptionError
 from tapaco.core.files import json_text
 from tapaco.core.options import Command, integer, languages, output_formats
 from tapaco.core.opus import FOLDERS
-from tapaco.core.outputs import OutputFile
+from tapaco.core.outputs import OVERWRITE_FOLDER_HELP, OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
 from tapaco.filters import FilterOptions
 from tapaco.pipeline import COMMAND, BuildOptions, build
@@ -40,9 +40,7 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     command.add_argument("--out", type=Path, required=True, metavar="OUT",
                          help="output folder: <lang>.txt, stats.json, stats.md, manifest.json; "
                               "an existing one is replaced only if an earlier build wrote it")
-    command.add_argument("--overwrite", action="store_true",
-                         help="replace files of an earlier build even if they were changed "
-                              "since (files it did not write are never replaced)")
+    command.add_argument("--overwrite", action="store_true", help=OVERWRITE_FOLDER_HELP)
     command.add_argument("--langs", type=languages, default=(), metavar="xx,yy",
                          help="comma-separated output languages (all still pivot); default: all")
     command.add_argument("--max-set-size", type=int, default=100, metavar="N",

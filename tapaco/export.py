@@ -13,6 +13,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from tapaco.core.dataset_card import Card, Config
+from tapaco.core.provenance import Provenance
 
 Row = tuple[int, str, str, str, str]
 SCHEMA = pa.schema([("paraphrase_set_id", pa.string()), ("sentence_id", pa.string()),
@@ -45,30 +46,37 @@ def parquet_path(lang: str) -> str:
     return f"data/{lang}.parquet"
 
 
-def dataset_card(stats: dict, command: str) -> Card:
-    """The card of a build's Parquet files: one config per language, `all_languages` first."""
+def dataset_card(stats: dict, command: str, formats: tuple[str, ...]) -> Card:
+    """The card of a build's Parquet files: one config per language, `all_languages` first; it
+    names the `<lang>.txt` files only when they were written (`tsv` in `formats`)."""
     languages = list(stats["languages"])
+    source = Provenance.recorded(stats)
     configs = [Config("all_languages", {"train": "data/*.parquet"}, default=True)]
     configs += [Config(lang, {"train": parquet_path(lang)}) for lang in languages]
     sizes = ", ".join(f"{lang} {v['sentences']:,}" for lang, v in stats["languages"].items())
-    summary = (f"Paraphrase sets rebuilt from an OPUS Tatoeba release the way TaPaCo (Scherrer "
+    summary = (f"Paraphrase sets rebuilt from {source.described()} the way TaPaCo (Scherrer "
                f"2020) was built: {sum(v['sentences'] for v in stats['languages'].values()):,} "
                f"sentences in {sum(v['sets'] for v in stats['languages'].values()):,} sets over "
-               f"{len(languages)} languages ({sizes}). Sentences linked by Tatoeba translations "
-               "form a graph; its connected components, split by language and filtered, are the "
-               "sets. Each language is also in the TaPaCo 1.0 text layout as `<lang>.txt`.")
+               f"{len(languages)} languages ({sizes}). Sentences linked by translations form a "
+               "graph; its connected components, split by language and filtered, are the sets."
+               + (" Each language is also in the TaPaCo 1.0 text layout as `<lang>.txt`."
+                  if "tsv" in formats else ""))
     fields = {"paraphrase_set_id": "the set (component) number; sentences of one set are "
                                    "paraphrases of each other",
-              "sentence_id": "the Tatoeba sentence id",
+              "sentence_id": "the Tatoeba sentence id" if source.corpus == "Tatoeba" else
+                             "the sentence's id in its document, without OPUS's leading `s` "
+                             "(`<document>#<id>` where a language has several documents)",
               "paraphrase": "the sentence",
               "lists": "Tatoeba lists holding the sentence (`;`-split; `[\"\"]` when none)",
               "tags": "Tatoeba tags of the sentence (`;`-split; `[\"\"]` when none)",
               "language": "the language code"}
-    return Card("TaPaCo (rebuilt)", "cc-by-2.0", summary, configs, languages, command,
+    licence, licence_note = source.licence()
+    return Card("TaPaCo (rebuilt)", licence, summary, configs, languages, command,
                 stats["versions"], fields, CITATION,
                 notes=f"Options: `{stats['signature']}`. Input: "
                       + ", ".join(f"{key.replace('_', ' ')} {value:,}"
-                                  for key, value in stats["input"].items()) + ".")
+                                  for key, value in stats["input"].items()) + ".",
+                licence_note=licence_note)
 
 
 def _table(header: list[str], rows: list[list]) -> list[str]:
@@ -77,9 +85,11 @@ def _table(header: list[str], rows: list[list]) -> list[str]:
 
 
 def stats_markdown(stats: dict) -> str:
-    """The paper's Tables 1-3 as Markdown: graph sizes, filter funnel, per-language sizes."""
+    """`stats.json` as Markdown: the source, the paper's Tables 1-3 (graph sizes, filter funnel,
+    per-language sizes), the Leiden split and its rounds, marks, and the input counts."""
     graph = stats["graph"]
-    lines = ["# TaPaCo build statistics", "", "## Graph (Table 1)", ""]
+    lines = ["# TaPaCo build statistics", "",
+             f"Built from {Provenance.recorded(stats).described()}.", "", "## Graph (Table 1)", ""]
     lines += _table(["item", "count"], [[key.replace("_", " "), value]
                                         for key, value in graph.items()])
     lines += ["", "## Filter funnel (Table 2)", ""]
@@ -98,6 +108,12 @@ def stats_markdown(stats: dict) -> str:
         lines += _table(["language", "sets rescued", "sentences rescued"],
                         [[lang, v["sets"], v["sentences"]]
                          for lang, v in split["per_language"].items()])
+        lines += ["", "Leiden rounds (each round splits the communities still oversized):", ""]
+        lines += _table(["round", "graphs", "vertices", "most iterations", "converged",
+                         "lowest quality"],
+                        [[number, r["graphs"], r["vertices"], r["iterations"], r["converged"],
+                          "none" if r["lowest_quality"] is None else r["lowest_quality"]]
+                         for number, r in enumerate(split["leiden_rounds"], 1)])
     if "marks" in stats:
         lines += ["", "## Marked pairs (--marks)", ""]
         lines += _table(["language", "pairs in sets", "trivial", "neutralisation", "marked share"],

@@ -29,6 +29,7 @@ from tapaco.core.options import check_range
 from tapaco.core.opus import FOLDERS, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
+from tapaco.core.provenance import TATOEBA_EXPORT, Provenance, release_provenance
 from tapaco.core.versions import library_versions, signature
 from tapaco.export import (
     Row,
@@ -139,7 +140,8 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
 
 
 def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
-                options: BuildOptions, rescued: dict | None = None) -> dict:
+                options: BuildOptions, provenance: Provenance,
+                rescued: dict | None = None) -> dict:
     final = funnel.steps[-1]["per_language"]
     settings = {**asdict(options.filters), "languages": list(options.languages),
                 "skip_bad_input": options.skip_bad_input, "documents": options.documents}
@@ -154,7 +156,9 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
         "signature": signature(COMMAND, versions, settings),
         "versions": versions,
         "options": settings,
-        "input": {**asdict(corpus.counts), "languages": len(corpus.languages),
+        "source": provenance.as_dict(),
+        "input": {**{key: value for key, value in asdict(corpus.counts).items()
+                     if value is not None}, "languages": len(corpus.languages),
                   "bad_input_skipped": log.total},
         "graph": {**graph.edge_counts, "components": graph.component_count},
         "funnel": [{k: v for k, v in step.items() if k != "per_language"}
@@ -194,13 +198,16 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     log = BadInputLog(options.skip_bad_input)
     if tatoeba_export:
         read = partial(read_export, opus_dir, progress, options.export_language_codes)
+        provenance = Provenance("Tatoeba", TATOEBA_EXPORT)
     else:
+        provenance = release_provenance(opus_dir)
         if options.languages:
             _check_languages(opus_dir, options.languages)
         read = partial(read_corpus, opus_dir, log, progress, options.documents,
                        parallel=options.worker_count > 1, surface_hasher=SurfaceHasher())
     with garbage_collector_paused():
-        return _build(read, log, output, options, progress, formats, tatoeba_export)
+        return _build(read, log, output, options, progress, formats, tatoeba_export,
+                      provenance)
 
 
 def command_line(options: BuildOptions, formats: tuple[str, ...],
@@ -292,7 +299,7 @@ def _without_sort_keys(graph: SentenceGraph) -> SentenceGraph:
 
 def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
            options: BuildOptions, progress: Progress, formats: tuple[str, ...],
-           tatoeba_export: bool) -> dict:
+           tatoeba_export: bool, provenance: Provenance) -> dict:
     corpus = read()
     with progress.stage("graph and components"):
         graph = build_graph(corpus, keep_edges=options.split.splits,
@@ -312,7 +319,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
                                      options.filters, funnel, options.worker_count)
     with progress.stage("output rows"):
         rescued = None if split is None else _rescued(rows, split, funnel)
-        stats = _statistics(corpus, graph, funnel, log, options, rescued)
+        stats = _statistics(corpus, graph, funnel, log, options, provenance, rescued)
         files = language_rows(corpus, graph, rows)
     marks = {}
     if options.marks:
@@ -329,7 +336,8 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
                 if "parquet" in formats:
                     write_parquet(folder / parquet_path(lang), language_table(lang, language))
             if "parquet" in formats:
-                card = dataset_card(stats, command_line(options, formats, tatoeba_export))
+                card = dataset_card(stats, command_line(options, formats, tatoeba_export),
+                                    formats)
                 (folder / "README.md").write_text(card.text(), encoding="utf-8")
             if marks:
                 (folder / "marks").mkdir()

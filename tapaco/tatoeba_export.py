@@ -13,9 +13,10 @@ linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one documen
 language, an edge per linked pair (in either direction, once; same-language links are
 intra-lingual), the text as written (untokenised, as OPUS's raw documents), languages named as
 OPUS names them (`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by
-`;` in ascending list id and tags in file order. Links to sentences the export does not hold
-or whose language is unknown are counted and left out, as the OPUS form leaves out links to
-unknown sentences; a link of a sentence to itself is dropped.
+`;` in ascending list id and tags in file order. Sentences whose language is unknown are
+counted (`sentences_of_unknown_language`) and left out; links to them or to sentences the export
+does not hold are counted (`links_to_unknown_sentences`) and left out, as the OPUS form leaves
+out links to unknown sentences; a link of a sentence to itself is dropped.
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ def read_export(folder: Path, progress: Progress, export_codes: bool = False) ->
             raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
                              "appears twice", kind="malformed export")
         pairs, counts = _linked_pairs(ids, _read(folder, "links"))
+        counts.sentences_of_unknown_language = len(lang_of_row) - len(rows)
     with progress.stage("read documents"):
         corpus = _corpus(folder, sentences["text"], rows, lang_of_row[rows], languages, ids,
                          pairs, counts)

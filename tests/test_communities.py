@@ -73,6 +73,9 @@ def test_one_misalignment_between_two_clusters_comes_apart(opus, tmp_path):
     assert stats["funnel"][-1]["sentences"] == dropped["funnel"][-1]["sentences"] + 12
     markdown = (tmp_path / "split" / "stats.md").read_text(encoding="utf-8")
     assert "12 of the 12 sentences of oversized sets are in 2 output sets." in markdown
+    # stats.md holds the Leiden rounds stats.json has, one row per round
+    [round_] = rounds
+    assert (f"| 1 | 1 | 18 | 2 | 1 | {round_['lowest_quality']} |") in markdown.splitlines()
 
 
 def test_split_output_is_deterministic(opus, tmp_path):

@@ -20,7 +20,8 @@ def test_layout_reproduces_the_released_tapaco_heads(shared_data):
 
 
 def test_stats_markdown_has_the_three_tables():
-    stats = {"graph": {"vertices": 3}, "input": {"links": 2},
+    stats = {"source": {"corpus": "Tatoeba", "form": "OPUS release"},
+             "graph": {"vertices": 3}, "input": {"links": 2},
              "funnel": [{"step": "(a) x", "sentences_removed": 1, "sets_dissolved": 0,
                          "sets": 1, "sentences": 2}],
              "languages": {"en": {"sets": 1, "sentences": 2}}}
@@ -28,6 +29,7 @@ def test_stats_markdown_has_the_three_tables():
     for heading in ("Graph (Table 1)", "Filter funnel (Table 2)", "Languages (Table 3)"):
         assert f"## {heading}" in text
     assert "| en | 1 | 2 |" in text and "| (a) x | 1 | 0 | 1 | 2 |" in text
+    assert "Built from an OPUS release of Tatoeba." in text
 
 
 def _tsv_rows(path) -> list[list[str]]:
@@ -92,7 +94,9 @@ def test_the_dataset_card_loads_with_datasets_offline(tmp_path, monkeypatch):
     assert list(everything.features) == ["paraphrase_set_id", "sentence_id", "paraphrase",
                                          "lists", "tags", "language"]
     card = (out / "README.md").read_text(encoding="utf-8")
-    assert "license: \"cc-by-2.0\"" in card and "--format tsv,parquet --" not in card
+    # the test release's archives name the corpus "Test", whose licence is not known here
+    assert "license: \"unknown\"" in card and "The sentences come from Test;" in card
+    assert "--format tsv,parquet --" not in card
     assert "python -m tapaco build --opus-dir OPUS_DIR --documents raw --out OUT" in card
     assert "--min-sets 1" in card and "sacrebleu" in card and "scherrer-2020-tapaco" in card
 
@@ -112,3 +116,18 @@ def test_every_library_entry_refuses_an_unknown_format(tmp_path):
         export_gem(tmp_path / "r", tmp_path / "a", tmp_path / "d", tmp_path / "t", tmp_path,
                    formats="parquet")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("formats", ["parquet", "tsv,parquet"])
+def test_the_card_of_a_tatoeba_build_says_what_it_holds_and_its_licence(tmp_path, formats):
+    from tapaco.cli import main
+    from tests.conftest import SAMPLE
+
+    assert main(["build", "--opus-dir", str(SAMPLE), "--out", str(tmp_path / "out"),
+                 "--min-sets", "1", "--format", formats, "--quiet"]) == 0
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8").replace("\n", " ")
+    written = sorted(path.name for path in (tmp_path / "out").glob("*.txt"))
+    assert (written == []) == (formats == "parquet")
+    assert ("`<lang>.txt`" in card) == (formats != "parquet")  # only files that were written
+    assert "rebuilt from an OPUS release of Tatoeba the way TaPaCo" in card
+    assert 'license: "cc-by-2.0"' in card and "CC BY 2.0 FR" in card

@@ -135,3 +135,17 @@ def test_version_names_program_package_and_version(program, capsys):
         PROGRAMS[program]().parse_args(["--version"])
     assert stopped.value.code == 0
     assert capsys.readouterr().out == f"{program} (pivot-paraphrase-miner) {expected}\n"
+
+
+@pytest.mark.parametrize(("program", "command"), [
+    ("tapaco", "build"), ("opusparcus", "rank"), ("opusparcus", "cutoff"),
+    ("opusparcus", "export-gem")])
+def test_overwrite_of_a_folder_output_says_it_never_replaces_a_file_not_its_own(program,
+                                                                               command):
+    """These commands write a folder (:class:`tapaco.core.outputs.OutputFolder`), which keeps
+    any file it did not write even with `--overwrite` (tests/core/test_outputs.py): the help
+    says so, and promises no more."""
+    parser = _subcommands(PROGRAMS[program]())[command]
+    [text] = [action.help for action in parser._actions if "--overwrite" in action.option_strings]
+    assert "a file it did not write is never replaced" in text
+    assert not re.search(r"(or|and) a (--timings )?file (it|\w+) did not write", text), text

@@ -98,6 +98,17 @@ def test_unknown_sentences_and_languages_are_counted_and_left_out(tmp_path):
     corpus = read_export(folder, Progress())
     assert corpus.counts.links_to_unknown_sentences == 2
     assert "s50" not in corpus.sides and "s40" not in corpus.sides
+    with open(folder / "sentences.csv", "a") as handle:  # unlinked: only this count shows it
+        handle.write("51\t\\N\tAlso unknown.\n")
+    stats = build(folder, tmp_path / "out", BuildOptions(FilterOptions(min_sets=1)),
+                  tatoeba_export=True)
+    assert stats["input"]["sentences_of_unknown_language"] == 2  # s50, s51
+    assert stats["input"]["links_to_unknown_sentences"] == 2  # 1-999 and 50-2
+    markdown = (tmp_path / "out" / "stats.md").read_text(encoding="utf-8")
+    assert "| sentences of unknown language | 2 |" in markdown
+    assert "sentences_of_unknown_language" not in build(
+        write_opus(tmp_path / "opus"), tmp_path / "opus-out",
+        BuildOptions(FilterOptions(min_sets=1)))["input"]  # an OPUS release has no such case
 
 
 def test_bad_exports_are_one_line_errors(tmp_path, capsys):
@@ -122,6 +133,8 @@ def test_command_line_with_parquet(tmp_path):
     card = (tmp_path / "o/README.md").read_text()
     assert "python -m tapaco build --tatoeba-export EXPORT_DIR --out OUT" in card
     assert "--documents" not in card  # it does not apply to exports
+    assert "rebuilt from Tatoeba's own exports (https://tatoeba.org/downloads)" in card
+    assert "OPUS" not in card and 'license: "cc-by-2.0"' in card and "CC BY 2.0 FR" in card
 
 
 def test_the_published_tar_bz2_archives_read_as_the_files(tmp_path):

@@ -5,8 +5,8 @@ A Parquet file is written deterministically (same rows and library versions, sam
 zstd-compressed, one schema declared up front. The card is the `README.md` that `datasets`
 reads from a folder: a YAML header with `configs:` (each a name and its `data_files` per
 split), licence, languages and pretty name, then how the data was built (the command with its
-options, the library versions) and what to cite. `datasets.load_dataset(folder, config)` then
-loads it offline.
+options, the library versions), where the licence comes from and what to cite.
+`datasets.load_dataset(folder, config)` then loads it offline.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ class Card:
     fields: dict[str, str] = field(default_factory=dict)
     citation: str = ""
     notes: str = ""
+    licence_note: str = ""
 
     def text(self) -> str:
         return self._header() + self._body()
@@ -91,7 +92,8 @@ class Card:
             parts += ["| library | version |", "|---|---|"]
             parts += [f"| {name} | {version} |" for name, version in self.versions.items()]
             parts.append("")
-        parts += ["## Licence", "", f"`{self.license}`.", ""]
+        parts += ["## Licence", "", " ".join(filter(None, [f"`{self.license}`.",
+                                                           self.licence_note])), ""]
         if self.citation:
             parts += ["## Citation", "", "```bibtex", self.citation.strip(), "```", ""]
         return "\n".join(parts)

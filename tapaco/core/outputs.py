@@ -34,6 +34,9 @@ from tapaco.core.files import dead_leftovers, fill_folder_atomically, json_text,
 from tapaco.core.files import write_file_atomically as _write_file
 
 MANIFEST = "manifest.json"
+OVERWRITE_FOLDER_HELP = ("replace this command's earlier output even where it was changed since; "
+                         "a file it did not write is never replaced (move it away), nor an "
+                         "input")
 
 
 def _usage(path: Path | str, message: str) -> InputError:

@@ -29,6 +29,7 @@ class ReadCounts:
     multi_id_sides: int = 0
     documents: int = 0
     document_sentences: int = 0
+    sentences_of_unknown_language: int | None = None  # Tatoeba exports only (`\N`)
 
 
 

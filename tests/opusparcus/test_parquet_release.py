@@ -72,3 +72,49 @@ def test_a_language_without_pairs_has_a_card_that_says_so(tmp_path):
     with pytest.raises(Exception) as raised:  # noqa: B017 - datasets' own error, not TypeError
         datasets.load_dataset(str(french), cache_dir=cache)
     assert not isinstance(raised.value, TypeError)
+
+
+def _rank_card(root, tmp_path, lang: str) -> str:
+    from opusparcus.cli import main
+
+    assert main(["rank", "--opus-dir", str(root), "--lang", lang, "--workers", "1",
+                 "--format", "parquet", "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    stats = json.loads((tmp_path / "out" / lang / "stats.json").read_text())
+    card = (tmp_path / "out" / lang / "README.md").read_text(encoding="utf-8")
+    return card.replace("\n", " ") + f" source={stats['source']}"
+
+
+def test_the_card_of_a_ranked_tatoeba_release_names_tatoeba_and_its_licence(tmp_path):
+    from conftest import SAMPLE
+
+    card = _rank_card(SAMPLE, tmp_path, "fr")
+    assert 'license: "cc-by-2.0"' in card and "CC BY 2.0 FR" in card
+    assert "pivot translations in an OPUS release of Tatoeba, ranked" in card
+    assert "OpenSubtitles" not in card and "cc-by-nc" not in card and "CC BY-NC" not in card
+    assert "source={'corpus': 'Tatoeba', 'form': 'OPUS release'}" in card
+
+
+def test_the_card_of_a_ranked_opensubtitles_release_says_what_opus_asks(tmp_path):
+    from conftest import write_moses
+
+    rows = [(f"en/2000/1/{n}.xml.gz", f"fr/2000/1/{n}.xml.gz", "1", "1", f"Phrase {n % 40} .",
+             f"Phrase {n % 13} .") for n in range(40)]
+    card = _rank_card(write_moses(tmp_path / "opus", "en-fr", rows, "OpenSubtitles",
+                                  zipped=True), tmp_path, "en")
+    assert 'license: "cc-by-nc-4.0"' in card
+    assert "pivot translations in an OPUS release of OpenSubtitles, ranked" in card
+    assert "Lison and Tiedemann (2016)" in card and "link to http://www.opensubtitles.org/" in card
+
+
+def test_the_card_of_a_release_that_names_no_corpus_says_so(tmp_path):
+    from conftest import OpusFolder, Sentence
+
+    opus = OpusFolder(tmp_path / "opus")
+    for n in range(6):
+        opus.sentences("en/1.xml.gz", Sentence(f"s{n}", f"Phrase {n} ."))
+        opus.sentences("fr/1.xml.gz", Sentence(f"s{n}", f"Phrase {n % 2} ."))
+    opus.links("en-fr", "en/1.xml.gz", "fr/1.xml.gz", [(f"s{n}", f"s{n}") for n in range(6)])
+    card = _rank_card(opus.write("xml", zipped=False), tmp_path, "fr")  # no archive names it
+    assert 'license: "unknown"' in card and "source={'corpus': None" in card
+    assert "an OPUS release whose files do not name its corpus" in card
+    assert "this project does not know its licence" in card

@@ -180,3 +180,19 @@ def test_summary_of_a_capped_undated_ranking_in_singular_words():
         "fr: 2 links read from 1 pivot, 2 one-to-one (1 without a year, counted as train), "
         "1 link with an empty sentence left out; pairs written: train 1, dev 0, test 0; "
         "fan-out cap skipped 1 pivot sentence (1 pair)")
+
+
+def test_overwrite_never_replaces_a_file_rank_did_not_write(tmp_path, capsys):
+    """As `--overwrite`'s help says: neither a file added to an earlier OUT/<lang>/ nor a
+    `--timings` file that rank did not write is replaced, with or without it."""
+    arguments = ["rank", "--opus-dir", str(SAMPLE), "--lang", "fr", "--quiet", "--overwrite"]
+    assert main([*arguments, "--out", str(tmp_path / "out")]) == 0
+    notes = tmp_path / "out" / "fr" / "notes.txt"
+    notes.write_text("mine")
+    assert main([*arguments, "--out", str(tmp_path / "out")]) == 2
+    assert "holds notes.txt, which opusparcus rank did not write" in capsys.readouterr().err
+    timings = tmp_path / "timings.json"
+    timings.write_text("mine")
+    assert main([*arguments, "--out", str(tmp_path / "new"), "--timings", str(timings)]) == 2
+    assert "was not written by opusparcus rank" in capsys.readouterr().err
+    assert notes.read_text() == timings.read_text() == "mine" and not (tmp_path / "new").exists()

@@ -2,10 +2,11 @@
 
 Alignments: `xml/<a>-<b>.xml.gz`, `xml/<a>-<b>.xml`, per-document folders `xml/<a>-<b>/`, then
 Moses bitexts `moses/<a>-<b>.txt.zip` or `moses/<a>-<b>/` (or the Moses forms first, on
-request). A pair may be named in either order; exactly one source is read per pair, the first
-that exists in that order (canonical `a <= b` name first), so a release that ships a pair in
-several forms is not counted twice. Names of more than two languages (`sv-de-en.xml`) are not
-pairs and are ignored.
+request), in either layout of :mod:`.layout` (`Tatoeba_v2_xml_en-fr.xml.gz` as opus_get names
+`xml/en-fr.xml.gz`). A pair may be named in either order; exactly one source is read per pair,
+the first that exists in that order (canonical `a <= b` name first), so a release that ships a
+pair in several forms is not counted twice. Names of more than two languages (`sv-de-en.xml`)
+are not pairs and are ignored.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from tapaco.core.errors import InputError
 from tapaco.core.opus.cesalign import read_cesalign, read_cesalign_keys
+from tapaco.core.opus.layout import LAYOUTS, Layout, release_layout
 from tapaco.core.opus.links import KeyedLinks, LinkBlock
 from tapaco.core.opus.moses import read_moses
 from tapaco.core.opus.sidekeys import SideTable
@@ -77,17 +79,14 @@ def _pair_of(name: str) -> tuple[str, str] | None:
     return langs[0], langs[1]
 
 
-def _candidates(opus_dir: Path, prefer_moses: bool) -> Iterator[tuple[tuple, AlignmentSource]]:
+def _candidates(layout: Layout, prefer_moses: bool) -> Iterator[tuple[tuple, AlignmentSource]]:
     for rank, (folder, suffix, is_directory, form) in enumerate(_FORMS):
         if prefer_moses:
             rank = (rank + 3) % len(_FORMS)
-        base = opus_dir / folder
-        if not base.is_dir():
-            continue
-        for entry in sorted(base.iterdir()):
-            if entry.is_dir() != is_directory or not entry.name.endswith(suffix):
+        for name, entry in layout.entries(folder):
+            if entry.is_dir() != is_directory or not name.endswith(suffix):
                 continue
-            pair = _pair_of(entry.name[: len(entry.name) - len(suffix)])
+            pair = _pair_of(name[: len(name) - len(suffix)])
             if pair is not None:
                 yield (rank, pair != tuple(sorted(pair))), AlignmentSource(pair, entry, form)
 
@@ -97,13 +96,12 @@ def find_alignment_sources(opus_dir: Path, prefer_moses: bool = False) -> list[A
 
     `prefer_moses` puts the Moses forms first (Opusparcus's fast path; TaPaCo wants cesAlign).
     """
-    if not opus_dir.is_dir():
-        raise InputError(opus_dir, "OPUS folder not found", kind="missing file")
-    if not (opus_dir / "xml").is_dir() and not (opus_dir / "moses").is_dir():
-        raise InputError(opus_dir, "not an OPUS release: it has neither xml/ nor moses/",
+    layout = release_layout(opus_dir)
+    if layout.folders and not (opus_dir / "xml").is_dir() and not (opus_dir / "moses").is_dir():
+        raise InputError(opus_dir, f"not an OPUS release: it has {LAYOUTS}",
                          kind="missing file")
     chosen: dict[tuple[str, str], tuple[tuple, AlignmentSource]] = {}
-    for priority, source in _candidates(opus_dir, prefer_moses):
+    for priority, source in _candidates(layout, prefer_moses):
         key = tuple(sorted(source.langs))
         if key not in chosen or priority < chosen[key][0]:
             chosen[key] = (priority, source)

@@ -4,9 +4,11 @@ It finds the file holding a document such as `de/1994/1/2.xml.gz`: a member of t
 `DIR/<folder>/<lang>.zip` (`<Corpus>/<folder>/de/1994/1/2.xml`, matched by that suffix since the
 corpus name is not known in advance) or a file extracted under `DIR/<folder>/` (`.xml.gz` or
 `.xml`), searching the folders in the order `prefer` gives: `raw` (untokenised) and `xml`
-(`<w>`-tokenised). Each zip is opened once and its member index built once (an OpenSubtitles
-`xml/<lang>.zip` holds 100k+ members, so opening it per document grows quadratically), and the
-`cache_size` documents read last are kept parsed, since consecutive link blocks share documents.
+(`<w>`-tokenised). The zip is where the release's layout puts it (:mod:`.layout`: opus_get's
+`<Corpus>_<version>_<folder>_<lang>.zip` too). Each zip is opened once and its member index
+built once (an OpenSubtitles `xml/<lang>.zip` holds 100k+ members, so opening it per document
+grows quadratically), and the `cache_size` documents read last are kept parsed, since
+consecutive link blocks share documents.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 
 from tapaco.core.errors import InputError
 from tapaco.core.opus.documents import Sentences, TextHasher, read_sentences
+from tapaco.core.opus.layout import release_layout
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.opus.textstream import FileRef
 
@@ -80,14 +83,14 @@ class Document:
 class _Archive:
     """An open zip of documents and its members by document path (without `.gz`)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, folder: str) -> None:
         self.path = path
         try:
             self.zip = zipfile.ZipFile(path)
         except (OSError, zipfile.BadZipFile) as error:
             raise InputError(path, f"not a readable zip file: {error}",
                              kind="corrupt file") from error
-        marker = f"/{path.parent.name}/"
+        marker = f"/{folder}/"
         self.members = {name.split(marker, 1)[1] if marker in name else name: name
                         for name in self.zip.namelist()}
 
@@ -113,6 +116,7 @@ class DocumentStore:
         if cache_size < 1:
             raise ValueError(f"cache_size must be at least 1, got {cache_size}")
         self.opus_dir = opus_dir
+        self.layout = release_layout(opus_dir)
         self.prefer = tuple(prefer)
         self.cache_size = cache_size
         self.hasher = hasher
@@ -137,9 +141,9 @@ class DocumentStore:
         """The zip of `lang` in `folder` (None if absent), and whether `folder/lang/` exists."""
         key = (folder, lang)
         if key not in self._places:
-            base = self.opus_dir / folder
-            archive = _Archive(base / f"{lang}.zip") if (base / f"{lang}.zip").is_file() else None
-            self._places[key] = (archive, (base / lang).is_dir())
+            path, unpacked = self.layout.file(folder, f"{lang}.zip"), self.layout.unpacked(folder)
+            archive = _Archive(path, folder) if path.is_file() else None
+            self._places[key] = (archive, unpacked is not None and (unpacked / lang).is_dir())
         return self._places[key]
 
     def has_documents(self, lang: str) -> bool:
@@ -154,11 +158,12 @@ class DocumentStore:
             archive, extracted = self._place(folder, lang)
             if archive is not None and (ref := archive.ref(name)) is not None:
                 return ref, archive.zip
-            if not extracted and separator:
+            unpacked = self.layout.unpacked(folder)
+            if unpacked is None or (not extracted and separator):
                 continue
             for candidate in (name, name.removesuffix(".gz")):
-                if (self.opus_dir / folder / candidate).is_file():
-                    return FileRef(self.opus_dir / folder / candidate), None
+                if (unpacked / candidate).is_file():
+                    return FileRef(unpacked / candidate), None
         return None
 
     def find(self, name: str) -> Document | None:
@@ -186,6 +191,8 @@ class DocumentStore:
     def missing(self, name: str) -> InputError:
         """The error for a document that no file holds."""
         lang = name.split("/", 1)[0]
-        places = ", ".join(f"{folder}/{lang}.zip, {folder}/{name}" for folder in self.prefer)
+        places = ", ".join(f"{self.layout.shown(folder, f'{lang}.zip')}"
+                           + (f", {folder}/{name}" if self.layout.folders else "")
+                           for folder in self.prefer)
         return InputError(self.opus_dir, f"sentence document {name} not found (looked in "
                           f"{places})", kind="missing document")

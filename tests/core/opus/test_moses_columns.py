@@ -173,3 +173,27 @@ def test_invalid_utf8_in_the_ids_file_names_line_and_column(tmp_path):
     assert raised.value.path.endswith(".ids")
     assert (raised.value.kind, raised.value.position) == ("encoding", "line 3, column 2")
     assert raised.value.message == "invalid UTF-8 byte 0xe9"
+
+
+def test_a_document_path_ending_right_after_its_year_has_that_year(tmp_path):
+    """`en/1994` (nothing after the year: no `/`, no `.`) is of 1994 on either side of an `.ids`
+    line, in the kernel and in the documents' reader alike; a digit more or fewer is no year."""
+    from opusparcus.bitexts import year_of
+    from tapaco.core.opus.moses_columns import parse_ids
+    from tapaco.core.opus.textstream import FileRef, LineChunks
+
+    expected = {"en/1994": 1994, "en/2005": 2005, "en/1994/": 1994, "en/199": NO_YEAR,
+                "en/19945": NO_YEAR}
+    assert {path: year_of(path) or NO_YEAR for path in expected} == expected
+    ids = tmp_path / "t.ids"
+    ids.write_text("".join(f"{path}\t{path.replace('en', 'fr')}\t1\t1\n" for path in expected),
+                   encoding="utf-8")
+    columns = parse_ids(LineChunks(FileRef(ids)).take(len(expected)), FileRef(ids))
+    assert [years.tolist() for years in columns.years] == [list(expected.values())] * 2
+    folder = tmp_path / "bitext"
+    folder.mkdir()
+    (folder / "Test.en-fr.ids").write_text("en/1994\tfr/2005\t1\t1\n", encoding="utf-8")
+    (folder / "Test.en-fr.en").write_text("Hello .\n", encoding="utf-8")
+    (folder / "Test.en-fr.fr").write_text("Bonjour .\n", encoding="utf-8")
+    links = one_to_one_links(folder, ("en", "fr"))
+    assert [years.tolist() for years in links.years] == [[1994], [2005]]
