@@ -28,6 +28,8 @@ FORMS = ("raw", "xml", "moses")
 # A file name may have 255 bytes on Linux file systems, and the download adds `.part`.
 _LONGEST_NAME = 255 - len(".part")
 _SUFFIXES = {"xml": (".xml.gz", ".zip"), "raw": (".zip",), "moses": (".txt.zip",)}
+# OPUS's largest files are tens of GB: a size past 4 TiB comes from a broken answer
+LARGEST_KB = 1 << 32
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,12 @@ def _opus_file(row: object, form: str, where: str) -> OpusFile:
         source, target = str(row.get("source") or ""), str(row.get("target") or "")
     except KeyError as missing:
         raise InputError(where, f"an OPUS API entry lacks {missing}", kind="download") from None
-    if not isinstance(size, int) or size < 0:
+    if type(size) is not int or size < 0:  # a bool is an int to Python, not a size
         raise InputError(url, f"the OPUS API gives no size in KB ({size!r})", kind="download")
+    if size > LARGEST_KB:
+        raise InputError(url, f"the OPUS API gives a size of {size:.3g} KB, over the "
+                         f"{LARGEST_KB:,} KB (4 TiB) any OPUS file has: a broken answer",
+                         kind="download")
     check_url(url)
     return OpusFile(url, release_path(url, version, form), size, version, source, target)
 
