@@ -12,6 +12,7 @@ from conftest import PROJECT
 from opusparcus.annotate import LONGEST_ANSWER, annotate
 from tapaco.core.annotation.pairs import TRASH, Annotation, read_annotations, write_annotations
 from tapaco.core.errors import InputError
+from tests.peak_memory import wait_with_small_peak
 
 WAIT = 10.0
 
@@ -132,34 +133,12 @@ def _annotate_process(path, stdin) -> subprocess.Popen:
                             stderr=subprocess.PIPE, cwd=PROJECT)
 
 
-def _ends_with_a_small_peak(process: subprocess.Popen, limit_mib: int = 500) -> float:
-    """Wait (at most WAIT s) for `process` to end, reading its peak resident memory (VmHWM) as
-    it runs; it is killed as soon as it is over `limit_mib`. The last peak read, in MiB."""
-    peak = 0
-    deadline = time.monotonic() + WAIT
-    try:
-        while process.poll() is None and time.monotonic() < deadline and peak < limit_mib:
-            try:
-                with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
-                    peak = max([peak] + [int(line.split()[1]) / 1024 for line in status
-                                         if line.startswith("VmHWM:")])
-            except OSError:  # it ended between poll and open
-                pass
-            time.sleep(0.01)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert peak < limit_mib, f"annotate reached {peak:.0f} MiB"
-    assert process.returncode == 2
-    return peak
-
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
 def test_annotate_from_dev_zero_ends_in_one_line_with_bounded_memory(pairs):
     with open("/dev/zero", "rb") as zeros:
         process = _annotate_process(pairs, zeros)
-        _ends_with_a_small_peak(process)
+        wait_with_small_peak(process)
+        assert process.returncode == 2
     error = process.stderr.read().decode()
     assert error.count("\n") == 1 and error.startswith("opusparcus: error: standard input: ")
     assert labels(pairs, 2) == [None] * 5
@@ -185,7 +164,8 @@ def test_an_endless_line_on_a_pipe_ends_in_one_line_with_bounded_memory(pairs):
     os.close(reading)
     writer.start()
     try:
-        _ends_with_a_small_peak(process)
+        wait_with_small_peak(process)
+        assert process.returncode == 2
     finally:
         stop.set()
         writer.join(WAIT)
