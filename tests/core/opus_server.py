@@ -6,7 +6,8 @@ each language in them in the asked form; for `moses` the bitexts; `version=lates
 the rows marked latest. The file part serves bytes with or without `Range` support, can cut a
 transfer after some bytes, and logs every request. It can also misbehave as a hostile or broken
 server would: send more than it lists (or without end), trickle its body or its headers (a
-header line a byte at a time that never ends), pad the API answer, or list URLs of its choosing.
+header line a byte at a time that never ends), pad the API answer or answer anything, or list
+URLs of its choosing.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class OpusServer:
     # path ("api" for the API) -> seconds between the bytes of headers that never end
     stall_headers: dict[str, float] = field(default_factory=dict)
     api_padding: int = 0  # spaces streamed after the API's JSON
+    api_body: bytes | None = None  # the API's answer instead of the catalogue
     urls: dict[str, str] = field(default_factory=dict)  # path -> URL the API lists instead
     _stop: threading.Event = field(default_factory=threading.Event)
 
@@ -126,6 +128,7 @@ class OpusServer:
                 return self._stall_headers(handler, self.stall_headers["api"])
             query = dict(urllib.parse.parse_qsl(parts.query))
             body = json.dumps({"corpora": self.catalogue(query)}).encode()
+            body = body if self.api_body is None else self.api_body
             if self.api_padding:
                 return self._stream(handler, [body], self.api_padding)
             return self._send(handler, 200, body, {"Content-Type": "application/json"})

@@ -14,13 +14,13 @@ the layout `tapaco build` and `opusparcus rank` read; anything else in a URL is 
 
 from __future__ import annotations
 
-import json
 import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tapaco.core.errors import InputError
+from tapaco.core.json_input import parse_json
 from tapaco.core.transfer import Transfer, check_url
 
 DEFAULT_API = "https://opus.nlpl.eu/opusapi/"
@@ -57,12 +57,7 @@ class OpusApi:
 
     def query(self, **parameters: str) -> dict:
         url = self.base_url + "?" + urllib.parse.urlencode(parameters)
-        body = self.transfer.read(url)
-        try:
-            answer = json.loads(body)
-        except ValueError as error:
-            raise InputError(url, f"the OPUS API did not answer JSON ({error})",
-                             kind="download") from None
+        answer = parse_json(self.transfer.read(url), url, kind="download")
         if not isinstance(answer, dict):
             raise InputError(url, "the OPUS API answered JSON that is not an object",
                              kind="download")
