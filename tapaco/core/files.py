@@ -8,6 +8,7 @@ folders it had to create. Deciding *whether* a path may be written is :mod:`tapa
 from __future__ import annotations
 
 import codecs
+import errno
 import fcntl
 import glob
 import json
@@ -123,6 +124,40 @@ def update_file_atomically(path: Path, read: Callable[[Path], Content],
         content = read(path)
         write_file_atomically(path, change(content))
         return content, os.stat(path)
+
+
+def check_updatable(path: Path, growth: int = 0) -> None:
+    """Refuse, in one line naming the folder, a file that :func:`update_file_atomically` could
+    not update: it locks the folder and writes a new copy beside the file, so here the folder
+    is locked and a copy's worth of bytes (its size plus `growth`) is written beside it,
+    synced, and removed. Catches a read-only folder or file system, a full disk, a quota."""
+    folder = path.absolute().parent
+    needed = path.stat().st_size + growth
+    temporary = temporary_name(path, "tmp")
+    created = False
+    try:
+        with folder_lock(path), open(temporary, "xb") as handle:
+            created = True
+            block = bytes(min(needed, 1 << 20))
+            for start in range(0, needed, len(block) or 1):
+                handle.write(block[:needed - start])
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        raise unwritable(folder, error, f"updating {path.name} writes a new copy of it "
+                                        f"({needed:,} bytes) beside it") from None
+    finally:
+        if created:
+            temporary.unlink(missing_ok=True)
+
+
+def unwritable(folder: Path, error: OSError, doing: str) -> InputError:
+    """The one-line error for `error`, met writing in `folder` while `doing` something: no
+    space left there (a full disk, a quota), or it cannot be written (read-only)."""
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return InputError(folder, f"no space left there; {doing}", kind="usage")
+    return InputError(folder, f"cannot write there ({error.strerror or error}); {doing}",
+                      kind="usage")
 
 
 # what a header check reads of a first line: any header, and a row of a language file

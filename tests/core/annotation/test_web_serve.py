@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.error
@@ -114,6 +115,63 @@ def test_command_errors_are_one_line(tmp_path, capsys, monkeypatch):
     assert main(["serve", "--file", str(tmp_path / "missing.tsv")]) == 2
     error = capsys.readouterr().err
     assert "pip install 'pivot-paraphrase-miner[web]'" in error and error.count("\n") == 1
+
+
+# in a mount namespace of its own (and a user namespace: no root needed), a 1 MiB file system
+# at $1 holding a copy of $2, made read-only or full by the setup, for the command after them
+_OWN_FILE_SYSTEM = """set -e
+mount -t tmpfs -o size=1m tmpfs "$1"
+cp "$2" "$1/"
+{setup}
+shift 2
+exec "$@"
+"""
+READ_ONLY = 'mount -o remount,ro "$1"'
+FULL = 'head -c 2000000 /dev/zero > "$1/filler" 2>/dev/null || true'
+
+
+def _on_own_file_system(tmp_path, setup, copied, arguments):
+    """(exit code, stderr) of `opusparcus serve` run with ARGUMENTS (MNT: the file system's
+    folder) on a file system of its own, ended after 30 s."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    probe = subprocess.run(["unshare", "-rm", "mount", "-t", "tmpfs", "tmpfs", str(mount)],
+                           capture_output=True) if shutil.which("unshare") else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("needs unshare and user namespaces to mount a file system of its own")
+    command = [sys.executable, "-m", "opusparcus", "serve", "--port", "0",
+               *(argument.replace("MNT", str(mount)) for argument in arguments)]
+    process = subprocess.Popen(["unshare", "-rm", "sh", "-c", _OWN_FILE_SYSTEM.format(
+        setup=setup), "sh", str(mount), str(copied), *command], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        _, error = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, error = process.communicate()
+    return process.returncode, error
+
+
+@pytest.mark.parametrize(("setup", "error"), [
+    (READ_ONLY, "cannot write there (Read-only file system)"),
+    (FULL, "no space left there"),
+])
+def test_a_file_whose_answers_cannot_be_saved_is_refused_before_serving(tmp_path, pairs, setup,
+                                                                          error):
+    code, printed = _on_own_file_system(tmp_path, setup, pairs, ["--file", "MNT/fr.tsv"])
+    assert code == 2, f"serve started on a file it cannot save answers in: {printed}"
+    copy = pairs.stat().st_size + 4 * 16  # and room for 16 bytes of labels on each of 4 lines
+    assert printed == (f"opusparcus: error: {tmp_path / 'mnt'}: {error}; updating fr.tsv "
+                       f"writes a new copy of it ({copy:,} bytes) beside it\n")
+
+
+def test_set_labels_that_cannot_be_written_are_refused_in_one_line(tmp_path):
+    language_file = tmp_path / "de.txt"
+    language_file.write_text(LANGUAGE_FILE, encoding="utf-8")
+    code, printed = _on_own_file_system(tmp_path, FULL, language_file, [
+        "--file", str(language_file), "--labels", "MNT/de-sets.tsv"])
+    assert (code, printed) == (2, f"opusparcus: error: {tmp_path / 'mnt'}: no space left "
+                                  "there; the sets to check go to de-sets.tsv there\n")
 
 
 def _start(arguments, cwd, program="opusparcus"):

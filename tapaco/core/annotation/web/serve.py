@@ -4,7 +4,9 @@ holds, prepare it, print the links, serve.
 `--file` may be an annotation file (`sample`'s output: pairs), a set annotation file, or a
 TaPaCo language file: then `--sets` sets drawn from it (seeded) are written to a set annotation
 file (`--labels`, default `<name>-sets.tsv` beside it) the first time, and that file is resumed
-afterwards. The server binds 127.0.0.1 unless `--host` says otherwise.
+afterwards. Before serving, the file is checked to be one that answers can be saved in (its
+folder writable, room for a new copy). The server binds 127.0.0.1 unless `--host` says
+otherwise.
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from tapaco.core.annotation.sets import (
 )
 from tapaco.core.annotation.web.tasks import PairTask, SetTask, Task
 from tapaco.core.errors import InputError
-from tapaco.core.files import read_plain_text
+from tapaco.core.files import check_updatable, read_plain_text, unwritable
 from tapaco.core.outputs import MANIFEST, OutputFile
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost"]
+# bytes a line can grow by when it is answered: both annotators' labels, `outlier` at most
+ANSWERS_BYTES = 16
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,11 @@ def _set_task_from_language_file(options: ServeOptions, out: TextIO) -> SetTask:
     members = sample_sets(read_language_file(options.file), options.sets, options.seed)
     if not members:
         raise InputError(options.file, "holds no paraphrase set", kind="usage")
-    output.write(set_annotations_text(members))
+    try:
+        output.write(set_annotations_text(members))
+    except OSError as error:
+        raise unwritable(labels.absolute().parent, error,
+                         f"the sets to check go to {labels.name} there") from None
     count = len({m.set_id for m in members})
     print(f"wrote {count} sets ({len(members)} sentences) to check to {labels}", file=out)
     return SetTask(labels, language)
@@ -142,6 +150,7 @@ def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
     from tapaco.core.annotation.web.desk import Desk, new_tokens
 
     task = open_task(options, err)
+    check_updatable(task.path, ANSWERS_BYTES * task.path.read_bytes().count(b"\n"))
     server_socket = listen(options.host, options.port)
     port = server_socket.getsockname()[1]
     tokens = new_tokens(options.annotators)
