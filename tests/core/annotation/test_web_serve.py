@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -19,7 +22,14 @@ pytest.importorskip("uvicorn", reason="the 'web' extra (uvicorn) is not installe
 from opusparcus.cli import main  # noqa: E402
 from tapaco.core.annotation.pairs import Annotation, read_annotations, write_annotations  # noqa: E402
 from tapaco.core.annotation.sets import read_set_annotations  # noqa: E402
-from tapaco.core.annotation.web.serve import ServeOptions, links, listen, open_task  # noqa: E402
+from tapaco.core.annotation.web.addresses import machine_addresses  # noqa: E402
+from tapaco.core.annotation.web.serve import (  # noqa: E402
+    ServeOptions,
+    links,
+    listen,
+    open_task,
+    reachable_host,
+)
 from tapaco.core.annotation.web.tasks import PairTask, SetTask  # noqa: E402
 from tapaco.core.errors import InputError  # noqa: E402
 
@@ -104,7 +114,39 @@ def test_links_name_the_host_and_each_token():
     assert links("127.0.0.1", 8000, {1: "abc", 2: "def"}) == {
         1: "http://127.0.0.1:8000/a/abc/", 2: "http://127.0.0.1:8000/a/def/"}
     assert links("::1", 9, {1: "t"}) == {1: "http://[::1]:9/a/t/"}
-    assert "0.0.0.0" not in links("0.0.0.0", 9, {1: "t"})[1]
+
+
+def test_a_server_on_every_address_links_to_an_address_of_the_machine():
+    addresses = ["192.0.2.7", "198.51.100.1", "fd00::7"]
+    said = io.StringIO()
+    assert reachable_host("0.0.0.0", addresses, said) == "192.0.2.7"
+    assert "the links use 192.0.2.7 (or 198.51.100.1);" in said.getvalue()
+    said = io.StringIO()
+    assert reachable_host("::", addresses, said) == "fd00::7"
+    assert "the links use fd00::7 (or 192.0.2.7, 198.51.100.1);" in said.getvalue()
+    said = io.StringIO()
+    assert reachable_host("0.0.0.0", ["fd00::7"], said) == socket.gethostname()
+    assert "none but loopback" in said.getvalue()
+    assert reachable_host("192.0.2.9", addresses, said) == "192.0.2.9"
+    assert reachable_host("localhost", addresses, said) == "localhost"
+
+
+def _global_addresses() -> set[str]:
+    """The machine's global addresses as `ip -o addr` lists them."""
+    if not shutil.which("ip"):
+        pytest.skip("needs the ip command to list the machine's addresses")
+    listed = subprocess.run(["ip", "-o", "addr", "show"], capture_output=True, text=True,
+                            check=True).stdout
+    found = set()
+    for fields in (line.split() for line in listed.splitlines()):
+        family = next((f for f in ("inet", "inet6") if f in fields), None)
+        if family and fields[fields.index("scope") + 1] == "global":
+            found.add(fields[fields.index(family) + 1].split("/")[0])
+    return found
+
+
+def test_the_machine_addresses_are_its_global_ones():
+    assert set(machine_addresses()) == _global_addresses()
 
 
 def test_command_errors_are_one_line(tmp_path, capsys, monkeypatch):
@@ -211,12 +253,16 @@ def test_the_command_serves_until_interrupted(pairs):
     assert "serving pairs of" in error and "warning" not in error
 
 
-def test_another_host_than_loopback_warns(pairs):
-    process, _ = _start(["--file", str(pairs), "--port", "0", "--host", "0.0.0.0"],
-                        pairs.parent)
+def test_another_host_than_loopback_warns_and_links_to_an_address_others_can_open(pairs):
+    process, lines = _start(["--file", str(pairs), "--port", "0", "--host", "0.0.0.0"],
+                            pairs.parent)
     process.terminate()
     _, error = process.communicate(timeout=20)
     assert "warning: serving on 0.0.0.0" in error
+    ipv4 = {address for address in _global_addresses() if ":" not in address}
+    hosts = {urllib.parse.urlsplit(line.split(": ", 1)[1]).hostname for line in lines}
+    assert len(hosts) == 1 and "localhost" not in hosts
+    assert hosts <= ipv4 if ipv4 else hosts == {socket.gethostname()}
 
 
 def test_set_labels_of_a_build_go_beside_its_folder_so_the_next_build_accepts_it(tmp_path):

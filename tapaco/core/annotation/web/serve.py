@@ -28,6 +28,7 @@ from tapaco.core.annotation.sets import (
     sample_sets,
     set_annotations_text,
 )
+from tapaco.core.annotation.web.addresses import machine_addresses
 from tapaco.core.annotation.web.tasks import PairTask, SetTask, Task
 from tapaco.core.errors import InputError
 from tapaco.core.files import check_updatable, read_plain_text, unwritable
@@ -132,14 +133,41 @@ def listen(host: str, port: int) -> socket.socket:
     return server
 
 
+WILDCARDS = ("0.0.0.0", "::")
+
+
+def listened_addresses(host: str, addresses: list[str]) -> list[str]:
+    """Which of this machine's `addresses` a server on every address listens on, the ones to
+    name first first: `0.0.0.0` listens on IPv4 only, `::` on IPv6 (and IPv4 where the system
+    maps it, as Linux does by default)."""
+    ipv6 = [address for address in addresses if ":" in address]
+    ipv4 = [address for address in addresses if ":" not in address]
+    return ipv4 if host == "0.0.0.0" else ipv6 + ipv4
+
+
 def links(host: str, port: int, tokens: dict[int, str]) -> dict[int, str]:
-    shown = host
-    if host in ("0.0.0.0", "::"):
-        shown = socket.getfqdn()
-    elif ":" in host:
-        shown = f"[{host}]"
+    shown = f"[{host}]" if ":" in host else host
     return {annotator: f"http://{shown}:{port}/a/{token}/" for annotator, token in
             tokens.items()}
+
+
+def reachable_host(host: str, addresses: list[str], out: TextIO) -> str:
+    """The host the links name for a server on `host`: itself, or for a server on every
+    address the first of this machine's `addresses` it listens on (said on `out`, with the
+    others), else the machine's name (and that annotators need one that reaches it)."""
+    if host not in WILDCARDS:
+        return host
+    listened = listened_addresses(host, addresses)
+    name = socket.gethostname()
+    if not listened:
+        print(f"listening on every address of this machine, but it has none but loopback: the "
+              f"links name it {name}; give the annotators a name or address of it that their "
+              "machines reach", file=out)
+        return name
+    others = f" (or {', '.join(listened[1:])})" if len(listened) > 1 else ""
+    print(f"listening on every address of this machine: the links use {listened[0]}{others}; "
+          f"its name {name} works too where it resolves to one of them", file=out)
+    return listened[0]
 
 
 def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
@@ -161,7 +189,9 @@ def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
               "use an SSH tunnel or a TLS proxy instead)", file=err)
     app = create_app(Desk(task, tokens), [*LOOPBACK_NAMES, options.host] if loopback else None)
     print(f"serving {task.mode} of {task.path}; answers are saved there at once", file=err)
-    for annotator, link in links(options.host, port, tokens).items():
+    addresses = machine_addresses() if options.host in WILDCARDS else []
+    shown = reachable_host(options.host, addresses, err)
+    for annotator, link in links(shown, port, tokens).items():
         print(f"annotator {annotator}: {link}", file=out)
     out.flush()
     config = uvicorn.Config(app, log_level="warning", access_log=False)
