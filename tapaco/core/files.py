@@ -136,11 +136,11 @@ def check_updatable(path: Path, growth: int = 0) -> None:
     temporary = temporary_name(path, "tmp")
     created = False
     try:
-        with folder_lock(path), open(temporary, "xb") as handle:
+        with folder_lock(path), open(temporary, "wb") as handle:  # the name a save writes
             created = True
-            block = bytes(min(needed, 1 << 20))
-            for start in range(0, needed, len(block) or 1):
-                handle.write(block[:needed - start])
+            block, left = bytes(min(needed, 1 << 20)), needed
+            while left:
+                left -= handle.write(block[:left])
             handle.flush()
             os.fsync(handle.fileno())
     except OSError as error:
