@@ -1,11 +1,14 @@
 """A plain-text terminal annotator: one person labels the pairs of an annotation file.
 
 The loop shows one unlabelled pair at a time and reads an answer per line (1-4, a category
-name or colour, `t`/`trash`, `u` undo, `q` quit; end of input quits). Every answer and every undo
-changes only this annotator's label of that pair in the file as it is at that moment
-(:func:`tapaco.core.annotation.pairs.save_label`), so the other annotator, here or on the web page
-(`serve`), may answer the same file at once, and a later run resumes at the first pair still
-unlabelled.
+name or colour, `t`/`trash`, `u` undo, `q` quit; end of input quits), the keys once at the start.
+An answer is read in a bounded piece: a line longer than any answer (`< /dev/zero`, a stream
+without line ends) ends the session in one line, its answers saved; a byte that is not UTF-8
+makes an unknown answer.
+Every answer and every undo changes only this annotator's label of that pair in the file as it
+is at that moment (:func:`tapaco.core.annotation.pairs.save_label`), so the other annotator, here
+or on the web page (`serve`), may answer the same file at once, and a later run resumes at the
+first pair still unlabelled.
 The command line (`python -m opusparcus annotate`) calls `annotate`; this module's own
 `__main__` entry is a small stand-alone equivalent.
 """
@@ -13,18 +16,22 @@ The command line (`python -m opusparcus annotate`) calls `annotate`; this module
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from tapaco.core.annotation.pairs import Annotation, parse_label, read_annotations, save_label
-from tapaco.core.errors import exit_status
+from tapaco.core.errors import InputError, exit_status
 
 HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "
         "(or a word: good/green, mostly-good/light-green, mostly-bad/yellow, bad/red)")
 HINT = "? unknown answer {answer!r}: type 1-4, t, u or q, then Enter"
 UNDO = "u"
 QUIT = "q"
+# characters of an answer line; the longest answer is `mostly-good`
+LONGEST_ANSWER = 1000
+STDIN = "standard input"
 
 
 def _first_unlabelled(annotations: list[Annotation], column: int) -> int | None:
@@ -39,14 +46,18 @@ def _show(annotations: list[Annotation], index: int, column: int, stdout: TextIO
     pair = annotations[index]
     left = _remaining(annotations, column)
     stdout.write(f"\npair {index + 1} of {len(annotations)} ({left} left)  id {pair.id}\n"
-                 f"  1: {pair.sentence1}\n  2: {pair.sentence2}\n{HELP}\n")
+                 f"  1: {pair.sentence1}\n  2: {pair.sentence2}\n")
 
 
-def _ask(stdin: TextIO, stdout: TextIO) -> str:
+def _ask(stdin: TextIO, stdout: TextIO, path: Path) -> str:
     """The next answer, lower-cased; end of input reads as quit."""
     stdout.write("> ")
     stdout.flush()
-    line = stdin.readline()
+    line = stdin.readline(LONGEST_ANSWER)
+    if len(line) == LONGEST_ANSWER and not line.endswith("\n"):
+        raise InputError(STDIN, f"an answer of over {LONGEST_ANSWER:,} characters without a "
+                         f"line end; type 1-4, t, u or q, then Enter; earlier answers are saved "
+                         f"in {path}", kind="usage")
     return line.strip().lower() if line else QUIT
 
 
@@ -66,13 +77,17 @@ def annotate(path: Path, annotator: int, stdin: TextIO = sys.stdin,
         raise ValueError(f"annotator must be 1 or 2, not {annotator!r}")
     column = annotator - 1
     annotations = read_annotations(path)
+    if isinstance(stdin, io.TextIOWrapper):  # a stray byte is an unknown answer, not a crash
+        stdin.reconfigure(errors="replace")
     history: list[int] = []
     shown = None
     while (index := _first_unlabelled(annotations, column)) is not None:
         if index != shown:
+            if shown is None:
+                stdout.write(HELP + "\n")
             _show(annotations, index, column, stdout)
             shown = index
-        answer = _ask(stdin, stdout)
+        answer = _ask(stdin, stdout, path)
         if answer == QUIT:
             break
         if answer == UNDO:
@@ -80,7 +95,7 @@ def annotate(path: Path, annotator: int, stdin: TextIO = sys.stdin,
             continue
         label = _label(answer)
         if label is None:
-            stdout.write(HINT.format(answer=answer) + "\n")
+            stdout.write(HINT.format(answer=answer[:40]) + "\n")
             continue
         annotations, _ = save_label(path, annotations[index].id, annotator, label)
         history.append(index)

@@ -52,7 +52,7 @@ def is_training(annotations: list[Annotation], path: Path) -> bool:
 def _is_combined_training_file(path: Path) -> bool:
     try:
         with open(path, encoding="utf-8") as handle:
-            return handle.readline().rstrip("\n") == TRAINING_HEADER
+            return handle.readline(len(TRAINING_HEADER) + 2).rstrip("\n") == TRAINING_HEADER
     except (OSError, UnicodeDecodeError):
         return False
 

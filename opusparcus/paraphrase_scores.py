@@ -19,7 +19,6 @@ rows are written, is reported with its line, found by reading the file again.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from tapaco.core.errors import InputError, OptionError
+from tapaco.core.json_input import read_json
 from tapaco.core.opus.textstream import FileRef, text_chunks
 from tapaco.core.score.scoring import SCORE_COLUMN, stats_path
 
@@ -100,12 +100,10 @@ def open_scored(path: Path) -> ScoredFile:
                          kind="missing file")
     stats_file = stats_path(path)
     try:
-        stats = json.loads(stats_file.read_text(encoding="utf-8"))
+        stats = read_json(stats_file)
     except OSError:
         raise _usage(path, f"has no {stats_file.name} beside it: not a file written by "
                      "`opusparcus score` (which writes both)") from None
-    except ValueError as error:
-        raise InputError(stats_file, f"is not JSON: {error}", kind="corrupt file") from None
     if not isinstance(stats, dict) or stats.get("command") != "score":
         raise _usage(path, f"{stats_file.name} beside it was not written by `opusparcus score`")
     if stats.get("mode") != "pairs" or stats.get("columns") != [2, 3]:

@@ -17,7 +17,6 @@ a fixed size (8 x 5 in at 100 dpi, 800 x 500 px PNG) and reruns write byte-ident
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from opusparcus.ranked_file import read_ranked
 from tapaco.core.annotation.pairs import CATEGORIES, CATEGORY_TITLES
 from tapaco.core.errors import InputError, MissingDependency, OptionError
 from tapaco.core.files import created_folders, write_file_atomically
+from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFile
 
 COMMAND = "opusparcus plot"
@@ -181,10 +181,10 @@ def scheme_name(ranked: Path) -> str | None:
     """The scoring scheme of a ranked file where `rank` wrote it (`<lang>/train/`), read from
     the ranking's `stats.json`; None for a file elsewhere."""
     try:
-        stats = json.loads((ranked.parent.parent / "stats.json").read_text(encoding="utf-8"))
+        stats = read_json(ranked.parent.parent / "stats.json")
         if ranked.parent.name == "train" and ranked.name == f"{stats['language']}-train.txt.bz2":
             return str(stats["options"]["score"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, InputError, KeyError, TypeError):
         pass
     return None
 

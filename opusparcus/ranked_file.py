@@ -11,6 +11,7 @@ from tapaco.core.files import write_file_atomically
 
 FIELDS = 7
 FIELDS_WITH_SCHEME_SCORE = 8
+ID_BYTES = 4096  # what ranked_language reads of a first row: its id, never a whole long row
 
 
 def read_ranked(path: Path) -> list[list[str]]:
@@ -37,13 +38,17 @@ def write_rows(path: Path, rows: list[list[str]]) -> None:
 
 def ranked_language(path: Path) -> str:
     """The language of a ranked file, from its first row's id (`en-N1` -> `en`), reading only
-    that row."""
+    the start of that row."""
     try:
         opener = bz2.open if path.suffix == ".bz2" else open
         with opener(path, "rb") as handle:
-            first = handle.readline().decode("utf-8")
+            first, tab, _ = handle.readline(ID_BYTES).partition(b"\t")
+            first = first.decode("utf-8")
     except (OSError, ValueError, EOFError, UnicodeDecodeError) as error:
         raise InputError(path, f"cannot read ranked file: {error}", kind="corrupt file") from error
+    if first.strip() and not tab:
+        raise InputError(path, f"the first row has no id (no tab in its first {ID_BYTES:,} "
+                         "bytes): not a ranked file", "line 1", kind="malformed ranked file")
     if not first.strip():
         raise InputError(path, "the ranked file is empty", kind="usage")
-    return first.split("\t", 1)[0].rsplit("-", 1)[0]
+    return first.rsplit("-", 1)[0]

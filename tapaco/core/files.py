@@ -7,12 +7,15 @@ folders it had to create. Deciding *whether* a path may be written is :mod:`tapa
 
 from __future__ import annotations
 
+import codecs
+import errno
 import fcntl
 import glob
 import json
 import os
 import re
 import shutil
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,17 +126,57 @@ def update_file_atomically(path: Path, read: Callable[[Path], Content],
         return content, os.stat(path)
 
 
+def check_updatable(path: Path, growth: int = 0) -> None:
+    """Refuse, in one line naming the folder, a file that :func:`update_file_atomically` could
+    not update: it locks the folder and writes a new copy beside the file, so here the folder
+    is locked and a copy's worth of bytes (its size plus `growth`) is written beside it,
+    synced, and removed. Catches a read-only folder or file system, a full disk, a quota."""
+    folder = path.absolute().parent
+    needed = path.stat().st_size + growth
+    temporary = temporary_name(path, "tmp")
+    created = False
+    try:
+        with folder_lock(path), open(temporary, "wb") as handle:  # the name a save writes
+            created = True
+            block, left = bytes(min(needed, 1 << 20)), needed
+            while left:
+                left -= handle.write(block[:left])
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        raise unwritable(folder, error, f"updating {path.name} writes a new copy of it "
+                                        f"({needed:,} bytes) beside it") from None
+    finally:
+        if created:
+            temporary.unlink(missing_ok=True)
+
+
+def unwritable(folder: Path, error: OSError, doing: str) -> InputError:
+    """The one-line error for `error`, met writing in `folder` while `doing` something: no
+    space left there (a full disk, a quota), or it cannot be written (read-only)."""
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return InputError(folder, f"no space left there; {doing}", kind="usage")
+    return InputError(folder, f"cannot write there ({error.strerror or error}); {doing}",
+                      kind="usage")
+
+
+# what a header check reads of a first line: any header, and a row of a language file
+FIRST_LINE_BYTES = 16 << 20
 _PACKED = {b"BZh": "a bz2-compressed file", b"PAR1": "a Parquet file", b"\x1f\x8b": "a gzip file",
            b"PK\x03\x04": "a zip file"}
 
 
 def read_plain_text(path: Path, reads: str, first_line_only: bool = False) -> str:
-    """A UTF-8 text file a command reads (or its first line); a packed file (a `.bz2` or
-    Parquet release) or any other that is not UTF-8 is a one-line error saying what the command
-    `reads`."""
+    """A UTF-8 text file a command reads (or its first line, up to FIRST_LINE_BYTES); a packed
+    file (a `.bz2` or Parquet release), one that is not a regular file (a device such as
+    /dev/zero, a pipe: no end to read to) or any other that is not UTF-8 is a one-line error
+    saying what the command `reads`."""
     try:
         with open(path, "rb") as handle:
-            data = handle.readline() if first_line_only else handle.read()
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InputError(path, f"is not a regular file (a device or a pipe); this "
+                                 f"command reads {reads}", kind="usage")
+            data = handle.readline(FIRST_LINE_BYTES) if first_line_only else handle.read()
     except OSError as error:
         raise InputError(path, f"cannot read: {error.strerror or error}",
                          kind="missing file") from error
@@ -141,8 +184,9 @@ def read_plain_text(path: Path, reads: str, first_line_only: bool = False) -> st
     if packed is not None:
         raise InputError(path, f"is {packed}; this command reads {reads} (uncompressed text)",
                          kind="usage")
-    try:
-        return data.decode("utf-8")
+    cut = first_line_only and len(data) == FIRST_LINE_BYTES and not data.endswith(b"\n")
+    try:  # a cut line may end inside a character: that character is left out
+        return codecs.getincrementaldecoder("utf-8")().decode(data, final=not cut)
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise InputError(path, f"not UTF-8 text (byte 0x{data[error.start]:02x}); this "

@@ -22,7 +22,6 @@ prints it as one line and exits with status 2, having written nothing.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -32,6 +31,7 @@ from pathlib import Path
 from tapaco.core.errors import InputError
 from tapaco.core.files import dead_leftovers, fill_folder_atomically, json_text, temporary_name
 from tapaco.core.files import write_file_atomically as _write_file
+from tapaco.core.json_input import read_json
 
 MANIFEST = "manifest.json"
 OVERWRITE_FOLDER_HELP = ("replace this command's earlier output even where it was changed since; "
@@ -98,8 +98,8 @@ def _files_under(folder: Path) -> list[str]:
 def read_manifest(folder: Path) -> dict | None:
     """The manifest of a folder this project wrote, or None."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        manifest = read_json(folder / MANIFEST)
+    except (OSError, InputError):
         return None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
         return None

@@ -6,7 +6,6 @@ that `--timings FILE` and the benchmark scripts can report them.
 
 from __future__ import annotations
 
-import json
 import resource
 import sys
 import time
@@ -14,6 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
+
+from tapaco.core.errors import InputError
+from tapaco.core.json_input import read_json
 
 
 def peak_rss_mib() -> float:
@@ -81,7 +83,7 @@ class Progress:
 def timings_file_is_own(path: Path) -> bool:
     """Whether `path` holds timings this project wrote (so a rerun may replace it)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json(path)
+    except (OSError, InputError):
         return False
     return isinstance(data, dict) and "timings_of" in data and "stages" in data

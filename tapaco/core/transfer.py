@@ -10,7 +10,9 @@ step, after its own checks.
 The server is not trusted: only http(s) URLs are fetched (redirects included); a body is never
 received past the size the caller expects (`limit`), and an API answer never past
 `API_ANSWER_BYTES`; every transfer has a deadline (its timeout plus the time its size takes at
-`min_rate`), so a trickling server cannot hold a run forever.
+`min_rate`), and every answer's headers must be in within the timeout: the connections are shut
+down when either passes (:mod:`tapaco.core.watchdog`), so a trickling server cannot hold a run
+forever, whether it trickles its body or its headers.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import TextIO
 
 from tapaco.core.errors import InputError
 from tapaco.core.versions import package_version
+from tapaco.core.watchdog import Watchdog
 
 BLOCK = 1 << 20
 # The OPUS API's answer for the largest corpus (OpenSubtitles, every language) is a few MB.
@@ -65,16 +68,16 @@ def check_url(url: str) -> None:
         raise DownloadError(url, f"only http and https URLs are downloaded, not {what}")
 
 
-def open_url(url: str, timeout: float, offset: int = 0):
-    """The response to GET `url` (from byte `offset` on); HTTP errors other than server errors
-    and 416 become a DownloadError at once."""
+def open_url(url: str, timeout: float, watchdog: Watchdog, offset: int = 0):
+    """The response to GET `url` (from byte `offset` on), over connections `watchdog` opens;
+    HTTP errors other than server errors and 416 become a DownloadError at once."""
     check_url(url)
     headers = {"User-Agent": f"pivot-paraphrase-miner/{package_version()}"}
     if offset:
         headers["Range"] = f"bytes={offset}-"
     try:
-        response = urllib.request.urlopen(urllib.request.Request(url, headers=headers),
-                                          timeout=timeout)
+        response = watchdog.opener.open(urllib.request.Request(url, headers=headers),
+                                        timeout=timeout)
     except urllib.error.HTTPError as error:
         if error.code >= 500 or error.code in (408, 416, 429):
             raise
@@ -98,8 +101,11 @@ class _Deadline:
 
     def check(self) -> None:
         if time.monotonic() > self.end:
-            raise DownloadError(self.url, f"not complete after {self.seconds:.0f} s (the "
-                                "deadline for its size); rerun to resume")
+            raise self.passed()
+
+    def passed(self) -> DownloadError:
+        return DownloadError(self.url, f"not complete after {self.seconds:.0f} s (the deadline "
+                             "for its size); rerun to resume")
 
 
 def _blocks(response, deadline: _Deadline):
@@ -175,7 +181,9 @@ class Transfer:
         `limit` bytes."""
         rate = rate or Rate(enabled=False)
         deadline = self.deadline(url, limit or 0)
-        return self._retried(url, lambda: self._attempt(url, part, rate, limit, deadline),
+        return self._retried(url, deadline,
+                             lambda watchdog: self._attempt(url, part, rate, limit, deadline,
+                                                            watchdog),
                              lambda: f"; rerun to resume from "
                                      f"{part.stat().st_size if part.exists() else 0} bytes")
 
@@ -185,9 +193,9 @@ class Transfer:
         limit = self.answer_limit
         deadline = self.deadline(url, limit)
 
-        def attempt() -> bytes:
+        def attempt(watchdog: Watchdog) -> bytes:
             body = bytearray()
-            with open_url(url, self.timeout) as response:
+            with self._open(url, deadline, watchdog) as response:
                 for block in _blocks(response, deadline):
                     body += block
                     if len(body) > limit:
@@ -195,24 +203,53 @@ class Transfer:
                                             "than any OPUS API answer")
             return bytes(body)
 
-        return self._retried(url, attempt, lambda: "")
+        return self._retried(url, deadline, attempt, lambda: "")
 
-    def _retried(self, url: str, attempt: Callable, advice: Callable[[], str]):
+    def _retried(self, url: str, deadline: _Deadline, attempt: Callable[[Watchdog], object],
+                 advice: Callable[[], str]):
         for number in range(self.attempts):
             try:
-                return attempt()
+                return self._watched(deadline, attempt)
             except (_Retry, *_RETRIED) as error:
                 if number == self.attempts - 1:
-                    raise DownloadError(url, f"gave up after {self.attempts} attempts: "
+                    tries = "1 attempt" if self.attempts == 1 else f"{self.attempts} attempts"
+                    raise DownloadError(url, f"gave up after {tries}: "
                                         f"{_reason(error)}{advice()}") from None
                 self.sleep(self.backoff * 2 ** number)
         raise AssertionError("unreachable")
 
+    def _watched(self, deadline: _Deadline, attempt: Callable[[Watchdog], object]):
+        """One attempt, its connections shut down when its time is up: the deadline, or the
+        timeout while the answer's headers are awaited. An attempt cut so is a failed one
+        (what it received may be short), retried unless the deadline has passed."""
+        with Watchdog() as watchdog:
+            try:
+                result = attempt(watchdog)
+            except (_Retry, OSError, http.client.HTTPException):
+                if not watchdog.fired:
+                    raise
+        if watchdog.fired:
+            raise watchdog.fired from None
+        return result
+
+    def _open(self, url: str, deadline: _Deadline, watchdog: Watchdog, offset: int = 0):
+        """The response to GET `url`, its headers in within the timeout; its body then has
+        until the deadline."""
+        headers_by = time.monotonic() + self.timeout
+        if headers_by < deadline.end:
+            watchdog.until(headers_by, _Retry(f"the server sent no complete headers within "
+                                              f"{self.timeout:g} s"))
+        else:
+            watchdog.until(deadline.end, deadline.passed())
+        response = open_url(url, self.timeout, watchdog, offset)
+        watchdog.until(deadline.end, deadline.passed())
+        return response
+
     def _attempt(self, url: str, part: Path, rate: Rate, limit: int | None,
-                 deadline: _Deadline) -> int:
+                 deadline: _Deadline, watchdog: Watchdog) -> int:
         offset = part.stat().st_size if part.exists() else 0
         try:
-            response = open_url(url, self.timeout, offset)
+            response = self._open(url, deadline, watchdog, offset)
         except urllib.error.HTTPError as error:
             if error.code == 416:  # the part is not a prefix the server can continue
                 part.unlink()

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import math
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tapaco.core.errors import MissingDependency, OptionError
+from tapaco.core.json_input import read_json
 from tapaco.core.options import check_range
 
 EOS = "</s>"
@@ -325,8 +325,10 @@ def _ct2_target_vocabulary(model_dir: Path) -> frozenset[str]:
     """Target tokens of a CTranslate2 model folder (shared or target vocabulary, json or txt)."""
     for stem in ("shared_vocabulary", "target_vocabulary"):
         if (model_dir / f"{stem}.json").is_file():
-            text = (model_dir / f"{stem}.json").read_text(encoding="utf-8")
-            return frozenset(json.loads(text))
+            tokens = read_json(model_dir / f"{stem}.json")
+            if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+                raise ModelFolderError(model_dir, f"{stem}.json is not a list of tokens")
+            return frozenset(tokens)
         if (model_dir / f"{stem}.txt").is_file():
             text = (model_dir / f"{stem}.txt").read_text(encoding="utf-8")
             return frozenset(text.splitlines())

@@ -3,10 +3,10 @@ of a set in each language file (read up to that set only)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tapaco.core.errors import InputError
+from tapaco.core.json_input import read_json
 from tapaco.core.outputs import read_manifest
 from tapaco.pipeline import COMMAND as BUILD_COMMAND
 
@@ -42,12 +42,14 @@ class BuildOutput:
     @staticmethod
     def _statistics(path: Path) -> dict:
         try:
-            stats = json.loads(path.read_text(encoding="utf-8"))
+            stats = read_json(path)
         except FileNotFoundError:
             raise usage_error(path, f"is missing: not a complete '{BUILD_COMMAND}' "
                                     "output") from None
-        except (OSError, ValueError) as error:
+        except OSError as error:
             raise usage_error(path, f"cannot be read as JSON ({error})") from None
+        except InputError as error:
+            raise usage_error(path, f"cannot be read as JSON ({error.message})") from None
         options = stats.get("options") if isinstance(stats, dict) else None
         graph = stats.get("graph") if isinstance(stats, dict) else None
         if (not isinstance(options, dict) or not isinstance(options.get("documents"), str)

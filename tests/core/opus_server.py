@@ -5,7 +5,8 @@ The API part answers as Helsinki-NLP/OPUS-API does (opustools `DbOperations.get_
 each language in them in the asked form; for `moses` the bitexts; `version=latest` selects
 the rows marked latest. The file part serves bytes with or without `Range` support, can cut a
 transfer after some bytes, and logs every request. It can also misbehave as a hostile or broken
-server would: send more than it lists (or without end), trickle, pad the API answer, or list
+server would: send more than it lists (or without end), trickle its body or its headers (a
+header line a byte at a time that never ends), pad the API answer or answer anything, or list
 URLs of its choosing.
 """
 
@@ -50,7 +51,10 @@ class OpusServer:
     requests: list[tuple[str, str]] = field(default_factory=list)  # (path, Range header)
     endless: set[str] = field(default_factory=set)  # paths whose body never ends
     trickle: dict[str, float] = field(default_factory=dict)  # path -> seconds between bytes
+    # path ("api" for the API) -> seconds between the bytes of headers that never end
+    stall_headers: dict[str, float] = field(default_factory=dict)
     api_padding: int = 0  # spaces streamed after the API's JSON
+    api_body: bytes | None = None  # the API's answer instead of the catalogue
     urls: dict[str, str] = field(default_factory=dict)  # path -> URL the API lists instead
     _stop: threading.Event = field(default_factory=threading.Event)
 
@@ -120,8 +124,11 @@ class OpusServer:
         parts = urllib.parse.urlsplit(handler.path)
         if parts.path == "/opusapi/":
             self.requests.append(("api", parts.query))
+            if "api" in self.stall_headers:
+                return self._stall_headers(handler, self.stall_headers["api"])
             query = dict(urllib.parse.parse_qsl(parts.query))
             body = json.dumps({"corpora": self.catalogue(query)}).encode()
+            body = body if self.api_body is None else self.api_body
             if self.api_padding:
                 return self._stream(handler, [body], self.api_padding)
             return self._send(handler, 200, body, {"Content-Type": "application/json"})
@@ -138,6 +145,8 @@ class OpusServer:
             return self._stream(handler, [row.data], 1 << 40)
         if row.path in self.trickle:
             return self._trickle(handler, row.data, self.trickle[row.path])
+        if row.path in self.stall_headers:
+            return self._stall_headers(handler, self.stall_headers[row.path])
         start = int(asked[len("bytes="):].split("-")[0]) if asked and self.ranges else 0
         if start >= len(row.data) and start:
             return self._send(handler, 416, b"", {"Content-Range": f"bytes */{len(row.data)}"})
@@ -176,6 +185,20 @@ class OpusServer:
                 if self._stop.wait(pause):
                     break
                 handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+        except OSError:
+            pass
+        handler.close_connection = True
+
+    def _stall_headers(self, handler: BaseHTTPRequestHandler, pause: float) -> None:
+        """A status line, then one header line a byte at a time, `pause` seconds apart, until
+        the client goes away or the server stops: each byte comes well within a socket timeout,
+        and the headers never end."""
+        try:
+            handler.wfile.write(b"HTTP/1.1 200 OK\r\nX-Stall: ")
+            handler.wfile.flush()
+            while not self._stop.wait(pause):
+                handler.wfile.write(b"a")
                 handler.wfile.flush()
         except OSError:
             pass

@@ -3,13 +3,16 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 from conftest import PROJECT
 
-from opusparcus.annotate import annotate
+from opusparcus.annotate import LONGEST_ANSWER, annotate
 from tapaco.core.annotation.pairs import TRASH, Annotation, read_annotations, write_annotations
+from tapaco.core.errors import InputError
+from tests.peak_memory import wait_with_small_peak
 
 WAIT = 10.0
 
@@ -107,6 +110,78 @@ def test_saved_after_every_answer(pairs, monkeypatch):
     annotate(pairs, 2, Spy("4\n1\nu\nq\n"), io.StringIO())
     assert seen == [[None] * 5, [4, None, None, None, None], [4, 1, None, None, None],
                     [4, None, None, None, None]]
+
+
+def test_the_keys_are_shown_once(pairs):
+    _, out = run(pairs, 2, "4\n3\nbad\nq\n")
+    assert out.count("pair ") == 4 and out.count("keys:") == 1
+
+
+@pytest.mark.parametrize("stream", ["\0" * 5000, "4" * 5000, "x" * LONGEST_ANSWER])
+def test_an_answer_without_end_is_an_error_and_earlier_answers_stay(pairs, stream):
+    with pytest.raises(InputError, match="standard input: an answer of over 1,000 characters "
+                                         "without a line end"):
+        run(pairs, 2, "4\n" + stream)
+    assert labels(pairs, 2) == [4, None, None, None, None]
+    counts, _ = run(pairs, 2, "x" * (LONGEST_ANSWER - 1) + "\nq\n")  # the longest line read
+    assert counts == {"answered": 0, "remaining": 4}
+
+
+def _annotate_process(path, stdin) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "opusparcus", "annotate", "--file", str(path),
+                             "--annotator", "2"], stdin=stdin, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=PROJECT)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
+def test_annotate_from_dev_zero_ends_in_one_line_with_bounded_memory(pairs):
+    with open("/dev/zero", "rb") as zeros:
+        process = _annotate_process(pairs, zeros)
+        wait_with_small_peak(process)
+        assert process.returncode == 2
+    error = process.stderr.read().decode()
+    assert error.count("\n") == 1 and error.startswith("opusparcus: error: standard input: ")
+    assert labels(pairs, 2) == [None] * 5
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
+def test_an_endless_line_on_a_pipe_ends_in_one_line_with_bounded_memory(pairs):
+    reading, writing = os.pipe()
+    stop = threading.Event()
+
+    def write_forever() -> None:
+        try:
+            os.write(writing, b"4\n")
+            while not stop.is_set():
+                os.write(writing, b"4" * 65536)
+        except OSError:  # the reader is gone
+            pass
+        finally:
+            os.close(writing)
+
+    writer = threading.Thread(target=write_forever, daemon=True)
+    process = _annotate_process(pairs, reading)
+    os.close(reading)
+    writer.start()
+    try:
+        wait_with_small_peak(process)
+        assert process.returncode == 2
+    finally:
+        stop.set()
+        writer.join(WAIT)
+    assert "an answer of over 1,000 characters" in process.stderr.read().decode()
+    assert labels(pairs, 2) == [4, None, None, None, None]
+
+
+def test_a_byte_that_is_not_utf8_is_an_unknown_answer(pairs):
+    # strict, as under a UTF-8 locale such as en_US.UTF-8 (C and C.UTF-8 escape bad bytes)
+    strict = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    done = subprocess.run([sys.executable, "-m", "opusparcus", "annotate", "--file", str(pairs),
+                           "--annotator", "2"], input=b"4\n\xff\n3\nq\n", capture_output=True,
+                          cwd=PROJECT, timeout=60, env=strict)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert "? unknown answer '\ufffd'" in done.stdout.decode()
+    assert labels(pairs, 2) == [4, 3, None, None, None]
 
 
 def test_bad_annotator(pairs):

@@ -25,6 +25,7 @@ HEADER = ["set_id", "sentence_id", "sentence", "annotator1", "annotator2"]
 OK = "ok"
 OUTLIER = "outlier"
 LABELS = (OK, OUTLIER)
+HEADER_CHARACTERS = 100  # what a header check reads: more than the header and its line end
 AGREEMENT_COLUMNS = ("both ok", "both outlier", "outlier for annotator 1 only",
                      "outlier for annotator 2 only")
 
@@ -93,7 +94,7 @@ def read_set_annotations(path: Path) -> list[Member]:
 def is_set_annotation_file(path: Path) -> bool:
     try:
         with open(path, encoding="utf-8") as handle:
-            return handle.readline().rstrip("\n").split("\t") == HEADER
+            return handle.readline(HEADER_CHARACTERS).rstrip("\n").split("\t") == HEADER
     except (OSError, UnicodeDecodeError):
         return False
 

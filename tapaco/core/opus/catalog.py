@@ -14,13 +14,13 @@ the layout `tapaco build` and `opusparcus rank` read; anything else in a URL is 
 
 from __future__ import annotations
 
-import json
 import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tapaco.core.errors import InputError
+from tapaco.core.json_input import parse_json
 from tapaco.core.transfer import Transfer, check_url
 
 DEFAULT_API = "https://opus.nlpl.eu/opusapi/"
@@ -28,6 +28,8 @@ FORMS = ("raw", "xml", "moses")
 # A file name may have 255 bytes on Linux file systems, and the download adds `.part`.
 _LONGEST_NAME = 255 - len(".part")
 _SUFFIXES = {"xml": (".xml.gz", ".zip"), "raw": (".zip",), "moses": (".txt.zip",)}
+# OPUS's largest files are tens of GB: a size past 4 TiB comes from a broken answer
+LARGEST_KB = 1 << 32
 
 
 @dataclass(frozen=True)
@@ -55,12 +57,7 @@ class OpusApi:
 
     def query(self, **parameters: str) -> dict:
         url = self.base_url + "?" + urllib.parse.urlencode(parameters)
-        body = self.transfer.read(url)
-        try:
-            answer = json.loads(body)
-        except ValueError as error:
-            raise InputError(url, f"the OPUS API did not answer JSON ({error})",
-                             kind="download") from None
+        answer = parse_json(self.transfer.read(url), url, kind="download")
         if not isinstance(answer, dict):
             raise InputError(url, "the OPUS API answered JSON that is not an object",
                              kind="download")
@@ -93,8 +90,12 @@ def _opus_file(row: object, form: str, where: str) -> OpusFile:
         source, target = str(row.get("source") or ""), str(row.get("target") or "")
     except KeyError as missing:
         raise InputError(where, f"an OPUS API entry lacks {missing}", kind="download") from None
-    if not isinstance(size, int) or size < 0:
+    if type(size) is not int or size < 0:  # a bool is an int to Python, not a size
         raise InputError(url, f"the OPUS API gives no size in KB ({size!r})", kind="download")
+    if size > LARGEST_KB:
+        raise InputError(url, f"the OPUS API gives a size of {size:.3g} KB, over the "
+                         f"{LARGEST_KB:,} KB (4 TiB) any OPUS file has: a broken answer",
+                         kind="download")
     check_url(url)
     return OpusFile(url, release_path(url, version, form), size, version, source, target)
 

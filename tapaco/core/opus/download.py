@@ -102,8 +102,8 @@ def _listed_size(size_kb: int) -> str:
 
 
 def _size(count: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if count < 1000 or unit == "GB":
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if count < 1000 or unit == "PB":
             return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
         count /= 1000
     raise AssertionError("unreachable")

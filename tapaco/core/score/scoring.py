@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from tapaco.core.files import (
     temporary_name,
     write_file_atomically,
 )
+from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress
 from tapaco.core.score.embedders import BACKENDS, DEVICES, Embedder, open_embedder
@@ -99,8 +99,8 @@ def is_own_output(path: Path) -> bool:
     """Whether `path` (a scored file or its stats) was written by a score command."""
     stats = path if path.name.endswith(".stats.json") else stats_path(path)
     try:
-        data = json.loads(stats.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json(stats)
+    except (OSError, InputError):
         return False
     return isinstance(data, dict) and data.get("command") == "score"
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -18,7 +22,14 @@ pytest.importorskip("uvicorn", reason="the 'web' extra (uvicorn) is not installe
 from opusparcus.cli import main  # noqa: E402
 from tapaco.core.annotation.pairs import Annotation, read_annotations, write_annotations  # noqa: E402
 from tapaco.core.annotation.sets import read_set_annotations  # noqa: E402
-from tapaco.core.annotation.web.serve import ServeOptions, links, listen, open_task  # noqa: E402
+from tapaco.core.annotation.web.addresses import machine_addresses  # noqa: E402
+from tapaco.core.annotation.web.serve import (  # noqa: E402
+    ServeOptions,
+    links,
+    listen,
+    open_task,
+    reachable_host,
+)
 from tapaco.core.annotation.web.tasks import PairTask, SetTask  # noqa: E402
 from tapaco.core.errors import InputError  # noqa: E402
 
@@ -103,7 +114,39 @@ def test_links_name_the_host_and_each_token():
     assert links("127.0.0.1", 8000, {1: "abc", 2: "def"}) == {
         1: "http://127.0.0.1:8000/a/abc/", 2: "http://127.0.0.1:8000/a/def/"}
     assert links("::1", 9, {1: "t"}) == {1: "http://[::1]:9/a/t/"}
-    assert "0.0.0.0" not in links("0.0.0.0", 9, {1: "t"})[1]
+
+
+def test_a_server_on_every_address_links_to_an_address_of_the_machine():
+    addresses = ["192.0.2.7", "198.51.100.1", "fd00::7"]
+    said = io.StringIO()
+    assert reachable_host("0.0.0.0", addresses, said) == "192.0.2.7"
+    assert "the links use 192.0.2.7 (or 198.51.100.1);" in said.getvalue()
+    said = io.StringIO()
+    assert reachable_host("::", addresses, said) == "fd00::7"
+    assert "the links use fd00::7 (or 192.0.2.7, 198.51.100.1);" in said.getvalue()
+    said = io.StringIO()
+    assert reachable_host("0.0.0.0", ["fd00::7"], said) == socket.gethostname()
+    assert "none but loopback" in said.getvalue()
+    assert reachable_host("192.0.2.9", addresses, said) == "192.0.2.9"
+    assert reachable_host("localhost", addresses, said) == "localhost"
+
+
+def _global_addresses() -> set[str]:
+    """The machine's global addresses as `ip -o addr` lists them."""
+    if not shutil.which("ip"):
+        pytest.skip("needs the ip command to list the machine's addresses")
+    listed = subprocess.run(["ip", "-o", "addr", "show"], capture_output=True, text=True,
+                            check=True).stdout
+    found = set()
+    for fields in (line.split() for line in listed.splitlines()):
+        family = next((f for f in ("inet", "inet6") if f in fields), None)
+        if family and fields[fields.index("scope") + 1] == "global":
+            found.add(fields[fields.index(family) + 1].split("/")[0])
+    return found
+
+
+def test_the_machine_addresses_are_its_global_ones():
+    assert set(machine_addresses()) == _global_addresses()
 
 
 def test_command_errors_are_one_line(tmp_path, capsys, monkeypatch):
@@ -114,6 +157,63 @@ def test_command_errors_are_one_line(tmp_path, capsys, monkeypatch):
     assert main(["serve", "--file", str(tmp_path / "missing.tsv")]) == 2
     error = capsys.readouterr().err
     assert "pip install 'pivot-paraphrase-miner[web]'" in error and error.count("\n") == 1
+
+
+# in a mount namespace of its own (and a user namespace: no root needed), a 1 MiB file system
+# at $1 holding a copy of $2, made read-only or full by the setup, for the command after them
+_OWN_FILE_SYSTEM = """set -e
+mount -t tmpfs -o size=1m tmpfs "$1"
+cp "$2" "$1/"
+{setup}
+shift 2
+exec "$@"
+"""
+READ_ONLY = 'mount -o remount,ro "$1"'
+FULL = 'head -c 2000000 /dev/zero > "$1/filler" 2>/dev/null || true'
+
+
+def _on_own_file_system(tmp_path, setup, copied, arguments):
+    """(exit code, stderr) of `opusparcus serve` run with ARGUMENTS (MNT: the file system's
+    folder) on a file system of its own, ended after 30 s."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    probe = subprocess.run(["unshare", "-rm", "mount", "-t", "tmpfs", "tmpfs", str(mount)],
+                           capture_output=True) if shutil.which("unshare") else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("needs unshare and user namespaces to mount a file system of its own")
+    command = [sys.executable, "-m", "opusparcus", "serve", "--port", "0",
+               *(argument.replace("MNT", str(mount)) for argument in arguments)]
+    process = subprocess.Popen(["unshare", "-rm", "sh", "-c", _OWN_FILE_SYSTEM.format(
+        setup=setup), "sh", str(mount), str(copied), *command], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        _, error = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, error = process.communicate()
+    return process.returncode, error
+
+
+@pytest.mark.parametrize(("setup", "error"), [
+    (READ_ONLY, "cannot write there (Read-only file system)"),
+    (FULL, "no space left there"),
+])
+def test_a_file_whose_answers_cannot_be_saved_is_refused_before_serving(tmp_path, pairs, setup,
+                                                                          error):
+    code, printed = _on_own_file_system(tmp_path, setup, pairs, ["--file", "MNT/fr.tsv"])
+    assert code == 2, f"serve started on a file it cannot save answers in: {printed}"
+    copy = pairs.stat().st_size + 4 * 16  # and room for 16 bytes of labels on each of 4 lines
+    assert printed == (f"opusparcus: error: {tmp_path / 'mnt'}: {error}; updating fr.tsv "
+                       f"writes a new copy of it ({copy:,} bytes) beside it\n")
+
+
+def test_set_labels_that_cannot_be_written_are_refused_in_one_line(tmp_path):
+    language_file = tmp_path / "de.txt"
+    language_file.write_text(LANGUAGE_FILE, encoding="utf-8")
+    code, printed = _on_own_file_system(tmp_path, FULL, language_file, [
+        "--file", str(language_file), "--labels", "MNT/de-sets.tsv"])
+    assert (code, printed) == (2, f"opusparcus: error: {tmp_path / 'mnt'}: no space left "
+                                  "there; the sets to check go to de-sets.tsv there\n")
 
 
 def _start(arguments, cwd, program="opusparcus"):
@@ -153,12 +253,16 @@ def test_the_command_serves_until_interrupted(pairs):
     assert "serving pairs of" in error and "warning" not in error
 
 
-def test_another_host_than_loopback_warns(pairs):
-    process, _ = _start(["--file", str(pairs), "--port", "0", "--host", "0.0.0.0"],
-                        pairs.parent)
+def test_another_host_than_loopback_warns_and_links_to_an_address_others_can_open(pairs):
+    process, lines = _start(["--file", str(pairs), "--port", "0", "--host", "0.0.0.0"],
+                            pairs.parent)
     process.terminate()
     _, error = process.communicate(timeout=20)
     assert "warning: serving on 0.0.0.0" in error
+    ipv4 = {address for address in _global_addresses() if ":" not in address}
+    hosts = {urllib.parse.urlsplit(line.split(": ", 1)[1]).hostname for line in lines}
+    assert len(hosts) == 1 and "localhost" not in hosts
+    assert hosts <= ipv4 if ipv4 else hosts == {socket.gethostname()}
 
 
 def test_set_labels_of_a_build_go_beside_its_folder_so_the_next_build_accepts_it(tmp_path):

@@ -58,3 +58,16 @@ def test_latest_resolves_to_the_newest_release_and_a_bad_answer_is_an_error():
         with pytest.raises(InputError, match="not JSON|did not answer JSON"):
             OpusApi(server.base + "/OPUS-Tatoeba/v1/moses/en-fr.txt.zip?",
                     Transfer(attempts=1)).query(corpus="Tatoeba")
+
+
+@pytest.mark.parametrize(("size", "error"), [
+    (True, r"gives no size in KB \(True\)"),  # a bool is not a number of KB
+    (1.5, r"gives no size in KB \(1.5\)"),
+    (-1, r"gives no size in KB \(-1\)"),
+    (10**30, r"gives a size of 1e\+30 KB, over the 4,294,967,296 KB \(4 TiB\) any OPUS file "
+             "has: a broken answer"),
+])
+def test_a_size_that_is_no_file_size_is_a_bad_answer(size, error):
+    with OpusServer([Row("moses/en-fr.txt.zip", b"x" * 3000, listed_kb=size)]) as server:
+        with pytest.raises(InputError, match=error):
+            OpusApi(server.api, Transfer(attempts=1)).files("Tatoeba", "latest", "moses")

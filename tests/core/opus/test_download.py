@@ -84,7 +84,7 @@ def test_an_interrupted_run_leaves_a_part_that_the_next_run_resumes(tmp_path):
     data = (SAMPLE / "xml/de-en.xml.gz").read_bytes()
     cut = len(data) // 3
     with OpusServer(sample_rows(), cut_after={"xml/de-en.xml.gz": cut}) as server:
-        with pytest.raises(DownloadError, match="gave up after 1 attempts"):
+        with pytest.raises(DownloadError, match="gave up after 1 attempt: "):
             fetch(server, tmp_path / "opus", attempts=1)
         part = tmp_path / "opus/xml/de-en.xml.gz.part"
         assert part.read_bytes() == data[:cut]
@@ -212,6 +212,28 @@ def test_list_prints_sizes_and_total_and_fetches_nothing(tmp_path, capsys):
     sizes = {row.path: round(len(row.data) / 1024) * 1024 for row in rows}
     total = sizes["xml/de-en.xml.gz"] + sizes["xml/de.zip"] + sizes["xml/en.zip"]
     assert printed[-1].split()[:3] == [f"{total / 1000:.1f}", "KB", "total,"]
+
+
+def test_list_prints_large_sizes_in_tb(tmp_path, capsys):
+    rows = [Row("moses/en-fr.txt.zip", b"x", listed_kb=3_000_000_000)]  # 3.072e12 bytes
+    with OpusServer(rows) as server:
+        code = tapaco_main(["download", "--api", server.api, "--out", str(tmp_path / "opus"),
+                            "--form", "moses", "--list"])
+    printed = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert printed[0].split() == ["3.1", "TB", "moses/en-fr.txt.zip"]
+    assert printed[1].split()[:3] == ["3.1", "TB", "total,"]
+
+
+def test_an_absurd_size_is_a_one_line_error(tmp_path, capsys):
+    rows = [Row("moses/en-fr.txt.zip", b"x", listed_kb=10**30)]
+    with OpusServer(rows) as server:
+        code = tapaco_main(["download", "--api", server.api, "--out", str(tmp_path / "opus"),
+                            "--form", "moses", "--list"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.count("\n") == 1 and "1e+30 KB" in captured.err
+    assert "a broken answer" in captured.err
 
 
 def test_command_line_download_and_errors(tmp_path, capsys):

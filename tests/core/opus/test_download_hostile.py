@@ -3,7 +3,10 @@ is one clear error, bounded in bytes and time, and leaves no trace it was not as
 
 from __future__ import annotations
 
+import re
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,6 +58,43 @@ def test_a_trickling_server_meets_the_deadline(tmp_path):
     assert time.monotonic() - started < 5
     # what arrived is kept for a rerun to resume, and nothing else
     assert [p.name for p in (tmp_path / "opus").rglob("*")] == ["xml", "en-fr.xml.gz.part"]
+
+
+def _timed(action: Callable[[], object], limit: float) -> dict:
+    """Run `action` in a thread for at most `limit` seconds: its error and how long it took, or
+    {} when it is still running (it ends when the test leaves the server's block, which stops
+    the server)."""
+    outcome: dict = {}
+
+    def run() -> None:
+        started = time.monotonic()
+        try:
+            action()
+        except Exception as error:  # noqa: BLE001 - handed to the test
+            outcome["error"] = error
+        outcome["seconds"] = time.monotonic() - started
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(limit)
+    return dict(outcome)
+
+
+@pytest.mark.parametrize("stalled, error", [
+    # a small file's deadline (1 s and its size at 10 KB/s) passes first: not retried
+    ("xml/en-fr.xml.gz", r"en-fr.xml.gz: not complete after 1 s \(the deadline for its size\)"),
+    # an API answer may be large: its headers' 1 s passes first, in each attempt
+    ("api", "gave up after 2 attempts: the server sent no complete headers within 1 s"),
+])
+def test_a_server_stalling_in_its_headers_meets_the_deadline(tmp_path, stalled, error):
+    """A byte of headers every 0.2 s never lets a 1 s socket timeout fire: the deadlines cover
+    the headers too."""
+    with OpusServer(_only_en(sample_rows()), stall_headers={stalled: 0.2}) as server:
+        outcome = _timed(lambda: _download(server, tmp_path / "opus", timeout=1), 20)
+        assert outcome, "the download still waits for the headers after 20 s"
+    assert isinstance(outcome["error"], DownloadError)
+    assert re.search(error, str(outcome["error"]))
+    assert outcome["seconds"] < 2 * 1 + 3  # at most two attempts of 1 s, and a margin
 
 
 def test_only_http_urls_are_fetched(tmp_path):

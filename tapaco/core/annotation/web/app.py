@@ -17,7 +17,6 @@ nothing from elsewhere (a Content-Security-Policy of 'self').
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -33,6 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tapaco.core.annotation.web.desk import Desk, NotYet
 from tapaco.core.annotation.web.tasks import BadAnswer
 from tapaco.core.errors import InputError
+from tapaco.core.json_input import parse_json
 
 MAX_BODY = 64 * 1024  # a set of 100 members' outlier ids fits many times over
 SECURITY_HEADERS = {
@@ -122,9 +122,9 @@ async def _json_body(request: Request) -> dict[str, Any]:
         if len(body) > MAX_BODY:
             raise RequestError(413, f"request body over {MAX_BODY} bytes")
     try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: [[[…
-        raise RequestError(400, "the body is not JSON (or nested too deeply)") from None
+        data = parse_json(bytes(body), "the request body")
+    except InputError as error:
+        raise RequestError(400, f"the body is {error.message}") from None
     if not isinstance(data, dict):
         raise RequestError(400, "the body must be a JSON object")
     return data

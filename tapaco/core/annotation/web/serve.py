@@ -4,7 +4,9 @@ holds, prepare it, print the links, serve.
 `--file` may be an annotation file (`sample`'s output: pairs), a set annotation file, or a
 TaPaCo language file: then `--sets` sets drawn from it (seeded) are written to a set annotation
 file (`--labels`, default `<name>-sets.tsv` beside it) the first time, and that file is resumed
-afterwards. The server binds 127.0.0.1 unless `--host` says otherwise.
+afterwards. Before serving, the file is checked to be one that answers can be saved in (its
+folder writable, room for a new copy). The server binds 127.0.0.1 unless `--host` says
+otherwise.
 """
 
 from __future__ import annotations
@@ -26,12 +28,15 @@ from tapaco.core.annotation.sets import (
     sample_sets,
     set_annotations_text,
 )
+from tapaco.core.annotation.web.addresses import machine_addresses
 from tapaco.core.annotation.web.tasks import PairTask, SetTask, Task
 from tapaco.core.errors import InputError
-from tapaco.core.files import read_plain_text
+from tapaco.core.files import check_updatable, read_plain_text, unwritable
 from tapaco.core.outputs import MANIFEST, OutputFile
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost"]
+# bytes a line can grow by when it is answered: both annotators' labels, `outlier` at most
+ANSWERS_BYTES = 16
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,11 @@ def _set_task_from_language_file(options: ServeOptions, out: TextIO) -> SetTask:
     members = sample_sets(read_language_file(options.file), options.sets, options.seed)
     if not members:
         raise InputError(options.file, "holds no paraphrase set", kind="usage")
-    output.write(set_annotations_text(members))
+    try:
+        output.write(set_annotations_text(members))
+    except OSError as error:
+        raise unwritable(labels.absolute().parent, error,
+                         f"the sets to check go to {labels.name} there") from None
     count = len({m.set_id for m in members})
     print(f"wrote {count} sets ({len(members)} sentences) to check to {labels}", file=out)
     return SetTask(labels, language)
@@ -124,14 +133,41 @@ def listen(host: str, port: int) -> socket.socket:
     return server
 
 
+WILDCARDS = ("0.0.0.0", "::")
+
+
+def listened_addresses(host: str, addresses: list[str]) -> list[str]:
+    """Which of this machine's `addresses` a server on every address listens on, the ones to
+    name first first: `0.0.0.0` listens on IPv4 only, `::` on IPv6 (and IPv4 where the system
+    maps it, as Linux does by default)."""
+    ipv6 = [address for address in addresses if ":" in address]
+    ipv4 = [address for address in addresses if ":" not in address]
+    return ipv4 if host == "0.0.0.0" else ipv6 + ipv4
+
+
 def links(host: str, port: int, tokens: dict[int, str]) -> dict[int, str]:
-    shown = host
-    if host in ("0.0.0.0", "::"):
-        shown = socket.getfqdn()
-    elif ":" in host:
-        shown = f"[{host}]"
+    shown = f"[{host}]" if ":" in host else host
     return {annotator: f"http://{shown}:{port}/a/{token}/" for annotator, token in
             tokens.items()}
+
+
+def reachable_host(host: str, addresses: list[str], out: TextIO) -> str:
+    """The host the links name for a server on `host`: itself, or for a server on every
+    address the first of this machine's `addresses` it listens on (said on `out`, with the
+    others), else the machine's name (and that annotators need one that reaches it)."""
+    if host not in WILDCARDS:
+        return host
+    listened = listened_addresses(host, addresses)
+    name = socket.gethostname()
+    if not listened:
+        print(f"listening on every address of this machine, but it has none but loopback: the "
+              f"links name it {name}; give the annotators a name or address of it that their "
+              "machines reach", file=out)
+        return name
+    others = f" (or {', '.join(listened[1:])})" if len(listened) > 1 else ""
+    print(f"listening on every address of this machine: the links use {listened[0]}{others}; "
+          f"its name {name} works too where it resolves to one of them", file=out)
+    return listened[0]
 
 
 def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
@@ -142,6 +178,7 @@ def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
     from tapaco.core.annotation.web.desk import Desk, new_tokens
 
     task = open_task(options, err)
+    check_updatable(task.path, ANSWERS_BYTES * task.path.read_bytes().count(b"\n"))
     server_socket = listen(options.host, options.port)
     port = server_socket.getsockname()[1]
     tokens = new_tokens(options.annotators)
@@ -152,7 +189,9 @@ def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
               "use an SSH tunnel or a TLS proxy instead)", file=err)
     app = create_app(Desk(task, tokens), [*LOOPBACK_NAMES, options.host] if loopback else None)
     print(f"serving {task.mode} of {task.path}; answers are saved there at once", file=err)
-    for annotator, link in links(options.host, port, tokens).items():
+    addresses = machine_addresses() if options.host in WILDCARDS else []
+    shown = reachable_host(options.host, addresses, err)
+    for annotator, link in links(shown, port, tokens).items():
         print(f"annotator {annotator}: {link}", file=out)
     out.flush()
     config = uvicorn.Config(app, log_level="warning", access_log=False)
