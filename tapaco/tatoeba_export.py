@@ -11,13 +11,16 @@ as it is or as Tatoeba publishes it (`sentences.tar.bz2` holding `sentences.csv`
 They give the corpus the OPUS form gives (:func:`tapaco.read.read_corpus`): a vertex per
 linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one document per
 language, an edge per linked pair (in either direction, once; same-language links are
-intra-lingual), the text as written (untokenised, as OPUS's raw documents; a carriage return
-inside it, which would end an output row, read as a space), languages named as
+intra-lingual), the text as written (untokenised, as OPUS's raw documents), languages named as
 OPUS names them (`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by
 `;` in ascending list id and tags in file order. Links to sentences the export does not hold
 or whose language is unknown are counted and left out, as the OPUS form leaves out links to
-unknown sentences, and so are links to a sentence without text; a link of a sentence to itself
-is dropped.
+unknown sentences; a link of a sentence to itself is dropped.
+
+A row ends at a newline: a carriage return that ends none (a lone one, which Arrow's reader
+would take for a row's end) is part of the text, read as a space, as no output field may hold
+one. A sentence without text (empty or whitespace only) is no sentence: links to it are
+counted (`links_with_empty_text`) and left out, as in the OPUS form.
 """
 
 from __future__ import annotations
