@@ -15,13 +15,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from opusparcus.moses_tokenizer import moses_tokenize
+from tapaco.core.characters import WHITESPACE
 
 _FINAL_PUNCTUATION = frozenset(".!?…;:")
 _PUNCTUATION_CODES = np.array(sorted(map(ord, _FINAL_PUNCTUATION)), np.uint32)
 _FINAL_AS_IS = np.array([ord("."), ord("?")], np.uint32)
 _SPACE, _NEWLINE = ord(" "), ord("\n")
-# Python's whitespace (what str.split splits on) but the space and the newline.
-_OTHER_WHITESPACE = re.compile(r"[^\S \n]")
+# whitespace (what str.split splits on) but the space and the newline
+_OTHER_WHITESPACE = re.compile("[" + re.escape(WHITESPACE.replace(" ", "").replace("\n", "")) + "]")
 
 
 def normalize_final_punctuation(tokenized: str) -> str:

@@ -4,7 +4,7 @@
   punctuation characters: ’ → ', “ → ", … → ..., – → -), quotation marks removed, ``!`` made
   ``.``. Sentences of one language with equal keys get a surface-similarity edge.
 - :func:`near_identical_key` (filter c): NFKC, casefold, every punctuation (Unicode P*) and
-  space character dropped.
+  whitespace character (:mod:`tapaco.core.characters`, for ASCII and other text alike) dropped.
 
 Both functions are the readable references. For millions of texts, compiled kernels
 (:mod:`tapaco.normalize_kernels`) do the same from per-code-point tables: filter (c) with
@@ -30,8 +30,9 @@ from unidecode import unidecode
 
 from tapaco import normalize_kernels
 from tapaco.core.arrays import code_points, group_offsets
+from tapaco.core.characters import WHITESPACE
 
-_PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}\s]")
+_PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}" + regex.escape(WHITESPACE) + "]")
 
 
 def _is_punctuation(char: str) -> bool:
@@ -70,7 +71,7 @@ def _surface_replacement(match: re.Match) -> str:
     return _surface_table()[ord(match.group())]
 
 
-_ASCII_DROPPED = bytes(c for c in range(128) if _is_punctuation(chr(c)) or chr(c).isspace())
+_ASCII_DROPPED = bytes(c for c in range(128) if _is_punctuation(chr(c)) or chr(c) in WHITESPACE)
 
 
 def surface_key(text: str) -> str:
@@ -82,9 +83,9 @@ def surface_key(text: str) -> str:
 
 @cache
 def _dropped_table() -> dict[int, None]:
-    r"""Every character of the regex module's ``[\p{P}\s]`` (its Unicode tables, which may be
-    newer than unicodedata's), as a str.translate table that drops them (faster than
-    substituting the pattern)."""
+    """Every punctuation character (by the regex module's Unicode tables, which may be newer
+    than unicodedata's) and whitespace character, as a str.translate table that drops them
+    (faster than substituting the pattern)."""
     every = "".join(map(chr, range(sys.maxunicode + 1)))
     return dict.fromkeys(map(ord, _PUNCTUATION_OR_SPACE.findall(every)))
 

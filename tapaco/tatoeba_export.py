@@ -17,18 +17,29 @@ OPUS names them (`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by
 counted (`sentences_of_unknown_language`) and left out; links to them or to sentences the export
 does not hold are counted (`links_to_unknown_sentences`) and left out, as the OPUS form leaves
 out links to unknown sentences; a link of a sentence to itself is dropped.
+
+A row ends at a newline: a carriage return that ends none (a lone one, which Arrow's reader
+would take for a row's end) is part of the text, read as a space, as no output field may hold
+one. A sentence without text (empty or whitespace only) is no sentence: links to it are
+counted (`links_with_empty_text`) and left out, as in the OPUS form.
 """
 
 from __future__ import annotations
 
+import io
+import re
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from tapaco.core.arrays import SparseStrings, sorted_distinct
+from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.progress import Progress
@@ -41,6 +52,8 @@ FILES = {"sentences": ("sentences.csv", [("id", pa.int64()), ("lang", pa.string(
          "tags": ("tags.csv", [("id", pa.int64()), ("tag", pa.string())]),
          "lists": ("sentences_in_lists.csv", [("list", pa.int64()), ("id", pa.int64())])}
 UNKNOWN_LANGUAGE = "\\N"
+_WHOLE_NUMBER = re.compile(rb"[+-]?[0-9]+")
+_LONE_RETURN = re.compile(rb"\r(?!\n)")
 
 
 def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
@@ -54,7 +67,8 @@ def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
     where = path if path.is_file() else archive
     try:
         if path.is_file():
-            return _parse(path, columns)
+            with open(path, "rb") as stream:
+                return _parse(stream, columns)
         with tarfile.open(archive, "r:bz2") as tar:
             member = next((m for m in tar if m.isfile() and Path(m.name).name == name), None)
             if member is None:
@@ -63,9 +77,9 @@ def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         if "utf8" in str(error).lower() or isinstance(error, UnicodeDecodeError):
             raise _encoding_error(where, name) from None
-        raise InputError(where, f"not a Tatoeba {name} ({len(columns)} tab-separated fields: "
-                         f"{', '.join(c for c, _ in columns)}): {error}",
-                         kind="malformed export") from None
+        row_error = _row_error(where, name, columns)
+        raise row_error or InputError(where, f"not a Tatoeba {name} ({_fields(columns)}): "
+                                      f"{error}", kind="malformed export") from None
     except (tarfile.TarError, OSError, EOFError) as error:
         raise InputError(where, f"cannot be read: {error}", kind="malformed export") from None
 
@@ -93,6 +107,68 @@ def _encoding_error(where: Path, name: str) -> InputError:
                 return InputError(where, f"invalid UTF-8 in {name}", kind="encoding")
 
 
+def _fields(columns: list[tuple[str, pa.DataType]]) -> str:
+    return f"{len(columns)} tab-separated fields: {', '.join(c for c, _ in columns)}"
+
+
+def _row_error(where: Path, name: str, columns: list[tuple[str, pa.DataType]]
+               ) -> InputError | None:
+    """The error naming the first line of `name` that is not a row of `columns` (Arrow's own
+    error names none), the file read again a line at a time; None if every line is one."""
+    with _open_member(where, name) as stream:
+        for number, line in enumerate(_lines(stream), 1):
+            fields = line.removesuffix(b"\r").split(b"\t")
+            if len(fields) != len(columns):
+                return InputError(where, f"not a Tatoeba {name} ({_fields(columns)}): this line "
+                                  f"has {len(fields)}", f"line {number}", kind="malformed export")
+            for (column, kind), field in zip(columns, fields):
+                if kind == pa.int64() and not _WHOLE_NUMBER.fullmatch(field):
+                    return InputError(where, f"not a Tatoeba {name} ({_fields(columns)}): its "
+                                      f"{column} is not a whole number: "
+                                      f"{field.decode(errors='replace')!r}", f"line {number}",
+                                      kind="malformed export")
+    return None
+
+
+def _lines(stream: BinaryIO) -> Iterator[bytes]:
+    """The lines of a stream, without their newlines."""
+    carry = b""
+    while block := stream.read(1 << 20):
+        lines = (carry + block).split(b"\n")
+        carry = lines.pop()
+        yield from lines
+    if carry:
+        yield carry
+
+
+class _LoneReturnsAsSpaces(io.RawIOBase):
+    """A stream of an export read with every carriage return that ends no line (no newline
+    after it) as a space: the export's rows end at a newline, so a lone return is part of a
+    sentence's text, where Arrow's CSV reader would end the row (and no output field may
+    hold one)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        super().__init__()
+        self.stream = stream
+        self.ahead = b""  # the byte after those returned, read to see what follows a return
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        wanted = -1 if size < 0 else size + 1
+        data = self.ahead
+        while wanted < 0 or len(data) < wanted:
+            more = self.stream.read(-1 if wanted < 0 else wanted - len(data))
+            if not more:
+                break
+            data += more
+        data, self.ahead = (data[:size], data[size:]) if 0 <= size < len(data) else (data, b"")
+        if b"\r" in data:
+            data = _LONE_RETURN.sub(b" ", data + self.ahead)[:len(data)]
+        return data
+
+
 def _open_member(where: Path, name: str):  # noqa: ANN202 - a binary stream
     if where.name.endswith(".tar.bz2"):
         tar = tarfile.open(where, "r:bz2")
@@ -101,9 +177,10 @@ def _open_member(where: Path, name: str):  # noqa: ANN202 - a binary stream
     return open(where, "rb")
 
 
-def _parse(source, columns: list[tuple[str, pa.DataType]]) -> pa.Table:
-    return pacsv.read_csv(source, pacsv.ReadOptions(column_names=[c for c, _ in columns],
-                                                    block_size=1 << 24),
+def _parse(source: BinaryIO, columns: list[tuple[str, pa.DataType]]) -> pa.Table:
+    return pacsv.read_csv(_LoneReturnsAsSpaces(source),
+                          pacsv.ReadOptions(column_names=[c for c, _ in columns],
+                                            block_size=1 << 24),
                           pacsv.ParseOptions(delimiter="\t", quote_char=False,
                                              double_quote=False, escape_char=False),
                           pacsv.ConvertOptions(column_types=dict(columns),
@@ -128,7 +205,8 @@ def read_export(folder: Path, progress: Progress, export_codes: bool = False) ->
         if len(repeated):
             raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
                              "appears twice", kind="malformed export")
-        pairs, counts = _linked_pairs(ids, _read(folder, "links"))
+        blank = _blank(sentences["text"]).take(pa.array(rows)).to_numpy(zero_copy_only=False)
+        pairs, counts = _linked_pairs(ids, blank, _read(folder, "links"))
         counts.sentences_of_unknown_language = len(lang_of_row) - len(rows)
     with progress.stage("read documents"):
         corpus = _corpus(folder, sentences["text"], rows, lang_of_row[rows], languages, ids,
@@ -182,14 +260,25 @@ class _IdIndex:
         return np.where(self.sorted[position] == wanted, self.by_id[position], -1)
 
 
-def _linked_pairs(ids: np.ndarray, links: pa.Table) -> tuple[np.ndarray, ReadCounts]:
-    """Rows (into sorted `ids`) of each linked pair, once, the smaller row first."""
+def _blank(texts: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Whether each text is empty or whitespace only (:mod:`tapaco.core.characters`)."""
+    return pc.match_substring_regex(texts, f"^[{WHITESPACE_RE2}]*$")
+
+
+def _linked_pairs(ids: np.ndarray, blank: np.ndarray,
+                  links: pa.Table) -> tuple[np.ndarray, ReadCounts]:
+    """Rows (into sorted `ids`) of each linked pair, once, the smaller row first; links to a
+    sentence without text (`blank`, by row) are left out and counted, as links to unknown
+    sentences are."""
     index = _IdIndex(ids)
     a, b = (index.find(links[column].to_numpy()) for column in ("first", "second"))
     known = (a >= 0) & (b >= 0)
+    usable = known.copy()
+    usable[known] = ~blank[a[known]] & ~blank[b[known]]
     counts = ReadCounts(alignment_sources=1, links=len(a),
-                        links_to_unknown_sentences=int((~known).sum()))
-    a, b = a[known], b[known]
+                        links_to_unknown_sentences=int((~known).sum()),
+                        links_with_empty_text=int((known & ~usable).sum()))
+    a, b = a[usable], b[usable]
     low, high = np.minimum(a, b), np.maximum(a, b)
     keys = sorted_distinct((low.astype(np.uint64) << np.uint64(32)) | high.astype(np.uint64))
     pairs = np.column_stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)]).astype(np.int64)

@@ -80,7 +80,8 @@ def _sentences(data: bytes) -> dict[str, tuple[str, str, str]]:
 
 
 def components(opus_dir: Path) -> tuple[list[set], dict]:
-    """Connected components of link sides (alignment + surface links), and side texts."""
+    """Connected components of link sides (alignment + surface links), and side texts; a side
+    without text is no sentence, in no component."""
     links = read_links(opus_dir)
     documents: dict[str, dict] = {}
     sides = networkx.Graph(links)
@@ -90,10 +91,12 @@ def components(opus_dir: Path) -> tuple[list[set], dict]:
         if document not in documents:
             documents[document] = read_document(opus_dir, document)
         parts = [documents[document][i] for i in ids.split()]
-        info[side] = (" ".join(p[0] for p in parts), ";".join(p[1] for p in parts if p[1]),
+        info[side] = (" ".join(p[0] for p in parts if p[0]), ";".join(p[1] for p in parts if p[1]),
                       ";".join(p[2] for p in parts if p[2]))
+        if not info[side][0]:
+            sides.remove_node(side)
     first_with_key = {}
-    for side in sorted(info):
+    for side in sorted(side for side in info if side in sides):
         key = (side[0], surface(info[side][0]))
         if not key[1]:
             continue  # an empty text is similar to nothing

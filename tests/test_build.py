@@ -229,13 +229,15 @@ def test_raw_subtitle_documents_with_time_elements(tmp_path):
     root = tmp_path / "opus"
     en, fr = "en/2001/1/1.xml.gz", "fr/2001/1/1.xml.gz"
     write_document_zip(root, "raw", "en", {en: subtitle_xml(
-        [("1", "Hello."), ("2", ""), ("3", ""), ("4", "- Hi, Sam!")])})
+        [("1", "Hello."), ("2", ""), ("3", ""), ("4", "- Hi, Sam!"), ("5", "Hi there."),
+         ("6", "Hey, Sam.")])})
     write_document_zip(root, "raw", "fr", {fr: subtitle_xml([("1", "Bonjour."),
                                                               ("2", "Salut.")])})
-    write_cesalign(root / "xml" / "en-fr.xml.gz", [(en, fr, [("1", "1"), ("2", "1"),
-                                                             ("3", "2"), ("4", "2")])])
+    write_cesalign(root / "xml" / "en-fr.xml.gz", [(en, fr, [
+        ("1", "1"), ("2", "1"), ("3", "2"), ("4", "2"), ("5", "1"), ("6", "2")])])
     files = assert_matches_independent(root, tmp_path / "out", min_sets=1)
     english = {row[1]: row for row in files["en"]}
     assert english["1"][2] == "Hello." and english["4"][2] == "- Hi, Sam!"
-    # the two empty sentences are not joined as surface-similar: two sets
-    assert english["1"][0] == english["2"][0] != english["3"][0] == english["4"][0]
+    # an <s> holding only its two times is no sentence: in no set
+    assert sorted(english) == ["1", "4", "5", "6"]
+    assert english["1"][0] == english["5"][0] != english["4"][0] == english["6"][0]

@@ -1,4 +1,5 @@
 import gzip
+import json
 import re
 import zipfile
 
@@ -212,3 +213,50 @@ def test_lists_and_tags_of_single_and_multi_id_sides(tmp_path):
                      "One. Five.": ("7", "a"), "Three. Four.": ("", "b;c")}
     assert all(corpus.lists[i] == corpus.tags[i] == "" for i in range(len(corpus.texts))
                if i not in english)
+
+
+def test_an_empty_sentence_is_no_sentence(tmp_path):
+    """A Moses line of whitespace only, or an <s> without text, is no set member: its links are
+    left out and counted; a side of several ids leaves an empty one out of its text."""
+    from conftest import OpusFolder, Sentence, write_moses
+
+    from tapaco.cli import main
+
+    moses = write_moses(tmp_path / "moses", "en-fr", [
+        ("en/a.xml", "fr/a.xml", str(n), fr, en, fr_text) for n, fr, en, fr_text in [
+            (1, "1", "Hello.", "Bonjour."), (2, "1", "Hi there.", "Bonjour."),
+            (3, "1", " \t ", "Bonjour."), (4, "2", "Hey.", "Salut."), (5, "2", "Yo.", "Salut."),
+            (6, "3", "Bye.", "  ")]])
+    release = OpusFolder(tmp_path / "xml")
+    release.sentences("en/a.xml", *(Sentence(str(n), text) for n, text in enumerate(
+        ["Hello.", "Hi there.", "", "Hey.", " ", "Yo."], 1)))
+    release.sentences("fr/a.xml", Sentence("1", "Bonjour."), Sentence("2", "Salut."))
+    release.links("en-fr", "en/a.xml", "fr/a.xml",
+                  [("1", "1"), ("2", "1"), ("3", "1"), ("4 5", "2"), ("6", "2")])
+    first_set = "0\t1\tHello.\t\t\n0\t2\tHi there.\t\t\n"
+    for root, english, empty in (
+            (moses, first_set + "1\t4\tHey.\t\t\n1\t5\tYo.\t\t\n", 2),
+            (release.write(), first_set + "1\t4+5\tHey.\t\t\n1\t6\tYo.\t\t\n", 1)):
+        out = tmp_path / f"{root.name}-out"
+        assert main(["build", "--opus-dir", str(root), "--out", str(out), "--min-sets", "1",
+                     "--quiet"]) == 0
+        assert (out / "en.txt").read_text() == english
+        stats = json.loads((out / "stats.json").read_text())
+        assert stats["input"]["links_with_empty_text"] == empty
+
+
+@pytest.mark.parametrize("bad", [b"\x00", b"\x0b", "\ufffe".encode()])
+def test_a_control_character_in_a_moses_line_is_bad_input(tmp_path, capsys, bad):
+    from conftest import write_moses
+
+    from tapaco.cli import main
+
+    root = write_moses(tmp_path / "opus", "en-fr", [
+        ("en/a.xml", "fr/a.xml", "1", "1", "Hello.", "Bonjour."),
+        ("en/a.xml", "fr/a.xml", "2", "1", "Hey.", "Bonjour.")])
+    english = root / "moses" / "en-fr" / "Test.en-fr.en"
+    english.write_bytes(english.read_bytes().replace(b"Hey", b"H" + bad + b"ey"))
+    assert main(["build", "--opus-dir", str(root), "--out", str(tmp_path / "o")]) == 2
+    error = capsys.readouterr().err
+    assert re.search(r"Test\.en-fr\.en: line 2, column 2: character (0x..|U\+FFFE) is not "
+                     "allowed in text", error) and error.count("\n") == 1

@@ -90,3 +90,43 @@ def test_a_language_left_empty_is_said(tmp_path, capsys):
     assert "no sentence of es was read: all skipped as bad input" in capsys.readouterr().err
     good = _build(_release(tmp_path / "good", lambda data: data), tmp_path / "good-out")
     assert "languages_left_empty" not in good["bad_input"]
+
+
+def test_a_bad_byte_between_sentences_costs_no_sentence(tmp_path):
+    """A byte that is not UTF-8 between a `</s>` and the next `<s>` touches no sentence: the
+    outputs are those of the intact release, and the byte is counted."""
+    def between(data: bytes) -> bytes:
+        at = data.index(b"</s>", data.index(SENTENCE.encode())) + len(b"</s>")
+        return data[:at] + b"\xff" + data[at:]
+
+    stats = _build(_release(tmp_path / "bad", between), tmp_path / "out-bad")
+    good = _build(_release(tmp_path / "good", lambda data: data), tmp_path / "out-good")
+    assert _outputs(tmp_path / "out-bad") == _outputs(tmp_path / "out-good")
+    assert "fr.txt" in _outputs(tmp_path / "out-bad")
+    assert stats["languages"] == good["languages"]
+    skipped = stats["bad_input"]
+    assert skipped["skipped"] == {**good["bad_input"]["skipped"], "encoding": 1}
+    assert "languages_left_empty" not in skipped
+    assert re.search(r"fr\.zip\[Tatoeba/xml/fr/tatoeba\.xml\]: line \d+, column 5: invalid UTF-8 "
+                     r"byte 0xff outside any sentence; dropped, no sentence lost",
+                     skipped["examples"][0])
+
+
+def test_a_forbidden_character_costs_its_sentence_only(tmp_path):
+    """As a byte that is not UTF-8: a control character, or a reference to one, in a sentence
+    costs that sentence (the same outputs as without it)."""
+    without = _outputs_of(tmp_path / "empty", _without_the_sentence)
+    for number, bad in enumerate([b"\x01", b"&#0;", b"&#xFFFE;"]):
+        def change(data: bytes, bad: bytes = bad) -> bytes:
+            return data.replace(b">Grouille<", b">Grou" + bad + b"ille<", 1)
+
+        out = tmp_path / f"out-{number}"
+        stats = _build(_release(tmp_path / f"bad-{number}", change), out)
+        assert _outputs(out) == without
+        assert stats["bad_input"]["skipped"]["malformed XML"] == 1
+        assert "in a sentence; the sentence is left out" in stats["bad_input"]["examples"][0]
+
+
+def _outputs_of(root: Path, change) -> dict[str, bytes]:  # noqa: ANN001 - bytes -> bytes
+    _build(_release(root, change), root.parent / f"{root.name}-out")
+    return _outputs(root.parent / f"{root.name}-out")

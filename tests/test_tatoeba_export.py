@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,78 @@ def test_a_bad_byte_in_an_export_names_its_line(tmp_path, packed):
     expected = rf"line {line}, column {column}: invalid UTF-8 byte 0xea in sentences.csv"
     with pytest.raises(InputError, match=expected):
         read_export(export, Progress(enabled=False))
+
+
+@pytest.mark.parametrize("name, change, line, message", [
+    ("sentences.csv", (b"2\ten\t", b"2\ren\t"), 2,
+     r"not a Tatoeba sentences\.csv \(3 tab-separated fields: id, lang, text\): this line "
+     r"has 2"),
+    ("links.csv", (b"3\t11\n", b"3\t11\r1\n"), 3,
+     r"not a Tatoeba links\.csv \(2 tab-separated fields: first, second\): its second is not "
+     r"a whole number: '11\\r1'"),
+])
+def test_a_lone_return_that_breaks_a_row_names_its_line(tmp_path, capsys, name, change, line,
+                                                         message):
+    """A lone carriage return is text, not the end of a row (Arrow's reader would end it
+    there and say "Expected 3 columns, got 1" without a line): where it breaks a row, the one
+    line names the row's line."""
+    export = write_export(tmp_path / "export")
+    data = (export / name).read_bytes()
+    assert data.count(change[0]) == 1
+    (export / name).write_bytes(data.replace(*change))
+    assert line == data[:data.index(change[0])].count(b"\n") + 1
+    assert main(["build", "--tatoeba-export", str(export), "--out", str(tmp_path / "o")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert re.search(rf"{name}: line {line}: {message}", error), error
+
+
+def test_windows_line_ends_read_as_newlines(tmp_path):
+    plain = write_export(tmp_path / "plain")
+    windows = write_export(tmp_path / "windows")
+    for path in windows.iterdir():
+        path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    progress = Progress(enabled=False)
+    assert _corpus_rows(read_export(windows, progress)) == _corpus_rows(read_export(plain,
+                                                                                   progress))
+
+
+def _corpus_rows(corpus) -> list:  # noqa: ANN001 - a Corpus
+    import numpy as np
+
+    rows = np.arange(len(corpus.texts))
+    return sorted(zip(corpus.sides, corpus.texts, corpus.lists.take(rows),
+                      corpus.tags.take(rows)))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_lone_returns_read_as_spaces_whatever_the_reads(seed):
+    """Each return not followed by a newline is a space, also where a read ends between the
+    two bytes of a Windows line end."""
+    import io
+    import random
+
+    from tapaco.tatoeba_export import _LoneReturnsAsSpaces
+
+    rng = random.Random(seed)
+    data = bytes(rng.choice(b"ab\r\n\t") for _ in range(rng.randint(0, 300)))
+    expected = bytes(b" "[0] if byte == 13 and data[at + 1:at + 2] != b"\n" else byte
+                     for at, byte in enumerate(data))
+    stream = _LoneReturnsAsSpaces(io.BytesIO(data))
+    read = b""
+    while block := stream.read(rng.randint(1, 9)):
+        read += block
+    assert read == expected
+    assert _LoneReturnsAsSpaces(io.BytesIO(data)).read() == expected
+
+
+def test_a_sentence_without_text_is_no_sentence(tmp_path):
+    """As in the OPUS form: its links are left out and counted."""
+    export = write_export(tmp_path / "export")
+    sentences = export / "sentences.csv"
+    sentences.write_bytes(sentences.read_bytes().replace(b"I have eaten the cheese.", b" \r "))
+    corpus = read_export(export, Progress(enabled=False))
+    assert "s2" not in corpus.sides and " " not in corpus.texts
+    links_of_2 = sum(2 in link for link in LINKS)
+    assert corpus.counts.links_with_empty_text == 2 * links_of_2  # each in both directions
+    assert corpus.counts.links_to_unknown_sentences == 0

@@ -65,7 +65,8 @@ def _edges(collector: LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, n
 def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
                 documents: str = "raw", parallel: bool = True,
                 surface_hasher: TextHasher | None = None) -> Corpus:
-    """Read every alignment of the release and the texts of every linked sentence.
+    """Read every alignment of the release and the texts of every linked sentence (an empty
+    text is no sentence: the links of a side without one are left out, and counted).
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
     `parallel`: a forked process reads alignments, then documents, from the back of their lists
@@ -90,14 +91,17 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
     edges, kinds = _edges(collector, offsets)
     vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     doc_lang = np.array([document.lang for document in collector.documents], np.int32)
-    valid = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
+    texts = list(chain.from_iterable(part.texts for part in parts))
+    known = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
+    valid = known & _nonempty(texts)
     keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]] if len(edges) else np.ones(0, bool)
-    collector.counts.links_to_unknown_sentences = int((~keep_edge).sum())
+    unknown = ~(known[edges[:, 0]] & known[edges[:, 1]]) if len(edges) else keep_edge
+    collector.counts.links_to_unknown_sentences = int(unknown.sum())
+    collector.counts.links_with_empty_text = int((~keep_edge & ~unknown).sum())
     if not valid.all():
         edges = (np.cumsum(valid) - 1)[edges[keep_edge]].astype(np.int32)
     pick = np.flatnonzero(valid)
 
-    texts = list(chain.from_iterable(part.texts for part in parts))
     if len(pick) < len(texts):
         texts = gathered(texts, pick)
 
@@ -115,6 +119,14 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
         surface_hashes=_concatenated([part.hashes for part in parts])[pick] if hashed else None,
     )
+
+
+def _nonempty(texts: list[str]) -> np.ndarray:
+    """Whether each text is not empty: an empty sentence is no sentence (its links are left
+    out, and counted)."""
+    if "" not in texts:  # a search in C: the common case costs no Python call per text
+        return np.ones(len(texts), bool)
+    return np.fromiter(map(bool, texts), bool, len(texts))
 
 
 def _concatenated(arrays: list[np.ndarray]) -> np.ndarray:

@@ -26,6 +26,7 @@ class ReadCounts:
     links: int = 0
     links_with_empty_side: int = 0
     links_to_unknown_sentences: int = 0
+    links_with_empty_text: int = 0
     multi_id_sides: int = 0
     documents: int = 0
     document_sentences: int = 0

@@ -175,7 +175,7 @@ def _multi_id_side(result: DocumentTexts, number: int, side: str, index: Sentenc
         result.valid[number] = False
         indexes = []
     counts.multi_id_sides += len(indexes) > 1
-    result.texts[number] = " ".join(sentences.texts[i] for i in indexes)
+    result.texts[number] = " ".join(filter(None, (sentences.texts[i] for i in indexes)))
     for values, found_values in ((result.lists, sentences.lists), (result.tags, sentences.tags)):
         joined = _joined([found_values[i] for i in indexes], ";")
         if joined:

@@ -11,6 +11,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from conftest import PROJECT
 
 from opusparcus.cli import main
@@ -95,18 +96,24 @@ def test_a_100_mb_line_is_one_line_error_or_skipped_in_bounded_memory(tmp_path):
     assert _train(tmp_path / "skipped") == _train(_without_line_4(tmp_path))
 
 
-def test_a_bad_byte_costs_its_own_link_only(tmp_path, capsys):
+@pytest.mark.parametrize("bad, message, kind", [
+    (b"\xff", "invalid UTF-8 byte 0xff", "encoding"),
+    (b"\x00", "character 0x00 is not allowed in text", "forbidden character"),
+    (b"\x1b", "character 0x1b is not allowed in text", "forbidden character"),
+    ("\uffff".encode(), "character U+FFFF is not allowed in text", "forbidden character")])
+def test_a_bad_byte_costs_its_own_link_only(tmp_path, capsys, bad, message, kind):
+    """Not UTF-8, or a character XML forbids (a control character), as in documents."""
     english = _english()
-    english[LONG_LINE - 1] = b"Phrase \xff ."
+    english[LONG_LINE - 1] = b"Phrase " + bad + b" ."
     root = _bitext(tmp_path / "opus", _rows(english))
     arguments = ["rank", "--opus-dir", str(root), "--lang", "en", "--workers", "1"]
     assert main([*arguments, "--out", str(tmp_path / "stopped")]) == 2
     error = capsys.readouterr().err
-    assert f"line {LONG_LINE}, column 8: invalid UTF-8 byte 0xff" in error
+    assert f"line {LONG_LINE}, column 8: {message}" in error
     assert main([*arguments, "--out", str(tmp_path / "skipped"), "--skip-bad-input"]) == 0
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert line.startswith(f"en: {LINKS} links read from 1 pivot, {LINKS} one-to-one")
-    assert line.endswith("skipped bad input: encoding (1)")
+    assert line.endswith(f"skipped bad input: {kind} (1)")
     assert _train(tmp_path / "skipped") == _train(_without_line_4(tmp_path))
 
 

@@ -23,12 +23,14 @@ from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chun
 from tapaco.core.opus.xmlcheck import malformed
 
 _GROUP_START = re.compile(r"<linkGrp\b([^>]*)>")
-_LINK_TARGETS = re.compile(r'<link\b[^>]*?\bxtargets="([^";]*);([^"]*)"')
-_ATTRIBUTE = re.compile(r'([\w:.-]+)\s*=\s*"([^"]*)"')
+# an attribute value is in double or single quotes
+_LINK_TARGETS = re.compile(r"""<link\b[^>]*?\bxtargets\s*=\s*"""
+                           r"""(?:"([^";]*);([^"]*)"|'([^';]*);([^']*)')""")
+_ATTRIBUTE = re.compile(r"""([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 
 def _documents_of(attributes: str) -> tuple[str, str] | None:
-    values = dict(_ATTRIBUTE.findall(attributes))
+    values = {name: double + single for name, double, single in _ATTRIBUTE.findall(attributes)}
     if "fromDoc" not in values or "toDoc" not in values:
         return None
     return values["fromDoc"], values["toDoc"]
@@ -45,7 +47,8 @@ def _group_documents(attributes: str, ref: FileRef, chunk: TextChunk, offset: in
 
 
 def _links_of_segment(segment: str, ref: FileRef, chunk: TextChunk, offset: int) -> list:
-    found = _LINK_TARGETS.findall(segment)
+    found = [(double_from + single_from, double_to + single_to)
+             for double_from, double_to, single_from, single_to in _LINK_TARGETS.findall(segment)]
     if len(found) != segment.count("<link"):
         bad = next(m for m in re.finditer(r"<link[^>]*>?", segment)
                    if not _LINK_TARGETS.match(m.group()))  # a <link...> the pattern misses

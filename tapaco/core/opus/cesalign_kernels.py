@@ -1,11 +1,11 @@
 """Compiled reading of a cesAlign chunk: where every link's two sides and every group's tag are.
 
 :func:`scan_links` walks a chunk's UTF-8 once. Each `<link ...>` tag must have exactly one
-`xtargets="from;to"` among attributes written `name="value"`; each `<linkGrp ...>` tag is
-recorded with the number of links before it (its attributes are read by the caller). A chunk in
-any other form (another element whose name starts with `link`, a link without xtargets, a value
-without `;`, a `<` inside a tag) is declined, for the regular-expression reading that reports
-what is wrong.
+`xtargets="from;to"` among attributes written `name="value"` or `name='value'`; each
+`<linkGrp ...>` tag is recorded with the number of links before it (its attributes are read by
+the caller). A chunk in any other form (another element whose name starts with `link`, a link
+without xtargets, a value without `;`, a `<` inside a tag) is declined, for the
+regular-expression reading that reports what is wrong.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from numba import njit
 
 from tapaco.core.opus.xml_bytes import ends_a_name, is_space, starts_with
 
-_LT, _GT, _QUOTE, _SLASH, _EQUALS, _SEMICOLON = (ord(c) for c in '<>"/=;')
+_LT, _GT, _QUOTE, _APOSTROPHE, _SLASH, _EQUALS, _SEMICOLON = (ord(c) for c in '<>"\'/=;')
 _LINK = np.frombuffer(b"<link", np.uint8)
 _GROUP_REST = np.frombuffer(b"Grp", np.uint8)
 _XTARGETS = np.frombuffer(b"xtargets", np.uint8)
@@ -42,11 +42,14 @@ def _link_tag(data, at, sides, link):
         name = at
         while at < size and data[at] != _EQUALS and data[at] != _GT and not is_space(data[at]):
             at += 1
-        if at + 1 >= size or data[at] != _EQUALS or data[at + 1] != _QUOTE:
+        if at + 1 >= size or data[at] != _EQUALS:
+            return -1
+        quote = data[at + 1]
+        if quote != _QUOTE and quote != _APOSTROPHE:
             return -1
         value = at + 2
         end = value
-        while end < size and data[end] != _QUOTE:
+        while end < size and data[end] != quote:
             if data[end] == _LT:
                 return -1
             end += 1

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from tapaco.core.characters import IS_SPACE, WHITESPACE
 from tapaco.core.opus.sidekeys import plain_id_key
 from tapaco.core.opus.xml_bytes import ends_a_name, starts_with
 
@@ -37,19 +38,6 @@ _TAGS = _bytes(' tags="')
 _ENTITY_NAMES = _bytes("lt;gt;quot;apos;amp;")
 _ENTITY_OFFSETS = np.array([0, 3, 6, 11, 16, 20])
 _ENTITY_BYTES = np.array([ord(c) for c in "<>\"'&"], np.uint8)
-# the characters str.split() and str.strip() take for whitespace (none lies above U+3000)
-SPACES = np.array([chr(code).isspace() for code in range(0x3001)])
-
-
-@njit(nogil=True, cache=True)
-def first_forbidden(data: np.ndarray) -> int:
-    """The offset of the first byte XML 1.0 forbids (C0 controls but tab, newline, return), or
-    -1."""
-    for at in range(len(data)):
-        byte = data[at]
-        if byte < 0x20 and byte != _TAB and byte != _NEWLINE and byte != _RETURN:
-            return at
-    return -1
 
 
 @njit(nogil=True, cache=True)
@@ -106,11 +94,11 @@ def _entity(data, at):
 _ORDINARY, _SPACE_BYTE, _BREAK, _ENTITY, _MARKUP, _MAYBE_SPACE = range(6)
 BYTE_KINDS = np.zeros(256, np.uint8)
 BYTE_KINDS[_SPACE] = _SPACE_BYTE
-BYTE_KINDS[[_NEWLINE, _TAB]] = _BREAK
+BYTE_KINDS[[_NEWLINE, _TAB, _RETURN]] = _BREAK
 BYTE_KINDS[_AMP] = _ENTITY
 BYTE_KINDS[_LT] = _MARKUP
 # lead bytes of the UTF-8 of every whitespace character above ASCII (U+0085 to U+3000)
-BYTE_KINDS[[0xC2, 0xE1, 0xE2, 0xE3]] = _MAYBE_SPACE
+BYTE_KINDS[[char.encode()[0] for char in WHITESPACE if char > "\x7f"]] = _MAYBE_SPACE
 
 
 @njit(nogil=True, cache=True)
@@ -138,7 +126,7 @@ def _copy_text(data, at, out, written, begin):
             at += max(length, 1)
         elif kind == _MAYBE_SPACE:
             code, length = _code_point(data, at)
-            alone |= code < len(SPACES) and SPACES[code]
+            alone |= code < len(IS_SPACE) and IS_SPACE[code]
             for k in range(length):
                 out[written + k] = data[at + k]
             written += length
@@ -247,12 +235,12 @@ def _collapsed(out, begin, end):
 
 @njit(nogil=True, cache=True)
 def _stripped(out, begin, end):
-    """text.strip() of out[begin:end] in place, where only spaces and returns can be at its
-    ends; the new end."""
+    """text.strip() of out[begin:end] in place, where only spaces can be at its ends (a return
+    anywhere makes the text collapsed); the new end."""
     first, last = begin, end
-    while first < last and (out[first] == _SPACE or out[first] == _RETURN):
+    while first < last and out[first] == _SPACE:
         first += 1
-    while last > first and (out[last - 1] == _SPACE or out[last - 1] == _RETURN):
+    while last > first and out[last - 1] == _SPACE:
         last -= 1
     if first > begin:
         for at in range(first, last):

@@ -4,7 +4,8 @@ A sentence is `<s id="..." [lists=".." tags=".."]>text</s>`. Where it holds `<w>
 its text is their tokens joined by single spaces (a tokenised document); otherwise it is the
 character data of the `<s>` itself, child elements and their content left out, as OpusTools
 reads raw documents (an OpenSubtitles raw `<s>` holds `<time .../>` elements around its
-text). Entities are decoded and whitespace is collapsed.
+text). References are decoded as XML reads them (:mod:`tapaco.core.opus.xml_text`) and
+whitespace is collapsed (:mod:`tapaco.core.characters`).
 
 A chunk whose sentences are all `<s id=".." [lists=".."] [tags=".."]>body</s>`, the body
 holding at most `<w>` tokens and one-line `<time .../>` elements (Tatoeba's and OpenSubtitles'
@@ -13,43 +14,38 @@ raw and tokenised documents), is read by a compiled scanner
 and the texts of a chunk are decoded at once. Any other chunk is read by regular expressions,
 sentence by sentence: that general path is the reference the scanner is tested against.
 
-XML's other markup is read as XML defines it before any of these sees a chunk: comments are
-dropped (a `</s>` inside one ends nothing), CDATA sections become their text (`a<![CDATA[<b>]]>c`
-reads `a<b>c`), and a character XML 1.0 forbids (NUL and other C0 controls) is a one-line error
-naming line and column.
+XML's other markup is read as XML defines it before any of these sees a chunk
+(:mod:`tapaco.core.opus.xml_markup`: comments and processing instructions dropped, CDATA
+sections as their text), and bad input is found (:mod:`tapaco.core.opus.document_checks`: a
+byte that is not UTF-8, a character XML 1.0 forbids, written or as a reference).
 """
 
 from __future__ import annotations
 
-import html
 import re
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.document_kernels import ScannedSentences, first_forbidden, scan_sentences
+from tapaco.core.opus.document_checks import checked
+from tapaco.core.opus.document_kernels import ScannedSentences, scan_sentences
 from tapaco.core.opus.sidekeys import plain_key, plain_text
-from tapaco.core.opus.textstream import (
-    MAX_UNBROKEN_BYTES,
-    ByteChunk,
-    FileRef,
-    TextChunk,
-    bad_utf8_offsets,
-    byte_chunks,
-)
+from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chunks
+from tapaco.core.opus.xml_markup import markup_resolved
+from tapaco.core.opus.xml_text import attribute_value, unescape
 from tapaco.core.opus.xmlcheck import malformed
 
-# an attribute value may hold ">"
-_SENTENCE = re.compile(r'<s\b((?:[^>"]|"[^"]*")*?)(?:/>|>(.*?)</s\s*>)', re.S)
+# an attribute value, in either quotes, may hold ">"
+_SENTENCE = re.compile(r"""<s\b((?:[^>"']|"[^"]*"|'[^']*')*?)(?:/>|>(.*?)</s\s*>)""", re.S)
 _SENTENCE_STARTS = ("<s ", "<s>", "<s/", "<s\n", "<s\t", "<s\r")
 _TOKEN = re.compile(r"<w\b[^>]*>([^<]*)</w\s*>")
 _TAG = re.compile(r"(<[^>]*>)")
 _ONE_LINE_TIME = re.compile(r"<time\b[^>\n]*/>")
-_ATTRIBUTE = re.compile(r'([\w:.-]+)\s*=\s*"([^"]*)"')
+_ATTRIBUTE = re.compile(r"""([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 
 @dataclass
@@ -161,16 +157,19 @@ def sentence_text(body: str) -> str:
         tokens = _TOKEN.findall(body)
         text = " ".join(tokens) if tokens else _own_text(body)
     if "&" in text:
-        text = html.unescape(text)
-    if "\n" in text or "\t" in text or "  " in text:
+        text = unescape(text)
+    if "\n" in text or "\t" in text or "\r" in text or "  " in text:
         return " ".join(text.split())
     return text.strip()
 
 
 def _attributes(raw: str) -> dict[str, str]:
-    if raw.startswith(' id="') and raw.count('"') == 2:
+    """The attributes of a sentence's open tag; its id as written but for references, the
+    others read as values (see :func:`tapaco.core.opus.xml_text.attribute_value`)."""
+    if raw.startswith(' id="') and raw.count('"') == 2 and "&" not in raw:
         return {"id": raw[5:raw.rindex('"')]}
-    return {name: html.unescape(value) for name, value in _ATTRIBUTE.findall(raw)}
+    return {name: unescape(double + single) if name == "id" else attribute_value(double + single)
+            for name, double, single in _ATTRIBUTE.findall(raw)}
 
 
 def _without_times(chunk: TextChunk) -> TextChunk:
@@ -223,132 +222,31 @@ def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
 
 
 def _attribute_values_of(scanned: ScannedSentences) -> tuple[list[str], list[str]]:
-    """Each sentence's `lists` and `tags` values, entities decoded."""
+    """Each sentence's `lists` and `tags` values, read as :func:`_attributes` reads them."""
     count = len(scanned.keys)
     if scanned.values is None:
         return [""] * count, [""] * count
-    values = scanned.values.decode("utf-8").split("\n")[:-1]
+    joined = scanned.values.decode("utf-8")
+    if "\t" in joined or "\r" in joined:  # (the scanner declines a value with a newline)
+        joined = joined.replace("\t", " ").replace("\r", " ")
+    values = joined.split("\n")[:-1]
     for position in np.flatnonzero(scanned.value_ampersands.ravel()).tolist():
-        values[position] = html.unescape(values[position])
+        values[position] = attribute_value(values[position])
     return values[0::2], values[1::2]
-
-
-def _check_characters(chunk: ByteChunk, ref: FileRef) -> None:
-    """Raise :class:`InputError` at the first character XML 1.0 does not allow."""
-    at = first_forbidden(np.frombuffer(chunk.data, np.uint8))
-    if at >= 0:
-        column = at - (chunk.data.rfind(b"\n", 0, at) + 1) + 1
-        raise InputError(ref, f"character 0x{chunk.data[at]:02x} is not allowed in XML",
-                         f"line {chunk.line_at(at)}, column {column}", kind="malformed XML")
-
-
-_COMMENT, _CDATA = (b"<!--", b"-->"), (b"<![CDATA[", b"]]>")
-
-
-def _markup_resolved(chunks: Iterator[ByteChunk], ref: FileRef) -> Iterator[ByteChunk]:
-    """The chunks with comments dropped (see :func:`_line_keeper`) and
-    CDATA sections as escaped text, cut again after a `</s>`; chunks without either pass as
-    they are."""
-    inside: tuple[bytes, bytes] | None = None
-    carry, first_line = b"", 1
-    for chunk in chunks:
-        if inside is None and not carry and b"<!" not in chunk.data:
-            yield chunk
-            continue
-        resolved, inside = _resolve_markup(chunk.data, inside)
-        data = carry + resolved
-        if carry == b"":
-            first_line = chunk.first_line
-        end = data.rfind(b"</s>")
-        cut = 0 if end < 0 else end + len(b"</s>")
-        carry = data[cut:]
-        if len(carry) > MAX_UNBROKEN_BYTES:
-            raise InputError(ref, f"over {MAX_UNBROKEN_BYTES >> 20} MiB without </s> outside "
-                             "comments: no sentence is that long", f"line {first_line}",
-                             kind="too long")
-        if cut:
-            yield ByteChunk(data[:cut], first_line)
-            first_line += data.count(b"\n", 0, cut)
-    if carry:
-        yield ByteChunk(carry, first_line)
-
-
-def _line_keeper(newlines: int) -> bytes:
-    """What a comment of that many newlines becomes: nothing, or a processing instruction
-    holding them (read as nothing too, and the lines after it keep their numbers)."""
-    return b"<?" + b"\n" * newlines + b"?>" if newlines else b""
-
-
-def _resolve_markup(data: bytes, inside: tuple[bytes, bytes] | None
-                    ) -> tuple[bytes, tuple[bytes, bytes] | None]:
-    """`data` with comments and CDATA resolved (see :func:`_markup_resolved`), starting inside
-    the section `inside` if any; also the section it ends inside."""
-    out, position = bytearray(), 0
-    while position < len(data):
-        if inside is None:
-            start = data.find(b"<!", position)
-            if start < 0:
-                out += data[position:]
-                break
-            out += data[position:start]
-            inside = next((section for section in (_COMMENT, _CDATA)
-                           if data.startswith(section[0], start)), None)
-            if inside is None:  # a declaration (<!DOCTYPE ...>): left as it is
-                out += b"<!"
-                position = start + 2
-            else:
-                position = start + len(inside[0])
-            continue
-        end = data.find(inside[1], position)
-        content = data[position:len(data) if end < 0 else end]
-        out += (_line_keeper(content.count(b"\n")) if inside is _COMMENT
-                else content.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;"))
-        if end < 0:
-            break
-        position, inside = end + len(inside[1]), None
-    return bytes(out), inside
-
-
-def _without_bad_sentences(chunk: ByteChunk, ref: FileRef,
-                           bad_sentence: Callable[[InputError], None]) -> ByteChunk:
-    """The chunk without every sentence holding bytes that are not UTF-8 (as if the document
-    did not hold it; its newlines kept, so later lines keep their numbers), each reported to
-    `bad_sentence`; bytes outside a sentence are left for the UTF-8 check."""
-    data = chunk.data
-    dropped: list[tuple[int, int]] = []
-    for offset in bad_utf8_offsets(data):
-        opening, end = data.rfind(b"<s", 0, offset), data.find(b"</s>", offset)
-        if opening < 0 or end < 0 or data.rfind(b"</s>", 0, offset) > opening:
-            continue
-        if dropped and dropped[-1][0] == opening:
-            continue
-        column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
-        bad_sentence(InputError(ref, f"invalid UTF-8 byte 0x{data[offset]:02x} in a sentence; "
-                                "the sentence is left out", f"line {chunk.line_at(offset)}, "
-                                f"column {column}", kind="encoding"))
-        dropped.append((opening, end + len(b"</s>")))
-    pieces, kept_from = [], 0
-    for start, end in dropped:
-        pieces += [data[kept_from:start], b"\n" * data.count(b"\n", start, end)]
-        kept_from = end
-    pieces.append(data[kept_from:])
-    return ByteChunk(b"".join(pieces), chunk.first_line)
 
 
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
                    hasher: TextHasher | None = None,
                    bad_sentence: Callable[[InputError], None] | None = None) -> Sentences:
     """All sentences of one document, in document order (`archive`: the open zip of `ref`),
-    their texts hashed by `hasher` if given. A sentence that is not UTF-8 makes the document
-    bad, or, given `bad_sentence`, is reported there and left out."""
+    their texts hashed by `hasher` if given. Bad input (a byte that is not UTF-8, a character
+    XML forbids) makes the document bad, or, given `bad_sentence`, is reported there and costs
+    only the sentence it is in (see :mod:`tapaco.core.opus.document_checks`)."""
     builder = _Builder(hasher)
     seen_root = False
     start = ""
-    for chunk in _markup_resolved(byte_chunks(ref, b"</s>", archive), ref):
-        if bad_sentence is not None and not chunk.is_utf8():
-            chunk = _without_bad_sentences(chunk, ref, bad_sentence)
-        chunk.check_utf8(ref)
-        _check_characters(chunk, ref)
+    for chunk in markup_resolved(byte_chunks(ref, b"</s>", archive), ref):
+        chunk = checked(chunk, ref, bad_sentence)
         if b"<" in chunk.data:
             seen_root = True
         elif not start:

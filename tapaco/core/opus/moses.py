@@ -50,8 +50,8 @@ def moses_files(source: Path, pair: tuple[str, str]) -> tuple[FileRef, FileRef, 
 
 
 def clean_line(line: str) -> str:
-    """A Moses line as a sentence: whitespace runs collapsed, ends stripped (Python's notion of
-    whitespace)."""
+    """A Moses line as a sentence: whitespace runs collapsed, ends stripped (see
+    :mod:`tapaco.core.characters`)."""
     if "\t" in line or "  " in line or "\r" in line:
         return " ".join(line.split())
     return line.strip()
@@ -89,8 +89,9 @@ def _numbered_block(source: str, pair, first_line: int, first, second) -> LinkBl
 
 def read_moses(source: Path, pair: tuple[str, str],
                bad_line: Callable[[InputError], None] | None = None) -> Iterator[LinkBlock]:
-    """Yield the links of a Moses bitext, with the texts of both sides. A text line too long or
-    not UTF-8 goes to `bad_line` (raised by default) and reads as empty."""
+    """Yield the links of a Moses bitext, with the texts of both sides. A text line too long,
+    not UTF-8 or holding a control character goes to `bad_line` (raised by default) and reads
+    as empty."""
     first, second, ids = moses_files(source, pair)
     readers = [LineChunks(first, bad_line=bad_line), LineChunks(second, bad_line=bad_line)]
     if ids is not None:

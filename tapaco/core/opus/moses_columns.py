@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from tapaco.core.arrays import dictionary_encoded
+from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus.moses import clean_line, moses_files
@@ -125,7 +126,8 @@ class MosesChunk:
 def moses_chunks(source: Path, pair: tuple[str, str], lines_per_chunk: int = LINES_PER_CHUNK,
                  bad_line: Callable[[InputError], None] | None = None) -> Iterator[MosesChunk]:
     """The links of a Moses bitext in chunks; the sides are in the order of `pair`. A text line
-    too long or not UTF-8 goes to `bad_line` (raised by default) and reads as empty."""
+    too long, not UTF-8 or holding a control character goes to `bad_line` (raised by default)
+    and reads as empty."""
     first, second, ids = moses_files(source, pair)
     readers = [LineChunks(first, BLOCK_BYTES, bad_line), LineChunks(second, BLOCK_BYTES, bad_line)]
     if ids is not None:
@@ -168,11 +170,9 @@ class OneToOneLinks:
     empty_text: int
 
 
-_WHITESPACE = (r"\s\x0b\x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
-               r"\x{202f}\x{205f}\x{3000}")
 # Lines :func:`clean_line` changes: whitespace at an end (any that str.strip removes), or a tab,
 # two spaces or a carriage return inside. Only these go through Python.
-_NEEDS_CLEANING = rf"^[{_WHITESPACE}]|[{_WHITESPACE}]$|\t|  |\r"
+_NEEDS_CLEANING = rf"^[{WHITESPACE_RE2}]|[{WHITESPACE_RE2}]$|\t|  |\r"
 
 
 def _cleaned(texts: pa.Array) -> pa.Array:

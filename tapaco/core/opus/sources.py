@@ -52,8 +52,8 @@ class AlignmentSource:
 
     def link_blocks(self, bad_line: Callable[[InputError], None] | None = None
                     ) -> Iterator[LinkBlock]:
-        """The links, sides as strings (a Moses line too long or not UTF-8 goes to `bad_line`,
-        raised by default, and reads as empty)."""
+        """The links, sides as strings (a Moses line too long, not UTF-8 or holding a control
+        character goes to `bad_line`, raised by default, and reads as empty)."""
         if self.form.startswith("Moses"):
             yield from read_moses(self.path, self.langs, bad_line)
             return

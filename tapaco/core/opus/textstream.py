@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 from isal import igzip, isal_zlib
 
+from tapaco.core.characters import forbidden_characters
 from tapaco.core.errors import InputError
 
 CHUNK_BYTES = 8 << 20
@@ -75,6 +76,8 @@ def open_binary(ref: FileRef, archive: zipfile.ZipFile | None = None) -> BinaryI
         if ref.member is not None:
             with zipfile.ZipFile(ref.path) as opened:
                 return _open_member(opened, ref.member)
+        if ref.path.suffix in _MAGIC:
+            _check_magic(ref.path)
         if ref.path.suffix == ".gz":
             return igzip.open(ref.path, "rb")
         if ref.path.suffix == ".bz2":
@@ -86,6 +89,21 @@ def open_binary(ref: FileRef, archive: zipfile.ZipFile | None = None) -> BinaryI
         raise InputError(ref, "zip member not found", kind="missing file") from error
     except _DECOMPRESSION_ERRORS as error:
         raise InputError(ref, f"cannot open: {error}", kind="corrupt file") from error
+
+
+# what a compressed file starts with, by the suffix of its name
+_MAGIC = {".gz": (b"\x1f\x8b", "gzip"), ".bz2": (b"BZh", "bzip2")}
+
+
+def _check_magic(path: Path) -> None:
+    """Raise :class:`InputError` if the file is not compressed as its name says (an empty file,
+    or the start of one cut short, is left to the reader)."""
+    magic, kind = _MAGIC[path.suffix]
+    with open(path, "rb") as file:
+        start = file.read(len(magic))
+    if not magic.startswith(start):
+        raise InputError(path, f"not a {kind} file: its name ends in {path.suffix} but it starts "
+                         f"with bytes {start.hex(' ')}, not {magic.hex(' ')}", kind="corrupt file")
 
 
 def _open_member(archive: zipfile.ZipFile, name: str) -> BinaryIO:
@@ -294,7 +312,7 @@ def text_chunks(ref: FileRef, boundary: bytes,
 class Lines:
     """Consecutive lines of a file, valid UTF-8: their bytes, and each line's start and end in
     them (the end excludes the newline); `first_line` is the number of the first one (1-based).
-    A line that was too long or not UTF-8 is there as an empty line (see :class:`LineChunks`)."""
+    A line that was too long or bad input is there as an empty line (see :class:`LineChunks`)."""
 
     data: bytes
     starts: np.ndarray
@@ -316,17 +334,17 @@ class Lines:
         return self.data.decode("utf-8").split("\n")[:len(self)]
 
 
-def bad_utf8_offsets(data: bytes) -> list[int]:
-    """The offset of every invalid UTF-8 sequence in `data` (one decoding in Python)."""
-    offsets: list[int] = []
+def bad_utf8_ranges(data: bytes) -> list[tuple[int, int]]:
+    """The start and end of every invalid UTF-8 sequence in `data` (one decoding in Python)."""
+    ranges: list[tuple[int, int]] = []
 
     def record(error: UnicodeDecodeError) -> tuple[str, int]:
-        offsets.append(error.start)
+        ranges.append((error.start, error.end))
         return "", error.end
 
-    codecs.register_error("tapaco-record-offsets", record)
-    data.decode("utf-8", "tapaco-record-offsets")
-    return offsets
+    codecs.register_error("tapaco-record-ranges", record)
+    data.decode("utf-8", "tapaco-record-ranges")
+    return ranges
 
 
 def without_ranges(data: bytes, ranges: list[tuple[int, int]]) -> bytes:
@@ -345,7 +363,8 @@ class LineChunks:
     of it at a time; `line` is the number of the next line to take.
 
     A line longer than `max_line_bytes` is never held whole (memory stays bounded whatever the
-    input), and a line that is not valid UTF-8 is not passed on: either is handed to `bad_line`
+    input), and a line that is not valid UTF-8 or holds a character XML forbids (a control
+    character: see :mod:`tapaco.core.characters`) is not passed on: each is handed to `bad_line`
     as an :class:`InputError` naming file and line (by default raised; a caller skipping bad
     input counts it instead) and then read as an empty line, so the line numbers, and the files
     of a bitext, stay in step.
@@ -456,17 +475,27 @@ class LineChunks:
         return lines
 
     def _valid(self, lines: Lines) -> Lines:
-        """The lines with those that are not UTF-8 reported and emptied."""
-        if lines.data.isascii() or _is_utf8(lines.data):
+        """The lines with those that are not UTF-8 or hold a character XML forbids (see
+        :mod:`tapaco.core.characters`) reported and emptied."""
+        utf8 = lines.data.isascii() or _is_utf8(lines.data)
+        found = forbidden_characters(lines.data)
+        if utf8 and not found:
             return lines
-        bad_offsets = np.array(bad_utf8_offsets(lines.data), np.int64)
-        bad = np.unique(np.searchsorted(lines.starts, bad_offsets, side="right") - 1)
-        for index in bad.tolist():
-            offset = int(bad_offsets[np.searchsorted(bad_offsets, lines.starts[index])])
+        problems = sorted([(start, f"invalid UTF-8 byte 0x{lines.data[start]:02x}", "encoding")
+                           for start, _ in ([] if utf8 else bad_utf8_ranges(lines.data))]
+                          + [(start, f"{what} is not allowed in text (nor in XML)",
+                              "forbidden character") for start, _, what in found])
+        offsets = np.array([start for start, _, _ in problems], np.int64)
+        bad = np.searchsorted(lines.starts, offsets, side="right") - 1
+        for number, index in enumerate(bad.tolist()):
+            if number and index == bad[number - 1]:
+                continue  # reported: a line is reported once
+            offset, message, kind = problems[number]
             column = offset - int(lines.starts[index]) + 1
-            self.bad_line(InputError(self.ref, f"invalid UTF-8 byte 0x{lines.data[offset]:02x}",
+            self.bad_line(InputError(self.ref, message,
                                      f"line {lines.first_line + index}, column {column}",
-                                     kind="encoding"))
+                                     kind=kind))
+        bad = np.unique(bad)
         data = without_ranges(lines.data, [(int(lines.starts[i]), int(lines.ends[i]))
                                      for i in bad.tolist()])
         lengths = lines.ends - lines.starts

@@ -120,6 +120,10 @@ _HEADER = '<?xml version="1.0" encoding="utf-8"?>\n<cesAlign version="1.0">\n'
     # a second semicolon belongs to the target side; a `>` inside an attribute value
     '<linkGrp fromDoc="de/a.xml.gz" toDoc="en/a.xml.gz">\n'
     '<link xtargets="s1;s2;s3"/>\n<link note="a&gt;b" xtargets="s4;s5"/>\n</linkGrp>\n',
+    # single quotes (valid XML), and spaces around "="
+    "<linkGrp targType='s' fromDoc='de/a.xml.gz' toDoc='en/a.xml.gz'>\n"
+    "<link id='x1' xtargets='s1;s2' />\n<link xtargets='s3 s4;s5' note='a\"b'/>\n"
+    '<link xtargets = "s6;s7"/>\n<link xtargets=\'s8;\' certainty="1"/>\n</linkGrp>\n',
     # many links: the numpy reading of a whole chunk
     '<linkGrp fromDoc="de/a.xml.gz" toDoc="en/a.xml.gz">\n'
     + "".join(f'<link xtargets="s{n};s{n * 7}"/>\n' for n in range(1, 3000)) + "</linkGrp>\n",
@@ -142,7 +146,7 @@ def test_link_without_xtargets_among_many_is_an_error(tmp_path):
 _SIDES = ["s1", "s2 s3", "", "4", "s0", "s007", "a-b", "s1.1 s1.2", "s123456789012345678", "é"]
 _LINK_FORMS = ['<link xtargets="{}"/>', '<link id="l1" xtargets="{}" certainty="0.5"/>',
                '<link\txtargets="{}" />', '<link note="a&gt;b" xtargets="{}"></link>',
-               '<link xtargets="{}" note="x>y"/>']
+               '<link xtargets="{}" note="x>y"/>', "<link xtargets='{}' note='\"'/>"]
 _ODD_LINKS = ['<link id="7"/>', '<link xtargets="s1"/>', '<linkX xtargets="s1;s2"/>',
               '<link a="1"xtargets="s1;s2"/>', '<link xtargets="s1;s2" xtargets="s3;s4"/>',
               '<link foo-xtargets="s1;s2"/>', '<link xtargets = "s1;s2"/>']
@@ -153,7 +157,8 @@ def _alignments(draw) -> str:
     parts = [_HEADER]
     for group in range(draw(st.integers(0, 4))):
         if draw(st.integers(0, 9)):
-            parts.append(f'<linkGrp targType="s" fromDoc="de/{group}.xml.gz" '
+            quote = draw(st.sampled_from(["'", '"']))
+            parts.append(f'<linkGrp targType="s" fromDoc={quote}de/{group}.xml.gz{quote} '
                          f'toDoc="en/{group}.xml.gz">\n')
         else:
             parts.append(draw(st.sampled_from(['<linkGrp fromDoc="de/x">\n', "<linkGrp>\n"])))

@@ -143,7 +143,7 @@ def _etree_sentences(path) -> list[tuple[str, str, str, str]]:
     rows = []
     for element in ElementTree.parse(path).getroot().iter("s"):
         text = (element.text or "") + "".join(child.tail or "" for child in element)
-        if "\n" in text or "\t" in text or "  " in text:
+        if "\n" in text or "\t" in text or "\r" in text or "  " in text:
             text = " ".join(text.split())
         rows.append((element.get("id"), text.strip(), element.get("lists", ""),
                      element.get("tags", "")))
@@ -158,7 +158,7 @@ _TRICKY_TEXTS = ["Plain.", "", " lead", "trail ", "two  spaces", "tab\there", "A
                  "&lt;tag&gt; &#233;t&#xE9;", "\u3000ideographic\u3000", "\xa0nbsp\xa0",
                  "東京へ行きます。", "Он устал.", "¿Qué?", "a\u2028b", "end\u2029",
                  "\u1680x", "x\u205f", "mid\u3000dle", "emoji 😀 ok", "a&#10;b", "x&#160;",
-                 "&apos;q&apos;", "&amp;lt;"]
+                 "&apos;q&apos;", "&amp;lt;", "a&#13;b", "&#x80;", "\rlead", "a\rb"]
 _TRICKY_IDS = ["s1", "2", "s03", "s4.1", "x-9", "s123456789012345678", "s0"]
 
 
@@ -255,17 +255,20 @@ _IDS = ["s1", "7", "s0", "s1234567890123456789", "s4.1", "x-9", ""]
 _ODD_IDS = ["s07", "a&amp;b", "1\n2", "a>b"]
 _ATTRIBUTES = ["", ' lists="1;2"', ' tags="a &amp; b"', ' lists="7" tags="x;y"', ' lists="a>b"',
                ' lists=""']
-_ODD_ATTRIBUTES = [' tags="x" lists="y"', " ", ' lists="a\nb"', ' lists="&#233;"', " x=\"1\""]
+_ODD_ATTRIBUTES = [' tags="x" lists="y"', " ", ' lists="a\nb"', ' lists="&#233;"', " x=\"1\"",
+                   " lists='1'", ' tags="a&#9;b"', ' lists="a\tb\rc"', ' tags="&#0;"']
 _TEXT_PIECES = ["Plain.", " ", "  ", "\t", "\n", "\r", "&amp;", "&lt;b&gt;", "&quot;", "&apos;",
                 "東京", "é", "😀", '<time id="T1S" value="00:00:01,000" />', "<time/>", ">", '"',
                 "'", "<w>tok</w>", '<w id="1.1">&amp;</w>', "<w> sp  </w>", "<w></w>",
                 '<chunk type="NP">', "</chunk>", "<br/>", '<time id="T1E"\n value="x"/>']
 _ODD_TEXT_PIECES = ["\xa0", "\u3000", "\u2028", "\x85", "&#233;", "&#10;", "&nbsp;", "&",
                     "&amp", "<timeline/>", "<i>x</i>", "<w/>", '<w id="a"><b/></w>', "</w >",
-                    "<?pi x?>", "</w>", '<w a="x>y">t</w>', "</s >"]
+                    "<?pi x?>", "</w>", '<w a="x>y">t</w>', "</s >", "&#x80;", "&#13;", "&#9;",
+                    "&#0;", "&#xD800;", "<?pi </s> ?>", "<w>a&#13;b</w>", "\x1c", "\ufffe"]
 _OUTSIDE = ["\n", "<p>", "</p>", '<time id="T0" value="x"/>', "<!-- </s> -->", "text outside",
             "</span>"]
-_ODD_OUTSIDE = ["<![CDATA[<s>]]>", "<w>t</w>", "</s>", "<!DOCTYPE x>"]
+_ODD_OUTSIDE = ["<![CDATA[<s>]]>", "<w>t</w>", "</s>", "<!DOCTYPE x>", "<?pi </s> <s>?>", "\x01",
+                "&#0;"]
 
 
 def _mostly(common: list[str], odd: list[str]) -> st.SearchStrategy[str]:
@@ -282,9 +285,11 @@ def _documents(draw) -> str:
         if draw(st.integers(0, 4)) == 0:
             parts.append(draw(_mostly(_OUTSIDE, _ODD_OUTSIDE)))
         sentence_id = draw(_mostly(_IDS, _ODD_IDS) | st.integers(1, 10**6).map("s{}".format))
+        quote = draw(_mostly(['"'], ["'"]))
         attributes = draw(_mostly(_ATTRIBUTES, _ODD_ATTRIBUTES))
         pieces = st.lists(_mostly(_TEXT_PIECES, _ODD_TEXT_PIECES) | plain_text, max_size=6)
-        parts.append(f'<s id="{sentence_id}"{attributes}>{"".join(draw(pieces))}</s>\n')
+        parts.append(f'<s id={quote}{sentence_id}{quote}{attributes}>{"".join(draw(pieces))}'
+                     "</s>\n")
     parts.append("</document>\n")
     return "".join(parts)
 
@@ -360,6 +365,19 @@ def test_real_tokenised_documents_are_read_by_the_scanner(shared_data, monkeypat
         path.write_bytes(content)
         found, general = _scanned_and_general(path, monkeypatch)
         _assert_same_reading(found, general)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("\rText.", "Text."), ("Text.\r", "Text."), ("\r\rA\r", "A"), ("a\rb", "a b"),
+    ("a \r b", "a b"), ("\r", ""), ("\r\n\t x", "x")])
+def test_the_scanner_takes_a_return_for_whitespace(text, expected):
+    """Pinned, not left to a property test's luck: the scanner itself (it does not leave these
+    texts to the reference) strips a return at either end and collapses one inside."""
+    from tapaco.core.opus.document_kernels import scan_sentences
+
+    scanned = scan_sentences(f'<s id="1">{text}</s><s id="2"><w>{text}</w><w>x</w></s>'.encode())
+    assert scanned is not None and not scanned.alone.any()
+    assert scanned.joined.decode().split("\n")[:-1] == [expected, f"{expected} x".strip()]
 
 
 def test_the_densest_document_fits_the_scanners_room():

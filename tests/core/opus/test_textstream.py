@@ -1,3 +1,5 @@
+import bz2
+import gzip
 import random
 import zipfile
 
@@ -102,25 +104,40 @@ def test_a_missing_local_header_cannot_be_opened(tmp_path):
     assert raised.value.kind == "corrupt file"
 
 
-def _reference_lines(data: bytes, limit: int) -> tuple[list[bytes], list[int], list[int]]:
+def _first_forbidden(line: bytes) -> int:
+    """Where the first character XML 1.0 forbids is (its Char production, character by
+    character), or the line's length."""
+    text = line.decode("utf-8", "replace")
+    for position, char in enumerate(text):
+        code = ord(char)
+        if not (code in (9, 10, 13) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD
+                or code >= 0x10000):
+            return len(text[:position].encode("utf-8", "replace"))
+    return len(line)
+
+
+def _reference_lines(data: bytes, limit: int) -> tuple[list[bytes], list[int], list[int],
+                                                       list[int]]:
     """The lines as the Moses readers should see them, computed line by line in Python: a line
-    over `limit` bytes or not UTF-8 reads as empty; the numbers of those lines apart."""
+    over `limit` bytes, not UTF-8 or holding a character XML forbids reads as empty; the
+    numbers of those lines apart (of a line both not UTF-8 and holding one, by which comes
+    first)."""
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
-    too_long, not_utf8, seen = [], [], []
+    too_long, not_utf8, forbidden, seen = [], [], [], []
     for number, line in enumerate(lines, 1):
+        try:
+            line.decode("utf-8")
+            bad_byte = len(line)
+        except UnicodeDecodeError as error:
+            bad_byte = error.start
         if len(line) > limit:
             too_long.append(number)
-            line = b""
-        else:
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError:
-                not_utf8.append(number)
-                line = b""
-        seen.append(line)
-    return seen, too_long, not_utf8
+        elif bad_byte < len(line) or _first_forbidden(line) < len(line):
+            (not_utf8 if bad_byte < _first_forbidden(line) else forbidden).append(number)
+        seen.append(line if number not in too_long + not_utf8 + forbidden else b"")
+    return seen, too_long, not_utf8, forbidden
 
 
 @pytest.mark.parametrize("block_bytes", [1, 7, 64, 1 << 20])
@@ -131,13 +148,14 @@ def test_line_chunks_empty_long_and_non_utf8_lines_and_report_them(tmp_path, blo
     from tapaco.core.opus.textstream import LineChunks
 
     rng = random.Random(seed)
-    pieces = [b"", b"ab", "é😀".encode(), b"x" * 40, b"y" * 41, b"\xff", b"caf\xc3", b"z" * 90]
+    pieces = [b"", b"ab", "é😀".encode(), b"x" * 40, b"y" * 41, b"\xff", b"caf\xc3", b"z" * 90,
+              b"\x00", b"\x1f", b"\t\r", "\uffff".encode(), "\ufffd".encode(), b"\xef\xbf"]
     lines = [b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 3)))
              for _ in range(rng.randint(0, 60))]
     data = b"\n".join(lines) + rng.choice([b"\n", b""])
     path = tmp_path / "t.txt"
     path.write_bytes(data)
-    expected, too_long, not_utf8 = _reference_lines(data, limit=40)
+    expected, too_long, not_utf8, forbidden = _reference_lines(data, limit=40)
     reported: list[InputError] = []
     chunks = LineChunks(FileRef(path), block_bytes, reported.append, max_line_bytes=40)
     seen = []
@@ -150,10 +168,11 @@ def test_line_chunks_empty_long_and_non_utf8_lines_and_report_them(tmp_path, blo
                                                for start, end in zip(taken.starts, taken.ends)]
     chunks.close()
     assert seen == expected
-    by_kind = {"line too long": [], "encoding": []}
+    by_kind = {"line too long": [], "encoding": [], "forbidden character": []}
     for error in reported:
         by_kind[error.kind].append(int(error.position.split()[1].rstrip(",")))
-    assert by_kind == {"line too long": too_long, "encoding": not_utf8}
+    assert by_kind == {"line too long": too_long, "encoding": not_utf8,
+                       "forbidden character": forbidden}
 
 
 def test_line_chunks_raise_a_bad_line_by_default(tmp_path):
@@ -164,3 +183,21 @@ def test_line_chunks_raise_a_bad_line_by_default(tmp_path):
     chunks = LineChunks(FileRef(path), 16, max_line_bytes=50)
     with pytest.raises(InputError, match=r"t\.txt: line 2: a line over 50 bytes"):
         chunks.take(10)
+
+
+@pytest.mark.parametrize("suffix, kind, start, magic", [(".gz", "gzip", "61 62", "1f 8b"),
+                                                        (".bz2", "bzip2", "61 62 63", "42 5a 68")])
+def test_a_file_not_compressed_as_its_name_says_is_said_so(tmp_path, suffix, kind, start, magic):
+    """Not "truncated compressed stream": four bytes of junk named .gz are no gzip file at all
+    (a compressed file cut short is still said to be truncated)."""
+    path = tmp_path / f"de-en.xml{suffix}"
+    path.write_bytes(b"abcd")
+    with pytest.raises(InputError) as raised:
+        list(byte_chunks(FileRef(path), b">"))
+    assert str(raised.value) == (f"{path}: not a {kind} file: its name ends in {suffix} but it "
+                                 f"starts with bytes {start}, not {magic}")
+    assert raised.value.kind == "corrupt file"
+    path.write_bytes(gzip.compress(b"<a/>" * 100)[:20] if suffix == ".gz"
+                     else bz2.compress(b"<a/>" * 100)[:20])
+    with pytest.raises(InputError, match="truncated"):
+        list(byte_chunks(FileRef(path), b">"))

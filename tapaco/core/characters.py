@@ -1,0 +1,67 @@
+"""The characters every reader agrees on: what whitespace is, and which characters are no text.
+
+Whitespace is what Python's `str.isspace` takes for it (what `str.split` splits on and
+`str.strip` strips), listed in `WHITESPACE` so that the compiled kernels' tables and the regular
+expressions (Python's, the `regex` module's, Arrow's) use the very same set. A sentence's
+whitespace is stripped at its ends, and a run of it inside is collapsed to one space wherever
+the run holds a tab, a newline, a carriage return or two spaces: no sentence keeps a character
+that would end an output field or row.
+
+A character XML 1.0 does not allow (its `Char` production: the C0 controls but tab, newline and
+carriage return; U+FFFE and U+FFFF; surrogates, which UTF-8 cannot hold) is no text: in a
+document, written or as a character reference, and in a Moses line alike, it is bad input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
+              + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000")
+# whether each code point up to the last whitespace character is whitespace (for kernels)
+IS_SPACE = np.zeros(ord(WHITESPACE[-1]) + 1, np.bool_)
+IS_SPACE[[ord(char) for char in WHITESPACE]] = True
+# the same set in Arrow's (RE2's) regular expression syntax, for a character class
+WHITESPACE_RE2 = "".join(f"\\x{{{ord(char):x}}}" for char in WHITESPACE)
+
+_TAB, _NEWLINE, _RETURN = 0x09, 0x0A, 0x0D
+# the bytes a character XML forbids starts with: a C0 control's, or 0xEF (U+FFFE, U+FFFF)
+_MAY_START_FORBIDDEN = np.zeros(256, np.bool_)
+_MAY_START_FORBIDDEN[[byte for byte in range(0x20) if byte not in (_TAB, _NEWLINE, _RETURN)]] = True
+_MAY_START_FORBIDDEN[0xEF] = True
+
+
+def is_allowed(code: int) -> bool:
+    """Whether XML 1.0 allows the character of this code point."""
+    return (code in (_TAB, _NEWLINE, _RETURN) or 0x20 <= code <= 0xD7FF
+            or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF)
+
+
+@njit(nogil=True, cache=True)
+def next_forbidden(data: np.ndarray, start: int) -> int:
+    """The offset, at or after `start`, of the next character of UTF-8 `data` that XML forbids
+    (a C0 control but tab, newline and return; U+FFFE or U+FFFF, bytes EF BF BE and EF BF BF),
+    or -1."""
+    size = len(data)
+    for at in range(start, size):
+        byte = data[at]
+        if _MAY_START_FORBIDDEN[byte] and (byte != 0xEF or (
+                at + 2 < size and data[at + 1] == 0xBF
+                and (data[at + 2] == 0xBE or data[at + 2] == 0xBF))):
+            return at
+    return -1
+
+
+def forbidden_characters(data: bytes) -> list[tuple[int, int, str]]:
+    """Each character of UTF-8 `data` that XML forbids: its start, end and what it is."""
+    array = np.frombuffer(data, np.uint8)
+    found = []
+    at = next_forbidden(array, 0)
+    while at >= 0:
+        if data[at] < 0x20:
+            found.append((at, at + 1, f"character 0x{data[at]:02x}"))
+        else:
+            found.append((at, at + 3, f"character U+FFF{data[at + 2] - 0xB0:X}"))
+        at = next_forbidden(array, found[-1][1])
+    return found
