@@ -199,17 +199,20 @@ def test_workers_python_is_this_one_unless_the_user_chose(monkeypatch):
     assert "PYSPARK_DRIVER_PYTHON" not in os.environ
 
 
-def test_bad_input_read_by_a_task_stops_with_the_local_engines_line_or_is_skipped(tmp_path):
+def test_bad_input_read_by_a_task_stops_with_the_local_engines_line_or_is_skipped(
+        tmp_path, monkeypatch):
     """A line of en that is not UTF-8: without --skip-bad-input the run stops with the local
     engine's one-line error (not a Spark stack trace) and writes nothing; with it, the link is
-    skipped and logged as the local engine does."""
+    skipped and logged as the local engine does. The release is given relative to the working
+    folder: tasks open it by its absolute path but name its files as given."""
     from test_rank_bad_lines import LONG_LINE, _bitext, _english, _rows
 
     from tapaco.core.errors import InputError
 
     english = _english()
     english[LONG_LINE - 1] = b"caf\xe9 ."
-    root = _bitext(tmp_path / "opus", _rows(english))
+    monkeypatch.chdir(tmp_path)
+    root = _bitext(Path("opus"), _rows(english))
     errors = []
     for name, engine in (("local", {}), ("spark", SPARK)):
         with pytest.raises(InputError) as error:
@@ -217,6 +220,7 @@ def test_bad_input_read_by_a_task_stops_with_the_local_engines_line_or_is_skippe
         errors.append(str(error.value))
         assert not (tmp_path / name / "en").exists()
     assert errors[0] == errors[1] and "\n" not in errors[1] and "UTF-8" in errors[1]
+    assert errors[1].startswith("opus/")
     stats = _same_output(root, tmp_path / "skipped", "en", skip_bad_input=True)
     assert sum(stats["bad_input"]["skipped"].values()) == 1
 
