@@ -11,6 +11,10 @@ new process that happens to get the dead one's pid changes nothing. The marker i
 another name and renamed into place, so a folder being made is never taken for a dead one. Only
 folders with the prefix, the marker and no owner are ever removed. The marker names the owner's
 pid and host, for a person looking.
+
+The temporaries written beside an output (`.OUT.tmp-PID`, :mod:`tapaco.core.files`) are held
+the same way (:func:`holding`), so their clean-up keeps a live writer's (:func:`held`) even
+when its pid is not one this process can see.
 """
 
 from __future__ import annotations
@@ -71,6 +75,31 @@ def _lock(descriptor: int, wait: bool) -> bool:
     except OSError:
         return False
     return True
+
+
+@contextmanager
+def holding(path: Path) -> Iterator[None]:
+    """Hold the flock of `path` (a file or a folder this run just made) for the body, so that
+    :func:`held` tells it is in use."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        _lock(descriptor, wait=False)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def held(path: Path) -> bool:
+    """Whether a live process holds the flock of `path` (one that cannot be opened counts as
+    held: what cannot be told is kept)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return True
+    try:
+        return not _lock(descriptor, wait=False)
+    finally:
+        os.close(descriptor)
 
 
 def remove_dead_scratch(parent: Path, prefix: str) -> list[Path]:
