@@ -67,13 +67,16 @@ def _owned_marker(folder: Path) -> int:
     return descriptor
 
 
-def _lock(descriptor: int, wait: bool) -> bool:
-    """Take an exclusive flock; False when another process holds it. A file system without
-    locks (some network ones) gives False too, to a later run: it never removes the folder."""
+def _lock(descriptor: int, wait: bool = False) -> bool | None:
+    """Take an exclusive flock: True, or False when another process holds it, or None where
+    the file system cannot lock (NFS locks only what is open for writing, a few cannot at all:
+    a scratch folder there is never removed, a temporary is left to its pid)."""
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-    except OSError:
+    except BlockingIOError:
         return False
+    except OSError:
+        return None
     return True
 
 
@@ -83,7 +86,7 @@ def holding(path: Path) -> Iterator[None]:
     :func:`held` tells it is in use."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     try:
-        _lock(descriptor, wait=False)
+        _lock(descriptor)
         yield
     finally:
         os.close(descriptor)
@@ -97,7 +100,7 @@ def held(path: Path) -> bool:
     except OSError:
         return True
     try:
-        return not _lock(descriptor, wait=False)
+        return _lock(descriptor) is False
     finally:
         os.close(descriptor)
 
@@ -109,7 +112,7 @@ def remove_dead_scratch(parent: Path, prefix: str) -> list[Path]:
         if candidate.is_symlink() or not candidate.is_dir():
             continue
         with suppress(OSError):
-            descriptor = os.open(candidate / MARKER, os.O_RDONLY | os.O_NOFOLLOW)
+            descriptor = os.open(candidate / MARKER, os.O_RDWR | os.O_NOFOLLOW)
             try:
                 if _is_dead_marker(descriptor, candidate / MARKER):
                     shutil.rmtree(candidate, ignore_errors=True)
@@ -123,7 +126,7 @@ def _is_dead_marker(descriptor: int, path: Path) -> bool:
     """Whether the opened marker is a regular file nobody holds a lock on and is still the one
     at `path` (not one a run removing the folder unlinked while this one opened it)."""
     opened = os.fstat(descriptor)
-    if not stat.S_ISREG(opened.st_mode) or not _lock(descriptor, wait=False):
+    if not stat.S_ISREG(opened.st_mode) or _lock(descriptor) is not True:
         return False
     try:
         current = os.lstat(path)

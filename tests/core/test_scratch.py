@@ -120,3 +120,26 @@ def test_what_the_tool_did_not_make_is_never_removed(tmp_path):
     before = sorted(tmp_path.rglob("*"))
     assert remove_dead_scratch(tmp_path, PREFIX) == []
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_where_nothing_can_be_locked_scratch_is_kept_and_temporaries_go_by_pid(
+        tmp_path, monkeypatch):
+    """NFS refuses an exclusive flock on what is open read-only (EBADF): a folder nobody can
+    tell is dead stays; a temporary beside an output is judged by its pid, as it was."""
+    import errno
+
+    import tapaco.core.scratch as scratch
+    from tapaco.core.files import dead_leftovers
+
+    def no_locks(descriptor: int, operation: int) -> None:
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    holder = Holder(tmp_path)
+    holder.kill()
+    temporary = tmp_path / f".out.tmp-{holder.process.pid}"
+    temporary.mkdir()
+    monkeypatch.setattr(scratch.fcntl, "flock", no_locks)
+    assert remove_dead_scratch(tmp_path, PREFIX) == []
+    assert dead_leftovers(tmp_path / "out", "tmp") == [temporary]
+    monkeypatch.undo()
+    assert remove_dead_scratch(tmp_path, PREFIX) == [holder.folder]
