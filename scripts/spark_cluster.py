@@ -141,7 +141,7 @@ def standalone_cluster(folder: Path, workers: int = 2, cores: int = 1,
             while cluster.alive_workers() < workers:
                 if time.monotonic() > deadline or any(
                         process.poll() is not None for process in cluster.processes):
-                    raise RuntimeError(f"the cluster did not start (see {folder}/cluster.log):\n"
+                    raise RuntimeError(f"the cluster did not start; see {folder}/cluster.log\n"
                                        + (folder / "cluster.log").read_text()[-2000:])
                 time.sleep(1)
             yield cluster
