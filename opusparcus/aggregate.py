@@ -16,7 +16,6 @@ count is identical to the last bit: the output does not depend on the budget.
 from __future__ import annotations
 
 import math
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from opusparcus.counting import (
 )
 from opusparcus.scores import FIELDS, ScoredPairs, score_pairs
 from tapaco.core.memory import release_freed_memory
+from tapaco.core.scratch import scratch_folder
 
 BYTES_PER_PAIR = 128
 # a scored pair (key, summed PMI, expected count, pivots, a scheme's own score) and the
@@ -132,8 +132,8 @@ def aggregate_split(bitexts: list[BitextPairs], scheme: str, budget: int,
     size = max(len(b.counts.target_count) for b in bitexts)
     first_counts = sum(pairs_by_first_code(b.counts, b.groups, size) for b in bitexts)
     bounds = range_bounds(first_counts, partitions)
-    with tempfile.TemporaryDirectory(prefix="opusparcus-pairs-", dir=spill_dir) as folder:
-        spill = _Spill(Path(folder), bounds)
+    with scratch_folder("opusparcus-pairs-", spill_dir) as folder:
+        spill = _Spill(folder, bounds)
         chunk_pairs = working_budget(expanded, budget) // BYTES_PER_PAIR
         for number, bitext in enumerate(bitexts):
             for chunk in _chunks(bitext.groups, chunk_pairs):

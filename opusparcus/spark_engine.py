@@ -24,7 +24,6 @@ the join.
 from __future__ import annotations
 
 import math
-import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -50,6 +49,7 @@ from tapaco.core.opus import AlignmentSource
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.provenance import Provenance
+from tapaco.core.scratch import scratch_folder
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -75,9 +75,7 @@ class SparkEngine:
         statistics (`provenance`: what the release is)."""
         sources = list({source.path: source for chosen in plan.values() for source in chosen}
                        .values())
-        with tempfile.TemporaryDirectory(prefix="opusparcus-spark-",
-                                         dir=self.options.temp_dir) as temporary:
-            folder = Path(temporary)
+        with scratch_folder("opusparcus-spark-", self.options.temp_dir) as folder:
             ship_code(self.session)
             shuffle_partitions(self.session, input_bytes(sources))
             with progress.stage(f"{','.join(plan)}: read bitexts on Spark"):

@@ -8,7 +8,9 @@ which on a cluster must be storage every executor and the driver share:
 - `links/NNNNN.parquet`: for every link, each side's split and sentence code, a code being the
   sentence's rank in code-point order among that side's sentences;
 - `sentences/NNNNN-S.parquet`, for a side whose language is ranked: those sentences in order.
-It returns its counts and bad-input log as one small row.
+It returns its counts and bad-input log as one small row. Paths reach the tasks absolute (a
+cluster's executors have another working folder), and their errors name files as given, as the
+local engine's do.
 
 A side's own codes serve as its pivot codes: the sums run in pivot order within each bitext,
 and ranks within a bitext order its sentences as the local engine's language-wide ranks do. A
@@ -20,8 +22,9 @@ mapped to them by a join. No vocabulary is ever built on the driver.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -121,6 +124,33 @@ def _union(frames: list[DataFrame]) -> DataFrame:
     return union
 
 
+@dataclass(frozen=True)
+class _Release:
+    """The release folder as given, and as tasks open it (absolute)."""
+
+    given: Path
+    absolute: Path
+
+    def as_given(self, error: InputError) -> InputError:
+        """`error` naming its file as the local engine would."""
+        path = Path(error.path)
+        if not path.is_relative_to(self.absolute):
+            return error
+        return InputError(self.given / path.relative_to(self.absolute), error.message,
+                          error.position, error.kind)
+
+
+class _LogAsGiven(BadInputLog):
+    """A task's bad-input log, naming files as given."""
+
+    def __init__(self, skip: bool, release: _Release) -> None:
+        super().__init__(skip)
+        self.release = release
+
+    def report(self, error: InputError) -> None:
+        super().report(self.release.as_given(error))
+
+
 def _read_on_executors(session: SparkSession, opus_dir: Path, sources: list[AlignmentSource],
                        ranked: set[str], options: RankOptions,
                        folder: Path) -> dict[Path, BitextRead]:
@@ -129,12 +159,14 @@ def _read_on_executors(session: SparkSession, opus_dir: Path, sources: list[Alig
     for name in ("links", "sentences"):
         (folder / name).mkdir(parents=True)
     largest_first = sorted(range(len(sources)), key=lambda n: -input_bytes([sources[n]]))
+    release = _Release(opus_dir, Path(os.path.abspath(opus_dir)))
+    readable = [replace(source, path=Path(os.path.abspath(source.path))) for source in sources]
 
     def tasks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for place in batch.column(0).to_pylist():
                 number = largest_first[place]
-                row = _read_task(opus_dir, sources[number], number, ranked, options, folder)
+                row = _read_task(release, readable[number], number, ranked, options, folder)
                 yield pa.RecordBatch.from_pylist([row], _TASK_ROW)
 
     count = len(sources)
@@ -147,13 +179,14 @@ def _read_on_executors(session: SparkSession, opus_dir: Path, sources: list[Alig
         json.loads(row["log"]), tuple(row["without_year"])) for row in rows}
 
 
-def _read_task(opus_dir: Path, source: AlignmentSource, number: int, ranked: set[str],
+def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: set[str],
                options: RankOptions, folder: Path) -> dict:
     """Inside a task: read one bitext, write its links and its ranked sides' sentences."""
-    log = BadInputLog(options.skip_bad_input)
+    log = _LogAsGiven(options.skip_bad_input, release)
     try:
-        bitext = read_bitext(opus_dir, source, log, options.documents)
-    except InputError as error:
+        bitext = read_bitext(release.absolute, source, log, options.documents)
+    except InputError as raised:
+        error = release.as_given(raised)
         return {"number": number, "counts": None, "log": None, "without_year": None,
                 "error": json.dumps([error.path, error.message, error.position, error.kind])}
     columns = {}

@@ -21,11 +21,10 @@ import math
 import os
 import shutil
 import sys
-import tempfile
 import warnings
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +34,7 @@ import regex
 import opusparcus
 import tapaco.core
 from tapaco.core.errors import OptionError
+from tapaco.core.scratch import scratch_folder
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -173,7 +173,7 @@ def ship_code(session: SparkSession) -> str | None:
     name = f"{CODE_ARCHIVE}-{digest.hexdigest()[:16]}.zip"
     if (context.applicationId, name) in _shipped:
         return name
-    archive = Path(_code_folder()) / name
+    archive = _code_folder() / name
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as packed:
         for module, source in modules.items():
             packed.writestr(module, source)
@@ -186,9 +186,9 @@ _shipped: set[tuple[str, str]] = set()
 
 
 @cache
-def _code_folder() -> str:
+def _code_folder() -> Path:
     """A folder for the shipped archives that lives as long as this process (the driver serves
     the files from it to executors that start later)."""
-    folder = tempfile.mkdtemp(prefix="opusparcus-code-")
-    atexit.register(shutil.rmtree, folder, True)
-    return folder
+    lifetime = ExitStack()
+    atexit.register(lifetime.close)
+    return lifetime.enter_context(scratch_folder("opusparcus-code-"))

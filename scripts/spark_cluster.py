@@ -9,11 +9,17 @@ started from the pyspark package's own `spark-class` (Java 17 on PATH), REST ser
 included), for measuring their memory. Run as a script, it starts one and waits: `python
 scripts/spark_cluster.py --workers 2` prints the master URL and stops the cluster on Ctrl-C or
 `kill`.
+
+The master and worker JVMs end with the process that started them, even one killed by SIGKILL
+(Linux: the kernel sends them SIGTERM when the thread that started them ends, so start the
+cluster from a thread that lives as long as it): `spark-class` execs the JVM in the process
+started here, which keeps that request.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import signal
@@ -22,12 +28,18 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tapaco.core.memory import format_size, parse_size
+from tapaco.core.options import Parser, integer
+
 START_SECONDS = 120
+# A worker smaller than an executor (Spark's default, 1G) would never run one: every job waits.
+MIN_MEMORY = 1 << 30
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 @dataclass
@@ -61,7 +73,11 @@ class Cluster:
 
 
 def spark_home() -> Path:
-    import pyspark
+    try:
+        import pyspark
+    except ImportError:
+        raise RuntimeError("a Spark cluster needs pyspark: pip install "
+                           "'pivot-paraphrase-miner[spark]' (and Java 17)") from None
 
     return Path(pyspark.__file__).parent
 
@@ -70,6 +86,31 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def _end_with_parent(parent: int) -> Callable[[], None]:
+    """What a child runs before exec to be sent SIGTERM (a JVM's orderly exit: a worker stops
+    its executors) when `parent` dies; it ends at once if `parent` already has."""
+
+    def request() -> None:
+        if sys.platform.startswith("linux"):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return request
+
+
+def memory(value: str) -> str:
+    """`--memory`: a size of at least :data:`MIN_MEMORY`, in Spark's form (megabytes)."""
+    try:
+        size = parse_size(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if size < MIN_MEMORY:
+        raise argparse.ArgumentTypeError(
+            f"must be at least {format_size(MIN_MEMORY)} (an executor takes 1G), got {value!r}")
+    return f"{size >> 20}m"
 
 
 @contextmanager
@@ -95,12 +136,12 @@ def standalone_cluster(folder: Path, workers: int = 2, cores: int = 1,
             for command in commands:
                 cluster.processes.append(subprocess.Popen(
                     command, env=environment, stdout=log, stderr=subprocess.STDOUT,
-                    start_new_session=True))
+                    start_new_session=True, preexec_fn=_end_with_parent(os.getpid())))
             deadline = time.monotonic() + START_SECONDS
             while cluster.alive_workers() < workers:
                 if time.monotonic() > deadline or any(
                         process.poll() is not None for process in cluster.processes):
-                    raise RuntimeError("the cluster did not start: "
+                    raise RuntimeError(f"the cluster did not start; see {folder}/cluster.log\n"
                                        + (folder / "cluster.log").read_text()[-2000:])
                 time.sleep(1)
             yield cluster
@@ -112,23 +153,26 @@ def standalone_cluster(folder: Path, workers: int = 2, cores: int = 1,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="spark_cluster.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--folder", type=Path, default=Path("spark-cluster"))
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--cores", type=int, default=1)
-    parser.add_argument("--memory", default="2g")
+    parser.add_argument("--workers", type=integer(1), default=2)
+    parser.add_argument("--cores", type=integer(1), default=1)
+    parser.add_argument("--memory", type=memory, default="2g", help="per worker, such as 2g")
     args = parser.parse_args()
     # stop the cluster on Ctrl-C or `kill`, also when started in the background (where the
     # shell left SIGINT ignored)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    with standalone_cluster(args.folder, args.workers, args.cores, args.memory) as cluster:
-        print(cluster.master, flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+    try:
+        with standalone_cluster(args.folder, args.workers, args.cores, args.memory) as cluster:
+            print(cluster.master, flush=True)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+    except (RuntimeError, OSError) as error:
+        sys.exit(f"spark_cluster.py: {str(error).splitlines()[0]}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from tapaco.core.errors import InputError
+from tapaco.core.scratch import held, holding
 
 Content = TypeVar("Content")
 
@@ -33,12 +34,17 @@ def temporary_name(path: Path, kind: str) -> Path:
 
 def dead_leftovers(path: Path, kind: str) -> list[Path]:
     """The :func:`temporary_name` siblings of `path` of this kind whose process is gone (killed
-    before it could clean up: SIGKILL, the OOM killer, a power cut)."""
+    before it could clean up: SIGKILL, the OOM killer, a power cut).
+
+    Gone means: no process has the pid in its name, and none holds its flock, which its writer
+    holds while it lives (:func:`tapaco.core.scratch.holding`). The lock keeps the temporary of
+    a live writer whose pid this process cannot see (another machine or container writing to
+    the same folder)."""
     prefix = f".{path.name}.{kind}-"
     found = []
     for candidate in path.parent.glob(f"{glob.escape(prefix)}*"):
         pid = candidate.name[len(prefix):]
-        if pid.isdigit() and pid.isascii() and not _alive(int(pid)):
+        if pid.isdigit() and pid.isascii() and not _alive(int(pid)) and not held(candidate):
             found.append(candidate)
     return sorted(found)
 
@@ -89,7 +95,7 @@ def write_file_atomically(path: Path, content: str | bytes) -> None:
     temporary = temporary_name(path, "tmp")
     data = content.encode("utf-8") if isinstance(content, str) else content
     try:
-        with open(temporary, "wb") as handle:
+        with open(temporary, "wb") as handle, holding(temporary):
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -229,11 +235,12 @@ def fill_folder_atomically(out: Path, fill: Callable[[Path], None],
         shutil.rmtree(temporary, ignore_errors=True)
         temporary.mkdir()
         try:
-            fill(temporary)
-            if out.exists():
-                replace(out, temporary)
-            else:
-                temporary.rename(out)
+            with holding(temporary):
+                fill(temporary)
+                if out.exists():
+                    replace(out, temporary)
+                else:
+                    temporary.rename(out)
         except BaseException:
             shutil.rmtree(temporary, ignore_errors=True)
             raise

@@ -32,6 +32,7 @@ from tapaco.core.errors import InputError
 from tapaco.core.files import dead_leftovers, fill_folder_atomically, json_text, temporary_name
 from tapaco.core.files import write_file_atomically as _write_file
 from tapaco.core.json_input import read_json
+from tapaco.core.scratch import holding
 
 MANIFEST = "manifest.json"
 OVERWRITE_FOLDER_HELP = ("replace this command's earlier output even where it was changed since; "
@@ -173,9 +174,10 @@ class OutputFolder:
         self._check_replaceable()
         manifest = read_manifest(out)
         previous = temporary_name(out, "old")
-        out.rename(previous)
-        new.rename(out)
-        _remove_listed(previous, manifest["files"] if manifest else {})
+        with holding(out):
+            out.rename(previous)
+            new.rename(out)
+            _remove_listed(previous, manifest["files"] if manifest else {})
 
 
 def write_manifest(folder: Path, command: str) -> None:

@@ -176,6 +176,80 @@ def test_leftovers_of_a_killed_run_are_cleaned_by_the_next_and_live_ones_kept(tm
         live.wait()
 
 
+# A writer elsewhere (another machine or container sharing the folder, whose pids this process
+# cannot see) holding its temporaries' locks while it writes.
+HOLDING = """
+import sys, time
+from contextlib import ExitStack
+from pathlib import Path
+from tapaco.core.scratch import holding
+with ExitStack() as stack:
+    for name in sys.argv[1:]:
+        stack.enter_context(holding(Path(name)))
+    print("holding", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_temporaries_of_a_live_writer_whose_pid_is_not_seen_here_are_kept(tmp_path):
+    import subprocess
+    import sys
+
+    dead = _dead_pid()
+    kept = [tmp_path / f".out.tmp-{dead}", tmp_path / f".stats.json.tmp-{dead}",
+            tmp_path / f".out.old-{dead}"]
+    kept[0].mkdir()
+    kept[1].write_text("{")
+    OutputFolder(tmp_path / "earlier", COMMAND).write(_fill({"en.txt": "being replaced\n"}))
+    (tmp_path / "earlier").rename(kept[2])
+    writer = subprocess.Popen([sys.executable, "-c", HOLDING, *map(str, kept)],
+                              stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        assert writer.stdout.readline() == "holding\n"
+        OutputFolder(tmp_path / "out", COMMAND).write(_fill({"en.txt": "x\n"}))
+        OutputFile(tmp_path / "stats.json", COMMAND).write("{}\n")
+        assert all(path.exists() for path in kept)
+        assert (kept[2] / "en.txt").read_text() == "being replaced\n"
+    finally:
+        writer.kill()
+        writer.communicate()
+    OutputFolder(tmp_path / "out", COMMAND).write(_fill({"en.txt": "y\n"}))
+    OutputFile(tmp_path / "stats.json", COMMAND).write("{}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "stats.json"]
+
+
+def test_writers_hold_their_temporaries_locks(tmp_path, monkeypatch):
+    """...which is what keeps them from another writer's clean-up (the test above)."""
+    import tapaco.core.files as files
+    import tapaco.core.outputs as outputs
+    from tapaco.core.scratch import held
+
+    seen = []
+    remove_listed, fsync = outputs._remove_listed, os.fsync
+
+    def fill(folder: Path) -> None:
+        seen.append((folder.name, held(folder)))
+        (folder / "en.txt").write_text("x\n")
+
+    def removing(folder: Path, listed: dict) -> None:
+        seen.append((folder.name, held(folder)))
+        remove_listed(folder, listed)
+
+    def syncing(descriptor: int) -> None:
+        seen.append(("file", held(Path(f"/proc/self/fd/{descriptor}").resolve())))
+        fsync(descriptor)
+
+    monkeypatch.setattr(outputs, "_remove_listed", removing)
+    monkeypatch.setattr(files.os, "fsync", syncing)
+    for _ in range(2):
+        OutputFolder(tmp_path / "out", COMMAND).write(fill)
+    files.write_file_atomically(tmp_path / "stats.json", "{}\n")
+    pid = os.getpid()
+    assert seen == [(f".out.tmp-{pid}", True), (f".out.tmp-{pid}", True),
+                    (f".out.old-{pid}", True), ("file", True)]
+
+
 def _killed_while_replacing(tmp_path: Path) -> tuple[Path, Path]:
     """An earlier output moved aside (`.out.old-PID`) by a run killed before the new one
     took its place."""

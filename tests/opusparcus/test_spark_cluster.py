@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from conftest import PROJECT
-from test_rank_languages import _files
+from test_rank_languages import _files, _release
 from test_spark_engine import CAPPED_TARGETS, _frequent_pivots
 
+from opusparcus.cli import main
 from opusparcus.rank import RankOptions, rank
 
 sys.path.insert(0, str(PROJECT / "scripts"))
@@ -135,6 +136,20 @@ def test_heavy_pivots_rank_the_same_on_a_cluster(cluster, tmp_path):
     stats = _same_on_the_cluster(cluster, release, "en", tmp_path, score="joint-pmi",
                                  max_pivot_fanout=CAPPED_TARGETS - 10)
     assert stats["splits"]["train"]["fanout_skips"]["pivots"] == 2
+
+
+def test_relative_folders_rank_on_a_cluster(cluster, tmp_path, monkeypatch):
+    """`--opus-dir` and `--temp-dir` relative to the driver's working folder, which is not the
+    executors': paths reach them absolute."""
+    _release(tmp_path / "opus")
+    (tmp_path / "temp").mkdir()
+    monkeypatch.chdir(tmp_path)
+    rank(Path("opus"), "en", Path("local"), RankOptions(workers=1))
+    assert main(["rank", "--opus-dir", "opus", "--lang", "en", "--out", "cluster", "--engine",
+                 "spark", "--spark-master", cluster, "--temp-dir", "temp", "--workers", "1",
+                 "--quiet"]) == 0
+    assert _files(tmp_path / "cluster" / "en") == _files(tmp_path / "local" / "en")
+    assert list((tmp_path / "temp").iterdir()) == []
 
 
 def test_the_watch_sees_what_the_local_engine_opens(shared_data, tmp_path):

@@ -5,11 +5,13 @@ every scoring scheme and for several languages in one run."""
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import random
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -90,6 +92,52 @@ def test_several_languages_on_spark_equal_separate_local_runs(tmp_path):
         assert _files(tmp_path / "spark" / lang) == _files(tmp_path / f"local-{lang}" / lang)
 
 
+def _descendants(pid: int) -> list[int]:
+    found = [pid]
+    for parent in found:
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                found += [int(child) for child in (task / "children").read_text().split()]
+    return found[1:]
+
+
+def _ended(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_killed_spark_runs_folder_is_removed_by_the_next_run(tmp_path):
+    """SIGKILL while the executors write the bitexts: the folder stays, the JVM ends with its
+    driver, and the next run removes the folder."""
+    root = _release(tmp_path / "opus")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    killed = subprocess.Popen(
+        [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(root), "--lang", "en",
+         "--out", str(tmp_path / "killed"), "--engine", "spark", "--spark-master", "local[1]",
+         "--temp-dir", str(temp), "--workers", "1", "--quiet"],
+        cwd=PROJECT, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    deadline = time.monotonic() + 300
+    while not list(temp.glob("opusparcus-spark-*/input/links")):
+        assert killed.poll() is None and time.monotonic() < deadline, "no bitexts read"
+        time.sleep(0.01)
+    children = _descendants(killed.pid)
+    killed.kill()
+    killed.wait()
+    [leftover] = temp.iterdir()
+    assert leftover.name.startswith("opusparcus-spark-")
+    deadline = time.monotonic() + 30
+    while not all(map(_ended, children)):
+        assert time.monotonic() < deadline, "the JVM outlived its driver"
+        time.sleep(0.1)
+    rank(root, "en", tmp_path / "spark", RankOptions(workers=1, temp_dir=temp, **SPARK))
+    assert list(temp.iterdir()) == []
+    rank(root, "en", tmp_path / "local", RankOptions(workers=1))
+    assert _files(tmp_path / "spark" / "en") == _files(tmp_path / "local" / "en")
+
+
 @pytest.mark.parametrize(("master", "threads"), [
     ("local", 1), ("local[3]", 3), ("local[2,4]", 2), ("spark://host:7077", 0),
     ("yarn", 0)])
@@ -151,17 +199,20 @@ def test_workers_python_is_this_one_unless_the_user_chose(monkeypatch):
     assert "PYSPARK_DRIVER_PYTHON" not in os.environ
 
 
-def test_bad_input_read_by_a_task_stops_with_the_local_engines_line_or_is_skipped(tmp_path):
+def test_bad_input_read_by_a_task_stops_with_the_local_engines_line_or_is_skipped(
+        tmp_path, monkeypatch):
     """A line of en that is not UTF-8: without --skip-bad-input the run stops with the local
     engine's one-line error (not a Spark stack trace) and writes nothing; with it, the link is
-    skipped and logged as the local engine does."""
+    skipped and logged as the local engine does. The release is given relative to the working
+    folder: tasks open it by its absolute path but name its files as given."""
     from test_rank_bad_lines import LONG_LINE, _bitext, _english, _rows
 
     from tapaco.core.errors import InputError
 
     english = _english()
     english[LONG_LINE - 1] = b"caf\xe9 ."
-    root = _bitext(tmp_path / "opus", _rows(english))
+    monkeypatch.chdir(tmp_path)
+    root = _bitext(Path("opus"), _rows(english))
     errors = []
     for name, engine in (("local", {}), ("spark", SPARK)):
         with pytest.raises(InputError) as error:
@@ -169,6 +220,7 @@ def test_bad_input_read_by_a_task_stops_with_the_local_engines_line_or_is_skippe
         errors.append(str(error.value))
         assert not (tmp_path / name / "en").exists()
     assert errors[0] == errors[1] and "\n" not in errors[1] and "UTF-8" in errors[1]
+    assert errors[1].startswith("opus/")
     stats = _same_output(root, tmp_path / "skipped", "en", skip_bad_input=True)
     assert sum(stats["bad_input"]["skipped"].values()) == 1
 

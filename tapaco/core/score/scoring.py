@@ -39,6 +39,7 @@ from tapaco.core.score.inputs import (
     recognise_columns,
     set_chunks,
 )
+from tapaco.core.scratch import holding
 
 SCORE_COLUMN = "paraphrase_score"
 FOLD_COLUMN = "paraphrase_score_fold"
@@ -175,7 +176,7 @@ class _ScoredFile:
         remove_dead_temporaries(out)
         temporary = temporary_name(out, "tmp")
         try:
-            with _WRITERS.get(out.suffix, open)(temporary, "wb") as stream:
+            with _WRITERS.get(out.suffix, open)(temporary, "wb") as stream, holding(temporary):
                 if header is not None:
                     names = [SCORE_COLUMN] + ([FOLD_COLUMN] if self.options.folds else [])
                     stream.write(("\t".join([header, *names]) + "\n").encode("utf-8"))

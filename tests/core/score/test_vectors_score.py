@@ -263,3 +263,26 @@ def test_a_cached_copy_scores_the_same_and_a_changed_file_is_read_again(tmp_path
     write_vectors(vectors, seed=5)  # another file at the same path
     assert scored("third.tsv") == [pair_score(a, b, read_vectors(vectors)) for a, b in pairs]
     assert scored("third.tsv") != first and len(list(cache.iterdir())) == 2
+
+
+def test_the_output_is_written_under_a_held_temporary(tmp_path: Path, monkeypatch) -> None:
+    """A second run cleaning up never takes a live run's `.OUT.tmp-PID` for a dead one's, even
+    when that run's pid is not one it can see (tapaco.core.scratch)."""
+    from tapaco.core.files import temporary_name
+    from tapaco.core.score import scoring
+    from tapaco.core.scratch import held
+
+    source = tmp_path / "pairs.tsv"
+    source.write_text("The cat sits.\tA cat is sitting.\n", encoding="utf-8")
+    out = tmp_path / "scored.tsv"
+    seen = []
+    write_rows = scoring._ScoredFile._write_rows
+
+    def observed(self, stream, scored, rows_again) -> None:  # noqa: ANN001
+        seen.append(held(temporary_name(out, "tmp")))
+        write_rows(self, stream, scored, rows_again)
+
+    monkeypatch.setattr(scoring._ScoredFile, "_write_rows", observed)
+    options = scoring.ScoreOptions(model=write_vectors(tmp_path / "words.vec"), out=out)
+    scoring.score_pairs(source, options, columns=(0, 1))
+    assert seen == [True] and out.is_file()
