@@ -31,6 +31,7 @@ from typing import Protocol
 import numpy as np
 
 from tapaco.core.errors import InputError
+from tapaco.core.interruptible import in_background
 from tapaco.core.opus.document_kernels import ScannedSentences, first_forbidden, scan_sentences
 from tapaco.core.opus.sidekeys import plain_key, plain_text
 from tapaco.core.opus.textstream import (
@@ -235,7 +236,8 @@ def _attribute_values_of(scanned: ScannedSentences) -> tuple[list[str], list[str
 
 def _check_characters(chunk: ByteChunk, ref: FileRef) -> None:
     """Raise :class:`InputError` at the first character XML 1.0 does not allow."""
-    at = first_forbidden(np.frombuffer(chunk.data, np.uint8))
+    at = in_background(first_forbidden, np.frombuffer(chunk.data, np.uint8),
+                       size=len(chunk.data))
     if at >= 0:
         column = at - (chunk.data.rfind(b"\n", 0, at) + 1) + 1
         raise InputError(ref, f"character 0x{chunk.data[at]:02x} is not allowed in XML",

@@ -24,6 +24,7 @@ from numba import njit
 
 from tapaco.core.arrays import dictionary_encoded
 from tapaco.core.errors import InputError
+from tapaco.core.interruptible import in_background
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus.moses import clean_line, moses_files
 from tapaco.core.opus.textstream import FileRef, LineChunks, Lines
@@ -102,8 +103,8 @@ def parse_ids(lines: Lines, ref: FileRef) -> IdsColumns:
     """The `.ids` fields of a chunk, by a kernel over its bytes."""
     one_to_one = np.empty(len(lines), np.bool_)
     years = np.empty((len(lines), 2), np.int16)
-    bad, fields = _parse_ids(np.frombuffer(lines.data, np.uint8), lines.starts, lines.ends,
-                             one_to_one, years)
+    bad, fields = in_background(_parse_ids, np.frombuffer(lines.data, np.uint8), lines.starts,
+                                lines.ends, one_to_one, years, size=len(lines.data))
     if bad >= 0:
         raise InputError(ref, f"expected 4 tab-separated fields, found {fields}",
                          f"line {lines.first_line + bad}", kind="malformed ids")
