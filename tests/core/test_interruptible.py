@@ -6,13 +6,25 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
 import pytest
 from conftest import PROJECT
 
+from opusparcus.moses_tokenizer import moses_tokenize
+from tapaco.bleu import bleu_keep_mask
+from tapaco.core import interruptible
 from tapaco.core.interruptible import LARGE, in_background, in_pieces
+from tapaco.core.opus.cesalign_kernels import scan_links
+from tapaco.core.opus.document_kernels import scan_sentences
+from tapaco.core.opus.moses_columns import parse_ids
+from tapaco.core.opus.textstream import FileRef, Lines
+from tapaco.core.score.embedders import VectorsEmbedder
+from tapaco.core.score.word_vectors import WordVectors
+from tapaco.core.tokenize_13a import token_ids
+from tapaco.normalize import first_near_identical, near_identical_keys, surface_hashes
 
 # A command (run as the command lines run theirs) whose `work` is ended by Ctrl-C; `spin` is a
 # kernel busy for minutes (a multiplication chain the compiler cannot shorten).
@@ -93,3 +105,52 @@ def test_pieces_run_until_the_work_is_done():
 
     in_pieces(step)
     assert left == [0]
+
+
+def _vectors() -> VectorsEmbedder:
+    words = {"a": 0, "b": 1, "c": 2}
+    return VectorsEmbedder(PROJECT, WordVectors(words, np.eye(3)), workers=2)
+
+
+def _check_characters() -> None:
+    from tapaco.core.opus.documents import _check_characters
+    from tapaco.core.opus.textstream import ByteChunk
+
+    _check_characters(ByteChunk(b'<s id="1">a</s>\n', 1), FileRef("doc.xml"))
+
+
+# Every kernel whose one call can run long, through its caller's public function.
+_LONG_KERNELS = {
+    "13a tokenizer": lambda: token_ids(["Hello , world ."]),
+    "BLEU walk": lambda: bleu_keep_mask(np.zeros(2, np.int64), ["a b c", "a b d"], "13a"),
+    "document scanner": lambda: scan_sentences(b'<s id="1"><w>a</w></s>\n'),
+    "XML characters": _check_characters,
+    "cesAlign scanner": lambda: scan_links(b'<linkGrp><link xtargets="1;1"/></linkGrp>\n'),
+    ".ids fields": lambda: parse_ids(Lines(b"a/1/2.xml.gz\tb/1/2.xml.gz\t1\t1\n",
+                                           np.array([0]), np.array([29]), 1), FileRef("x")),
+    "Moses kernel": lambda: moses_tokenize(["Hello, world."], "en"),
+    "near-identical keys": lambda: near_identical_keys(["Hello , World !"]),
+    "filter (c)": lambda: first_near_identical(np.zeros(2, np.int64), ["A b", "a B"]),
+    "surface hashes": lambda: surface_hashes(["Hello"]),
+    "pair cosines": lambda: _vectors().pair_scores(["a b", "c"], ["b", "a c"]),
+    "set cosines": lambda: _vectors().set_scores(["a b", "c", "a"], np.array([0, 3])),
+}
+
+
+@pytest.mark.parametrize("kernel", list(_LONG_KERNELS))
+def test_every_long_kernel_is_waited_for_past_its_bound(kernel, monkeypatch):
+    """With the bound at 0, each of these kernels runs on a helper thread (and gives what it
+    gives in place): none can hold the command past a signal."""
+    expected = _LONG_KERNELS[kernel]()
+    helpers = []
+
+    class Recorded(threading.Thread):
+        def start(self) -> None:
+            helpers.append(self.name)
+            super().start()
+
+    monkeypatch.setattr(interruptible, "LARGE", 0)
+    monkeypatch.setattr(interruptible.threading, "Thread", Recorded)
+    found = _LONG_KERNELS[kernel]()
+    assert "kernel" in helpers
+    assert repr(found) == repr(expected)
