@@ -152,7 +152,8 @@ def _read_task(opus_dir: Path, source: AlignmentSource, number: int, ranked: set
     """Inside a task: read one bitext, write its links and its ranked sides' sentences."""
     log = BadInputLog(options.skip_bad_input)
     try:
-        bitext = read_bitext(opus_dir, source, log, options.documents)
+        bitext = read_bitext(opus_dir, source, log, options.documents,
+                             options.max_sentence_length)
     except InputError as error:
         return {"number": number, "counts": None, "log": None, "without_year": None,
                 "error": json.dumps([error.path, error.message, error.position, error.kind])}

@@ -154,7 +154,8 @@ def moses_chunks(source: Path, pair: tuple[str, str], lines_per_chunk: int = LIN
 
 @dataclass
 class OneToOneLinks:
-    """The 1:1 links of a Moses bitext whose two lines have a text, as codes.
+    """The 1:1 links of a Moses bitext whose two lines have a text (within a length limit,
+    if any), as codes.
 
     `keys[side]` are the distinct cleaned texts of a side (:func:`clean_line`) in order of first
     appearance among the links kept, as an Arrow string array; `codes[side]` index them, one
@@ -167,6 +168,7 @@ class OneToOneLinks:
     links: int
     one_to_one: int
     empty_text: int
+    long_text: int = 0
 
 
 _WHITESPACE = (r"\s\x0b\x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
@@ -223,9 +225,10 @@ def _first_appearance(codes: np.ndarray, keys: pa.Array) -> tuple[np.ndarray, pa
 
 def one_to_one_links(source: Path, pair: tuple[str, str],
                      lines_per_chunk: int = LINES_PER_CHUNK,
-                     bad_line: Callable[[InputError], None] | None = None) -> OneToOneLinks:
-    """The 1:1 links of a Moses bitext with a text on both sides, sides in `pair` order (a bad
-    line: see :func:`moses_chunks`)."""
+                     bad_line: Callable[[InputError], None] | None = None,
+                     max_length: int | None = None) -> OneToOneLinks:
+    """The 1:1 links of a Moses bitext with a text on both sides, of at most `max_length` code
+    points (None: any length), sides in `pair` order (a bad line: see :func:`moses_chunks`)."""
     sides, years, links = (_SideCodes(), _SideCodes()), ([], []), 0
     for chunk in moses_chunks(source, pair, lines_per_chunk, bad_line):
         links += len(chunk)
@@ -236,12 +239,21 @@ def one_to_one_links(source: Path, pair: tuple[str, str],
             kept.append(side_years[chunk.ids.one_to_one])
     (first_keys, first), (second_keys, second) = (side.cleaned() for side in sides)
     empty = (_is_empty(first_keys)[first]) | (_is_empty(second_keys)[second])
-    first_codes, first_keys = _first_appearance(first[~empty], first_keys)
-    second_codes, second_keys = _first_appearance(second[~empty], second_keys)
-    kept_years = tuple(np.concatenate(side or [np.zeros(0, np.int16)])[~empty] for side in years)
+    long = ~empty & (_is_longer(first_keys, max_length)[first]
+                     | _is_longer(second_keys, max_length)[second])
+    used = ~(empty | long)
+    first_codes, first_keys = _first_appearance(first[used], first_keys)
+    second_codes, second_keys = _first_appearance(second[used], second_keys)
+    kept_years = tuple(np.concatenate(side or [np.zeros(0, np.int16)])[used] for side in years)
     return OneToOneLinks((first_keys, second_keys), (first_codes, second_codes), kept_years,
-                         links, len(empty), int(empty.sum()))
+                         links, len(empty), int(empty.sum()), int(long.sum()))
 
 
 def _is_empty(keys: pa.Array) -> np.ndarray:
     return pc.equal(pc.utf8_length(keys), 0).to_numpy(zero_copy_only=False)
+
+
+def _is_longer(keys: pa.Array, max_length: int | None) -> np.ndarray:
+    if not max_length:
+        return np.zeros(len(keys), bool)
+    return pc.greater(pc.utf8_length(keys), max_length).to_numpy(zero_copy_only=False)
