@@ -7,6 +7,7 @@ from __future__ import annotations
 import bz2
 import json
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,8 +16,10 @@ from pathlib import Path
 
 import pytest
 from conftest import PROJECT, Sentence, write_moses
+from test_rank_languages import _files
 
 from opusparcus.cli import main
+from opusparcus.rank import RankOptions, rank
 
 _WORDS = "the house is green and we went there yesterday with my friend".split()
 
@@ -162,3 +165,18 @@ def test_a_signal_while_long_pairs_are_written_ends_the_run_at_once(tmp_path, si
     assert error == f"opusparcus: {word}; earlier outputs are left as they were\n"
     assert took < 2, took
     assert sorted(path.name for path in tmp_path.iterdir()) == ["opus"]  # nothing half-written
+
+
+def test_both_engines_leave_out_the_same_links(tmp_path):
+    pytest.importorskip("pyspark", reason="the Spark engine needs the 'spark' extra (pyspark)")
+    if shutil.which("java") is None:
+        pytest.skip("the Spark engine needs Java 17 (no java on PATH)")
+    root = _moses(tmp_path / "opus", [(_text(k, 40 + k), "Oui .") for k in range(4)]
+                  + _short_pairs())
+    local = rank(root, "en", tmp_path / "local", RankOptions(workers=1, max_sentence_length=41))
+    spark = rank(root, "en", tmp_path / "spark", RankOptions(
+        workers=1, max_sentence_length=41, engine="spark", spark_master="local[2]"))
+    assert spark == local
+    assert local["bitexts"]["fr"]["links_with_long_text"] == 2
+    assert local["pairs_written"]["train"] == 6
+    assert _files(tmp_path / "spark" / "en") == _files(tmp_path / "local" / "en")
