@@ -267,11 +267,12 @@ def test_pairs_of_several_strips_cut_into_pieces(budget):
 
 def test_a_pair_of_long_sentences_costs_what_the_c_libraries_take():
     """The distance is ceil(m / 64) x n word steps, as rapidfuzz's (the kernel that ran the
-    dynamic programme row by row past 64 code points took 100x rapidfuzz's time at 20,000)."""
+    dynamic programme row by row past 64 code points took 100x rapidfuzz's time at 20,000,
+    75 s at 100,000)."""
     levenshtein = pytest.importorskip("rapidfuzz.distance.Levenshtein",
                                       reason="rapidfuzz (test extra) is the yardstick")
     rng = random.Random(3)
-    a, b = _text(rng, "", 50_000), _text(rng, "", 50_000)
+    a, b = _text(rng, "", 100_000), _text(rng, "", 100_000)
     adjusted_edit_distances([a[:100]], [b[:200]])  # compiled before it is timed
 
     def seconds(function) -> float:  # noqa: ANN001 - () -> object
@@ -282,4 +283,4 @@ def test_a_pair_of_long_sentences_costs_what_the_c_libraries_take():
     ours = min(seconds(lambda: edit_distances([a], [b])),
                seconds(lambda: adjusted_edit_distances([a], [b])))
     theirs = min(seconds(lambda: levenshtein.distance(a, b)) for _ in range(2))
-    assert ours < 10 * theirs + 1.0, (ours, theirs)
+    assert ours < 5 * theirs + 0.5, (ours, theirs)
