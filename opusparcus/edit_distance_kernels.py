@@ -5,11 +5,11 @@ Both distances run Myers' bit-parallel algorithm in Hyyrö's blocked form: the s
 (the pattern, m code points) is cut into blocks of 64, one machine word per block and position
 of the longer one (the text, n code points), so a pair costs ceil(m / 64) x n word steps. The
 blocks are taken a strip of :data:`STRIP_BLOCKS` at a time across the whole text, each strip
-handing the horizontal deltas of its bottom row to the next: a strip's bit masks then cover at
-most 4,096 distinct code points, whatever the alphabet. The plain (Levenshtein) distance charges
-the text's first characters (the top row counts up) and drops the pair's common prefix and
-suffix first; the adjusted distance lets the pattern start and end anywhere in the text (the top
-row stays 0, the best bottom cell wins).
+handing the horizontal deltas of its bottom row to the next: a strip's bit masks then have a
+row per distinct code point of its 2,048 at most, whatever the alphabet. The plain
+(Levenshtein) distance charges the text's first characters (the top row counts up) and drops
+the pair's common prefix and suffix first; the adjusted distance lets the pattern start and end
+anywhere in the text (the top row stays 0, the best bottom cell wins).
 
 :func:`advance` does a bounded amount of work a call and keeps where it stopped in a
 :class:`Workspace`'s arrays, inside a pair too, so that its caller can be interrupted between
@@ -75,9 +75,9 @@ def _forget(pattern, start, end, table) -> None:
 
 @njit(nogil=True, cache=True)
 def _block(equal, positive, negative, plus, minus, high):
-    """One block of 64 pattern positions at one text position: the new vertical deltas and the
-    horizontal delta leaving at bit `high`, given the one entering at the bottom (`plus`,
-    `minus`: 1 or 0; Hyyrö's step)."""
+    """One block of 64 pattern positions at one text position (Hyyrö's step): the new vertical
+    deltas, and the horizontal delta leaving its bottom (bit `high`) given the one entering its
+    top (`plus`, `minus`: 1 or 0 each)."""
     vertical = equal | negative
     equal |= minus
     horizontal = (((equal & positive) + positive) ^ positive) | equal
@@ -119,26 +119,15 @@ def _strip(text, begin, end, table, masks, blocks, high, positive, negative, top
 
 
 @njit(nogil=True, cache=True)
-def _one_word(pattern, text, table, words, infix) -> int:
-    """The distance of a pattern of 1 to 64 code points, its masks in `words` (one per code
-    point, as :func:`_masks` numbers them), all in registers."""
-    rows = 0
-    for at in range(len(pattern)):
-        code = pattern[at]
-        row = table[code]
-        if row == 0:
-            rows += 1
-            row = rows
-            table[code] = row
-            words[row] = 0
-        words[row] |= _ONE << np.uint64(at)
-    words[0] = 0
+def _one_word(pattern, text, table, masks, infix) -> int:
+    """The distance of a pattern of 1 to 64 code points: one block, its deltas in registers."""
+    _masks(pattern, 0, len(pattern), table, masks)
     high = np.uint64(len(pattern) - 1)
     top = np.uint64(0 if infix else 1)
     positive, negative = _ONES, np.uint64(0)
     score = best = len(pattern)
     for code in text:
-        positive, negative, plus, minus = _block(words[table[code]], positive, negative, top,
+        positive, negative, plus, minus = _block(masks[table[code], 0], positive, negative, top,
                                                  np.uint64(0), high)
         score += np.int64(plus) - np.int64(minus)
         best = min(best, score)
@@ -148,10 +137,10 @@ def _one_word(pattern, text, table, words, infix) -> int:
 
 @njit(nogil=True, cache=True)
 def _start_pair(codes_a, offsets_a, codes_b, offsets_b, infix, row, found, cursor, table,
-                words) -> bool:
+                masks) -> bool:
     """Set the cursor on pair `row`: which side is the pattern, and for the plain distance the
     common prefix and suffix left out. False when the pair needs no strip (its distance is
-    written: an empty pattern, or one of one word, whose masks go to `words`)."""
+    written: an empty pattern, or one of one word)."""
     a_from, a_to = offsets_a[row], offsets_a[row + 1]
     b_from, b_to = offsets_b[row], offsets_b[row + 1]
     if not infix:
@@ -169,7 +158,7 @@ def _start_pair(codes_a, offsets_a, codes_b, offsets_b, infix, row, found, curso
         return False
     if a_to - a_from <= 64:
         pattern, text = (codes_b, codes_a) if swapped else (codes_a, codes_b)
-        found[row] = _one_word(pattern[a_from:a_to], text[b_from:b_to], table, words, infix)
+        found[row] = _one_word(pattern[a_from:a_to], text[b_from:b_to], table, masks, infix)
         return False
     cursor[SWAPPED] = swapped
     cursor[PATTERN_FROM], cursor[PATTERN_TO] = a_from, a_to
@@ -224,7 +213,7 @@ def advance(codes_a, offsets_a, codes_b, offsets_b, infix, found, cursor, table,
         if cursor[STRIP] < 0:
             spent += 16 + offsets_a[row + 1] - offsets_a[row] + offsets_b[row + 1] - offsets_b[row]
             if not _start_pair(codes_a, offsets_a, codes_b, offsets_b, infix, row, found, cursor,
-                               table, masks.reshape(masks.size)):
+                               table, masks):
                 cursor[ROW] += 1
                 continue
         spent += _go_on(codes_a, codes_b, infix, cursor, table, masks, vertical, carry,
