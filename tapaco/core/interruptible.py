@@ -9,7 +9,7 @@ running tasks end. So a kernel whose one call can run long is either
   distances, where one pair of long sentences is ceil(m / 64) x n steps), or
 - waited for: a call over more than :data:`LARGE` code points or bytes (one 100 MB line) runs
   on a helper thread that the caller waits for a moment at a time (:func:`in_background`;
-  the kernels whose work on one row cannot be cut, each linear or n log n in its input).
+  the kernels whose work on one row, document chunk or set cannot be cut).
 
 Between two pieces, or two moments of waiting, the main thread runs a pending signal's handler,
 and a worker thread of :func:`tapaco.core.forked.map_on_threads` gives up once its pool is
