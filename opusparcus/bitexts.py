@@ -49,14 +49,15 @@ def year_of(document: str) -> int | None:
 @dataclass
 class BitextCounts:
     """Links read; `one_to_one` of them 1:1, of which those with a sentence id no document
-    holds or an empty text on a side (e.g. an OpenSubtitles `<s>` holding only `<time>`) are
-    not used."""
+    holds, an empty text on a side (e.g. an OpenSubtitles `<s>` holding only `<time>`) or a
+    text longer than the length limit are not used."""
 
     links: int = 0
     one_to_one: int = 0
     not_one_to_one: int = 0
     links_to_unknown_sentences: int = 0
     links_with_empty_text: int = 0
+    links_with_long_text: int = 0
 
 
 @dataclass
@@ -111,10 +112,12 @@ def _all_texts(keys: list[str | None]) -> bool:
 class _Reader:
     """Reads link blocks of a bitext through the document store into both sides' codes."""
 
-    def __init__(self, store: DocumentStore, langs: tuple[str, str], log: BadInputLog) -> None:
+    def __init__(self, store: DocumentStore, langs: tuple[str, str], log: BadInputLog,
+                 max_length: int | None = None) -> None:
         self.store = store
         self.langs = langs
         self.log = log
+        self.max_length = max_length
         self.tables: tuple[dict[str, int], dict[str, int]] = ({}, {})
         self.parts: list[tuple[np.ndarray, np.ndarray, int, int]] = []
         self.counts = BitextCounts()
@@ -165,9 +168,10 @@ class _Reader:
 
     def _usable(self, first: _Side, second: _Side, keep: list[int], first_keys: _Keys,
                 second_keys: _Keys) -> tuple[list[str], list[str]]:
-        """The links both of whose sentences have a text; the others are counted (and an
-        unknown sentence id reported)."""
-        if _all_texts(first_keys.keys) and _all_texts(second_keys.keys):
+        """The links both of whose sentences have a text within the length limit; the others
+        are counted (and an unknown sentence id reported)."""
+        if (_all_texts(first_keys.keys) and _all_texts(second_keys.keys)
+                and not self._too_long(first_keys.keys) and not self._too_long(second_keys.keys)):
             return first_keys.keys, second_keys.keys
         kept_first, kept_second = [], []
         for i, first_key, second_key in zip(keep, first_keys.keys, second_keys.keys):
@@ -176,10 +180,16 @@ class _Reader:
                 self._report_unknown(first, first_keys, first_key, second, second_keys, i)
             elif len(first_key) == 1 or len(second_key) == 1:
                 self.counts.links_with_empty_text += 1
+            elif self._too_long([first_key, second_key]):
+                self.counts.links_with_long_text += 1
             else:
                 kept_first.append(first_key)
                 kept_second.append(second_key)
         return kept_first, kept_second
+
+    def _too_long(self, keys: list[str]) -> bool:
+        """Whether a key's text (after its one-character mark) is over the length limit."""
+        return bool(self.max_length and keys) and max(map(len, keys)) - 1 > self.max_length
 
     def _report_unknown(self, first: _Side, first_keys: _Keys, first_key: str | None,
                         second: _Side, second_keys: _Keys, link: int) -> None:
@@ -203,8 +213,9 @@ class _Reader:
 
 
 def read_bitext(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
-                documents: str = "xml") -> Bitext:
-    """All 1:1 links of the bitext `source` whose sentences both have a text.
+                documents: str = "xml", max_length: int | None = None) -> Bitext:
+    """All 1:1 links of the bitext `source` whose sentences both have a text, of at most
+    `max_length` code points (None: any length).
 
     `documents` (`xml` or `raw`) is the folder of sentence documents searched first; a Moses
     bitext with no documents in the release is read as columns. A bad alignment file stops the
@@ -215,15 +226,15 @@ def read_bitext(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
                        bad_sentence=log.report if log.skip else None) as store:
         if source.form.startswith("Moses") and not any(
                 store.has_documents(lang) for lang in source.langs):
-            return _read_moses_columns(source, log)
-        reader = _Reader(store, source.langs, log)
+            return _read_moses_columns(source, log, max_length)
+        reader = _Reader(store, source.langs, log, max_length)
         try:
             for block in source.link_blocks(bad_line=log.report):
                 reader.add(block)
         except InputError as error:
             log.report(error)
             links = reader.counts.links
-            reader = _Reader(store, source.langs, log)
+            reader = _Reader(store, source.langs, log, max_length)
             reader.counts.links = links
     return reader.result(str(source.path))
 
@@ -245,10 +256,12 @@ def _marked(keys: pa.Array, mark: str) -> pa.Array:
                                        pa.scalar("", pa.large_string()))
 
 
-def _read_moses_columns(source: AlignmentSource, log: BadInputLog) -> Bitext:
+def _read_moses_columns(source: AlignmentSource, log: BadInputLog,
+                        max_length: int | None) -> Bitext:
     """A Moses bitext with no sentence documents in the release, read as columns."""
     try:
-        links = one_to_one_links(source.path, source.langs, bad_line=log.report)
+        links = one_to_one_links(source.path, source.langs, bad_line=log.report,
+                                 max_length=max_length)
     except InputError as error:
         log.report(error)
         return Bitext(str(source.path), (_empty_side(source.langs[0]),
@@ -259,5 +272,6 @@ def _read_moses_columns(source: AlignmentSource, log: BadInputLog) -> Bitext:
                                                       links.years))
     counts = BitextCounts(links=links.links, one_to_one=links.one_to_one,
                           not_one_to_one=links.links - links.one_to_one,
-                          links_with_empty_text=links.empty_text)
+                          links_with_empty_text=links.empty_text,
+                          links_with_long_text=links.long_text)
     return Bitext(str(source.path), (sides[0], sides[1]), counts)

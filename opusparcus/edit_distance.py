@@ -3,8 +3,9 @@
 Adjusted edit distance: the tails of the longer sentence are free, i.e. the Levenshtein distance
 of the shorter sentence to the best-matching substring of the longer one ("Frankfurt , Germany ."
 vs "Oh , Frankfurt , Germany ." is 0). The pre-filter uses the plain character Levenshtein
-distance. Both come from compiled kernels over code points, a batch of pairs at a time
-(:mod:`opusparcus.edit_distance_kernels`; any alphabet, any length).
+distance. Both come from a compiled kernel over code points, a batch of pairs at a time
+(:mod:`opusparcus.edit_distance_kernels`; any alphabet, any length, ceil(m / 64) x n machine-word
+steps for lengths m <= n), run in bounded pieces (:mod:`tapaco.core.interruptible`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,23 @@ import numpy as np
 
 from opusparcus import edit_distance_kernels
 from tapaco.core.arrays import code_points
+from tapaco.core.interruptible import STEPS, in_pieces
 
 
 def _distances(first: Sequence[str], second: Sequence[str], infix: bool) -> np.ndarray:
     if len(first) != len(second):
         raise ValueError(f"{len(first)} first sentences but {len(second)} second ones")
-    return edit_distance_kernels.distances(*code_points(first), *code_points(second), infix)
+    (codes_a, offsets_a), (codes_b, offsets_b) = code_points(first), code_points(second)
+    longest = int(np.maximum(np.diff(offsets_a), np.diff(offsets_b)).max(initial=0))
+    workspace = edit_distance_kernels.Workspace(len(first), longest)
+    in_pieces(lambda: edit_distance_kernels.advance(codes_a, offsets_a, codes_b, offsets_b, infix,
+                                                    *workspace.arrays(), STEPS))
+    return workspace.found
+
+
+def edit_distances(first: Sequence[str], second: Sequence[str]) -> np.ndarray:
+    """The Levenshtein distance (over code points) of every pair (first[k], second[k])."""
+    return _distances(first, second, infix=False)
 
 
 def adjusted_edit_distances(first: Sequence[str], second: Sequence[str]) -> np.ndarray:

@@ -40,7 +40,7 @@ Why each line of the batch path comes out exactly as sacremoses' result for that
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -48,6 +48,7 @@ import numpy as np
 from sacremoses import MosesTokenizer
 
 from opusparcus import moses_kernels as kernels
+from tapaco.core.interruptible import LARGE, in_background
 
 #: Sentences joined into one string at a time (bounds memory; larger gains nothing).
 CHUNK = 10_000
@@ -285,9 +286,25 @@ def batch_moses_tokenize(texts: Sequence[str], lang: str) -> list[str]:
     """:func:`moses_tokenize` by regular expressions over many texts at once: the path of the
     lines the kernel declines, and its reference in the tests."""
     result: list[str] = []
-    for start in range(0, len(texts), CHUNK):
-        result += _tokenize_chunk(list(texts[start:start + CHUNK]), lang)
+    for group in _bounded_groups(texts):
+        result += _tokenize_chunk(group, lang)
     return result
+
+
+def _bounded_groups(texts: Sequence[str]) -> Iterator[list[str]]:
+    """The texts in order, in groups of at most CHUNK lines and, but for a longer line alone,
+    LARGE code points: a regular expression's pass over a group is one call that no signal
+    interrupts."""
+    group: list[str] = []
+    size = 0
+    for text in texts:
+        if group and (len(group) == CHUNK or size + len(text) > LARGE):
+            yield group
+            group, size = [], 0
+        group.append(text)
+        size += len(text)
+    if group:
+        yield group
 
 
 @dataclass(frozen=True)
@@ -350,7 +367,8 @@ def _kernel_chunk(texts: list[str], lang: str) -> list[str]:
     offsets = np.zeros(len(texts) + 1, np.int64)
     np.cumsum(lengths, out=offsets[1:])
     codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), "<i4")
-    out, declined = kernels.tokenize_lines(codes, offsets, *_kernel_tables(lang).arguments())
+    out, declined = in_background(kernels.tokenize_lines, codes, offsets,
+                                  *_kernel_tables(lang).arguments(), size=len(codes))
     result = out.astype("<i4", copy=False).tobytes().decode("utf-32-le", "surrogatepass")
     lines = result.split("\n")
     left = np.flatnonzero(declined).tolist()

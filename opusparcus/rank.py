@@ -101,9 +101,9 @@ def _without_sentences(vocabulary: Vocabulary) -> Vocabulary:
 
 
 def _read_one(arguments: tuple) -> tuple[Bitext, dict, dict[str, Vocabulary]]:
-    opus_dir, source, skip, documents, normalized_here = arguments
+    opus_dir, source, skip, documents, max_length, normalized_here = arguments
     log = BadInputLog(skip)
-    bitext = read_bitext(opus_dir, source, log, documents)
+    bitext = read_bitext(opus_dir, source, log, documents, max_length)
     sides_of = {side.lang: {(source.path, number): side}
                 for number, side in enumerate(bitext.sides) if side.lang in normalized_here}
     built = build_vocabularies(sides_of, map, _without_sentences)
@@ -139,8 +139,8 @@ def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], options: RankOp
     bitext's reader: its vocabulary is that side's alone, and its keys then never travel."""
     sides = Counter(lang for source in sources for lang in source.langs)
     normalized_here = {lang for lang in pivot_only if sides[lang] == 1}
-    tasks = [(opus_dir, source, options.skip_bad_input, options.documents, normalized_here)
-             for source in sources]
+    tasks = [(opus_dir, source, options.skip_bad_input, options.documents,
+              options.max_sentence_length, normalized_here) for source in sources]
     read = _Read({}, {}, {})
     for source, (bitext, log, built) in zip(sources, mapper(_read_one, tasks)):
         read.bitexts[source.path], read.logs[source.path] = bitext, log

@@ -19,7 +19,7 @@ from tapaco.core.outputs import OVERWRITE_FOLDER_HELP, OutputFile
 from tapaco.core.progress import Progress, timings_file_is_own
 
 
-def _fanout(value: str) -> int:
+def _limit(value: str) -> int:
     if value.lower() == "none":
         return 0
     return integer(0)(value)
@@ -55,9 +55,12 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     command.add_argument("--score", choices=SCHEMES, default="summed-pmi",
                          help="ranking scheme; summed-pmi is the release's, the others add their "
                               "score as an eighth field of every row")
-    command.add_argument("--max-pivot-fanout", type=_fanout, default=1000, metavar="N",
+    command.add_argument("--max-pivot-fanout", type=_limit, default=1000, metavar="N",
                          help="skip pivot sentences aligned to more than N distinct target "
                               "sentences (0 or none: no cap)")
+    command.add_argument("--max-sentence-length", type=_limit, default=10_000, metavar="N",
+                         help="leave out links with a sentence of more than N characters on "
+                              "either side, counted in stats.json (0 or none: no limit)")
     command.add_argument("--min-edit-ratio", type=number(0, 1), default=0.4, metavar="X",
                          help="dev/test: minimum character edit distance / length of the "
                               "shorter sentence")
@@ -112,7 +115,7 @@ def _plural(count: int, noun: str) -> str:
 def _usable_links(bitext: dict) -> int:
     """A bitext's 1:1 links with a known, non-empty sentence on both sides."""
     return (bitext["one_to_one"] - bitext.get("links_with_empty_text", 0)
-            - bitext.get("links_to_unknown_sentences", 0))
+            - bitext.get("links_with_long_text", 0) - bitext.get("links_to_unknown_sentences", 0))
 
 
 def summary(stats: dict) -> str:
@@ -127,6 +130,10 @@ def summary(stats: dict) -> str:
            if skipped else "")
     empty = sum(bitext.get("links_with_empty_text", 0) for bitext in stats["bitexts"].values())
     empty_text = f", {_plural(empty, 'link')} with an empty sentence left out" if empty else ""
+    long = sum(bitext.get("links_with_long_text", 0) for bitext in stats["bitexts"].values())
+    if long:
+        limit = stats["options"]["max_sentence_length"]
+        empty_text += f", {_plural(long, 'link')} with a sentence over {limit} characters left out"
     unused = [pivot for pivot, bitext in stats["bitexts"].items() if not _usable_links(bitext)]
     pivots = _plural(len(stats["bitexts"]) - len(unused), "pivot")
     if unused:
@@ -145,7 +152,8 @@ def _run(arguments: argparse.Namespace) -> None:
                           arguments.short_length, arguments.workers, arguments.skip_bad_input,
                           arguments.documents, arguments.memory_limit, arguments.temp_dir,
                           arguments.engine, arguments.spark_master, arguments.format,
-                          quiet=arguments.quiet, scores=tuple(arguments.scores))
+                          quiet=arguments.quiet, scores=tuple(arguments.scores),
+                          max_sentence_length=arguments.max_sentence_length)
     langs = arguments.langs or arguments.lang
     if langs == ("all",):
         langs = languages_with_bitexts(arguments.opus_dir)

@@ -31,13 +31,16 @@ SPARK_MASTER = regex.compile(r"local(\[[^\]]+\])?|local-cluster\[[^\]]+\]|yarn|"
 class RankOptions:
     """What decides the ranking; checked on creation, the same for the CLI and the library.
 
-    `max_pivot_fanout` None or 0: no cap. `short_length`: dev/test sentences shorter than this
-    many characters need `min_edit_ratio_short` instead of `min_edit_ratio`. `documents`: the
-    folder of sentence documents searched first where a release has both, `xml` (tokenised, as
-    the Opusparcus release) or `raw` (Moses-tokenised here). `memory_limit` (bytes; None: a
-    share of the machine's memory): when a split's candidate pairs would not fit beside what the
-    process already holds, they are summed in partitions on disk under `temp_dir` (None:
-    the system's), with the same output. `quiet`: Spark's JVM prints nothing (its warnings).
+    `max_pivot_fanout` None or 0: no cap. `max_sentence_length` (code points; None or 0: no
+    limit): a link with a longer sentence on either side is not used (as one with an empty
+    side), which bounds the edit distances' work on a pair. `short_length`: dev/test sentences
+    shorter than this many characters need `min_edit_ratio_short` instead of `min_edit_ratio`.
+    `documents`: the folder of sentence documents searched first where a release has both,
+    `xml` (tokenised, as the Opusparcus release) or `raw` (Moses-tokenised here).
+    `memory_limit` (bytes; None: a share of the machine's memory): when a split's candidate
+    pairs would not fit beside what the process already holds, they are summed in partitions on
+    disk under `temp_dir` (None: the system's), with the same output. `quiet`: Spark's JVM
+    prints nothing (its warnings).
     `scores`: files `opusparcus score` wrote from this ranking's files, whose `paraphrase_score`
     the Parquet files carry (:mod:`opusparcus.paraphrase_scores`).
     """
@@ -58,6 +61,7 @@ class RankOptions:
     formats: tuple[str, ...] = ("tsv",)
     quiet: bool = False
     scores: tuple[Path, ...] = ()
+    max_sentence_length: int | None = 10_000
 
     def __post_init__(self) -> None:
         if self.score not in SCHEMES:
@@ -68,6 +72,8 @@ class RankOptions:
             if problem or not isinstance(self.max_pivot_fanout, int):
                 raise OptionError("--max-pivot-fanout", f"{problem or 'expected a whole number'}"
                                   " (0 or none: no cap)")
+        if self.max_sentence_length:
+            check_range("--max-sentence-length", self.max_sentence_length, 1, whole=True)
         check_range("--min-edit-ratio", self.min_edit_ratio, 0, 1)
         check_range("--min-edit-ratio-short", self.min_edit_ratio_short, 0, 1)
         check_range("--short-length", self.short_length, 1, whole=True)

@@ -184,7 +184,8 @@ def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: 
     """Inside a task: read one bitext, write its links and its ranked sides' sentences."""
     log = _LogAsGiven(options.skip_bad_input, release)
     try:
-        bitext = read_bitext(release.absolute, source, log, options.documents)
+        bitext = read_bitext(release.absolute, source, log, options.documents,
+                             options.max_sentence_length)
     except InputError as raised:
         error = release.as_given(raised)
         return {"number": number, "counts": None, "log": None, "without_year": None,

@@ -23,6 +23,7 @@ from sacrebleu.metrics import BLEU
 from tapaco import bleu_kernels
 from tapaco.core.arrays import group_chunks, group_offsets
 from tapaco.core.forked import map_on_threads
+from tapaco.core.interruptible import in_background
 from tapaco.core.tokenize_13a import TokenIds, token_ids
 
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
@@ -82,8 +83,9 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
         lo, hi = int(set_offsets[first]), int(set_offsets[last])
         found = _token_ids(texts[lo:hi], tokenizer)
         ids, id_offsets = found.ids, found.offsets
-        keep, near = bleu_kernels.keep_walk(ids, id_offsets, set_offsets[first:last + 1] - lo,
-                                            float(max_bleu))
+        keep, near = in_background(bleu_kernels.keep_walk, ids, id_offsets,
+                                   set_offsets[first:last + 1] - lo, float(max_bleu),
+                                   size=len(ids))
         near[:, :2] += lo
         return keep, near
 

@@ -31,6 +31,7 @@ from unidecode import unidecode
 from tapaco import normalize_kernels
 from tapaco.core.arrays import code_points, group_offsets
 from tapaco.core.characters import WHITESPACE
+from tapaco.core.interruptible import in_background
 
 _PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}" + regex.escape(WHITESPACE) + "]")
 
@@ -170,8 +171,9 @@ def _near_identical_key_ranges(texts: Sequence[str]) -> tuple[np.ndarray, np.nda
     codes, offsets = code_points(texts)
     tables = _near_identical_tables()
     tables.cover(codes)
-    keys, key_offsets, undecided = normalize_kernels.key_codes(
-        codes, offsets, tables.decidable, tables.folded, tables.folded_length)
+    keys, key_offsets, undecided = in_background(
+        normalize_kernels.key_codes, codes, offsets, tables.decidable, tables.folded,
+        tables.folded_length, size=len(codes))
     starts, ends = key_offsets[:-1].copy(), key_offsets[1:].copy()
     rows = np.flatnonzero(undecided)
     if len(rows):
@@ -193,7 +195,8 @@ def _reference_key_codes(texts: list[str],
               for text, ascii_text in zip(texts, plain.tolist())]
     codes, offsets = code_points(folded)
     tables.cover(codes)
-    return normalize_kernels.without_dropped(codes, offsets, tables.dropped, plain)
+    return in_background(normalize_kernels.without_dropped, codes, offsets, tables.dropped,
+                         plain, size=len(codes))
 
 
 def near_identical_keys(texts: Sequence[str]) -> list[str]:
@@ -207,7 +210,8 @@ def first_near_identical(groups: np.ndarray, texts: Sequence[str]) -> np.ndarray
     """Filter (c): True for the first text of each near-identical key in its group (the rows
     of a group are contiguous)."""
     keys, starts, ends = _near_identical_key_ranges(texts)
-    return normalize_kernels.first_of_each_key(keys, starts, ends, group_offsets(groups))
+    return in_background(normalize_kernels.first_of_each_key, keys, starts, ends,
+                         group_offsets(groups), size=len(keys))
 
 
 def surface_keys(texts: Iterable[str]) -> list[str]:
@@ -239,8 +243,9 @@ class SurfaceHasher:
 
     def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
         """Hashed on the UTF-8 of the texts; those not exact there from the texts."""
-        hashes = normalize_kernels.surface_hashes_of_utf8(
-            np.frombuffer(joined, np.uint8), len(texts), *_surface_replacements())
+        hashes = in_background(normalize_kernels.surface_hashes_of_utf8,
+                               np.frombuffer(joined, np.uint8), len(texts),
+                               *_surface_replacements(), size=len(joined))
         rows = np.flatnonzero(~exact)
         if len(rows):
             hashes[rows] = surface_hashes([texts[row] for row in rows.tolist()])
@@ -249,7 +254,9 @@ class SurfaceHasher:
 
 def surface_hashes(texts: list[str]) -> np.ndarray:
     """The hash of each text's surface key (what :class:`SurfaceHasher` gives)."""
-    return normalize_kernels.surface_hashes_of_codes(*code_points(texts), *_surface_replacements())
+    codes, offsets = code_points(texts)
+    return in_background(normalize_kernels.surface_hashes_of_codes, codes, offsets,
+                         *_surface_replacements(), size=len(codes))
 
 
 @cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import signal
@@ -152,7 +153,11 @@ def run_command(program: str, module: str) -> int:
     stop_on_signals()
     loaded: list[Callable[[], int]] = []
     status = exit_status(program, lambda: loaded.append(import_module(module).main))
-    return loaded[0]() if loaded else status
+    status = loaded[0]() if loaded else status
+    # The interpreter's last collection walks every object left, which is slow once numba has
+    # loaded kernels (also after Ctrl-C); nothing of a finished command needs it.
+    gc.freeze()
+    return status
 
 
 def exit_status(program: str, action: Callable[[], None]) -> int:

@@ -33,6 +33,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from contextlib import contextmanager
 from typing import Any
 
+from tapaco.core.interruptible import stopping_on_error
 from tapaco.core.progress import peak_rss_mib
 
 
@@ -338,10 +339,11 @@ def _split_lines(joined: str, count: int) -> list[str]:
 
 def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) -> list:
     """`function` of every item, in order, on up to `workers` threads (here alone when one is
-    enough): for work that releases the GIL, such as compiled kernels."""
+    enough): for work that releases the GIL, such as compiled kernels. An exception here
+    (Ctrl-C) stops the threads' kernels at their next piece (:mod:`tapaco.core.interruptible`)."""
     if workers <= 1 or len(items) <= 1:
         return [function(item) for item in items]
-    with ThreadPoolExecutor(min(workers, len(items))) as pool:
+    with stopping_on_error(ThreadPoolExecutor(min(workers, len(items)))) as pool:
         return list(pool.map(function, items))
 
 

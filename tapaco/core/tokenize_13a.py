@@ -11,6 +11,7 @@ from functools import cache
 import numpy as np
 
 from tapaco.core.arrays import code_points
+from tapaco.core.interruptible import in_background
 from tapaco.core.tokenize_13a_kernels import tokenize_13a
 
 
@@ -42,4 +43,5 @@ def token_ids(texts: list[str], split_only: bool = False) -> TokenIds:
     """The 13a tokens of every text, right-stripped first as sacrebleu's BLEU does (with
     `split_only`: the texts are already tokenized and only split on whitespace)."""
     codes, offsets = code_points(texts)
-    return TokenIds(*tokenize_13a(codes, offsets, _spaces(), split_only))
+    return TokenIds(*in_background(tokenize_13a, codes, offsets, _spaces(), split_only,
+                                   size=len(codes)))

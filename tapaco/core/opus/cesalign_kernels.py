@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from tapaco.core.interruptible import in_background
 from tapaco.core.opus.xml_bytes import ends_a_name, is_space, starts_with
 
 _LT, _GT, _QUOTE, _APOSTROPHE, _SLASH, _EQUALS, _SEMICOLON = (ord(c) for c in '<>"\'/=;')
@@ -121,7 +122,8 @@ def scan_links(raw: bytes) -> ScannedLinks | None:
     # <linkGrp>) would make; only the pages they fill are ever touched
     sides = np.empty((len(raw) // 19 + 1, 4), np.int64)
     groups = np.empty((len(raw) // 9 + 1, 3), np.int64)
-    links, group_count = _scan(np.frombuffer(raw, np.uint8), sides, groups)
+    links, group_count = in_background(_scan, np.frombuffer(raw, np.uint8), sides, groups,
+                                       size=len(raw))
     if links < 0:
         return None
     return ScannedLinks(sides[:links, :2], sides[:links, 2:], groups[:group_count, :2],

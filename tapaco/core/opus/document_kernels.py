@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.characters import IS_SPACE, WHITESPACE
+from tapaco.core.interruptible import in_background
 from tapaco.core.opus.sidekeys import plain_id_key
 from tapaco.core.opus.xml_bytes import ends_a_name, starts_with
 
@@ -386,9 +387,9 @@ def scan_sentences(raw: bytes) -> ScannedSentences | None:
     joined = np.empty(len(data) + bound, np.uint8)
     values = np.empty(len(data) + 2 * bound, np.uint8)
     ampersands = np.empty((bound, 2), np.bool_)
-    count, written, value_written, attributed, tokenised = _scan(
-        data, keys, plain, id_bounds, text_bounds,
-        alone, joined, values, ampersands)
+    count, written, value_written, attributed, tokenised = in_background(
+        _scan, data, keys, plain, id_bounds, text_bounds, alone, joined, values, ampersands,
+        size=len(data))
     if count < 0:
         return None
     return ScannedSentences(keys[:count], plain[:count], id_bounds[:count],

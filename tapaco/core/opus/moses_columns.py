@@ -25,6 +25,7 @@ from numba import njit
 from tapaco.core.arrays import dictionary_encoded
 from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
+from tapaco.core.interruptible import in_background
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus.moses import clean_line, moses_files
 from tapaco.core.opus.textstream import FileRef, LineChunks, Lines
@@ -103,8 +104,8 @@ def parse_ids(lines: Lines, ref: FileRef) -> IdsColumns:
     """The `.ids` fields of a chunk, by a kernel over its bytes."""
     one_to_one = np.empty(len(lines), np.bool_)
     years = np.empty((len(lines), 2), np.int16)
-    bad, fields = _parse_ids(np.frombuffer(lines.data, np.uint8), lines.starts, lines.ends,
-                             one_to_one, years)
+    bad, fields = in_background(_parse_ids, np.frombuffer(lines.data, np.uint8), lines.starts,
+                                lines.ends, one_to_one, years, size=len(lines.data))
     if bad >= 0:
         raise InputError(ref, f"expected 4 tab-separated fields, found {fields}",
                          f"line {lines.first_line + bad}", kind="malformed ids")
@@ -155,7 +156,8 @@ def moses_chunks(source: Path, pair: tuple[str, str], lines_per_chunk: int = LIN
 
 @dataclass
 class OneToOneLinks:
-    """The 1:1 links of a Moses bitext whose two lines have a text, as codes.
+    """The 1:1 links of a Moses bitext whose two lines have a text (within a length limit,
+    if any), as codes.
 
     `keys[side]` are the distinct cleaned texts of a side (:func:`clean_line`) in order of first
     appearance among the links kept, as an Arrow string array; `codes[side]` index them, one
@@ -168,6 +170,7 @@ class OneToOneLinks:
     links: int
     one_to_one: int
     empty_text: int
+    long_text: int = 0
 
 
 # Lines :func:`clean_line` changes: whitespace at an end (any that str.strip removes), or a tab,
@@ -222,9 +225,10 @@ def _first_appearance(codes: np.ndarray, keys: pa.Array) -> tuple[np.ndarray, pa
 
 def one_to_one_links(source: Path, pair: tuple[str, str],
                      lines_per_chunk: int = LINES_PER_CHUNK,
-                     bad_line: Callable[[InputError], None] | None = None) -> OneToOneLinks:
-    """The 1:1 links of a Moses bitext with a text on both sides, sides in `pair` order (a bad
-    line: see :func:`moses_chunks`)."""
+                     bad_line: Callable[[InputError], None] | None = None,
+                     max_length: int | None = None) -> OneToOneLinks:
+    """The 1:1 links of a Moses bitext with a text on both sides, of at most `max_length` code
+    points (None: any length), sides in `pair` order (a bad line: see :func:`moses_chunks`)."""
     sides, years, links = (_SideCodes(), _SideCodes()), ([], []), 0
     for chunk in moses_chunks(source, pair, lines_per_chunk, bad_line):
         links += len(chunk)
@@ -235,12 +239,21 @@ def one_to_one_links(source: Path, pair: tuple[str, str],
             kept.append(side_years[chunk.ids.one_to_one])
     (first_keys, first), (second_keys, second) = (side.cleaned() for side in sides)
     empty = (_is_empty(first_keys)[first]) | (_is_empty(second_keys)[second])
-    first_codes, first_keys = _first_appearance(first[~empty], first_keys)
-    second_codes, second_keys = _first_appearance(second[~empty], second_keys)
-    kept_years = tuple(np.concatenate(side or [np.zeros(0, np.int16)])[~empty] for side in years)
+    long = ~empty & (_is_longer(first_keys, max_length)[first]
+                     | _is_longer(second_keys, max_length)[second])
+    used = ~(empty | long)
+    first_codes, first_keys = _first_appearance(first[used], first_keys)
+    second_codes, second_keys = _first_appearance(second[used], second_keys)
+    kept_years = tuple(np.concatenate(side or [np.zeros(0, np.int16)])[used] for side in years)
     return OneToOneLinks((first_keys, second_keys), (first_codes, second_codes), kept_years,
-                         links, len(empty), int(empty.sum()))
+                         links, len(empty), int(empty.sum()), int(long.sum()))
 
 
 def _is_empty(keys: pa.Array) -> np.ndarray:
     return pc.equal(pc.utf8_length(keys), 0).to_numpy(zero_copy_only=False)
+
+
+def _is_longer(keys: pa.Array, max_length: int | None) -> np.ndarray:
+    if not max_length:
+        return np.zeros(len(keys), bool)
+    return pc.greater(pc.utf8_length(keys), max_length).to_numpy(zero_copy_only=False)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from tapaco.core.errors import InputError, OptionError
 from tapaco.core.forked import map_on_threads, usable_cores
+from tapaco.core.interruptible import in_background
 from tapaco.core.score.embedding_kernels import pair_cosines, set_cosines
 from tapaco.core.score.similarity import EmbeddingCache, pair_scores, set_scores
 from tapaco.core.score.word_vectors import WordVectors, read_word_vectors
@@ -60,15 +61,21 @@ class VectorsEmbedder:
         codes, distinct = pd.factorize(pd.Series([*left, *right], dtype=object), sort=False)
         rows, offsets = self._word_rows(distinct.tolist())
         first, second = codes[:len(left)], codes[len(left):]
-        bounds = _ranges(len(left), self.workers)
-        parts = map_on_threads(lambda bound: pair_cosines(
-            rows, offsets, self.vectors.matrix, first[bound[0]:bound[1]],
-            second[bound[0]:bound[1]]), bounds, self.workers)
+        words = np.diff(offsets)
+
+        def part(bound: tuple[int, int]) -> np.ndarray:
+            chosen = slice(*bound)
+            return in_background(pair_cosines, rows, offsets, self.vectors.matrix, first[chosen],
+                                 second[chosen], size=int(words[first[chosen]].sum()
+                                                          + words[second[chosen]].sum()))
+
+        parts = map_on_threads(part, _ranges(len(left), self.workers), self.workers)
         return np.concatenate([np.zeros(0), *parts])
 
     def set_scores(self, texts: Sequence[str], set_offsets: np.ndarray) -> np.ndarray:
         rows, offsets = self._word_rows(list(texts))
-        return set_cosines(rows, offsets, self.vectors.matrix, set_offsets)
+        return in_background(set_cosines, rows, offsets, self.vectors.matrix, set_offsets,
+                             size=len(rows))
 
     def _word_rows(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Each text's words (lowercased, 13a tokens) as rows of the matrix (-1: unknown), and
