@@ -112,19 +112,11 @@ def _vectors() -> VectorsEmbedder:
     return VectorsEmbedder(PROJECT, WordVectors(words, np.eye(3)), workers=2)
 
 
-def _check_characters() -> None:
-    from tapaco.core.opus.documents import _check_characters
-    from tapaco.core.opus.textstream import ByteChunk
-
-    _check_characters(ByteChunk(b'<s id="1">a</s>\n', 1), FileRef("doc.xml"))
-
-
 # Every kernel whose one call can run long, through its caller's public function.
 _LONG_KERNELS = {
     "13a tokenizer": lambda: token_ids(["Hello , world ."]),
     "BLEU walk": lambda: bleu_keep_mask(np.zeros(2, np.int64), ["a b c", "a b d"], "13a"),
     "document scanner": lambda: scan_sentences(b'<s id="1"><w>a</w></s>\n'),
-    "XML characters": _check_characters,
     "cesAlign scanner": lambda: scan_links(b'<linkGrp><link xtargets="1;1"/></linkGrp>\n'),
     ".ids fields": lambda: parse_ids(Lines(b"a/1/2.xml.gz\tb/1/2.xml.gz\t1\t1\n",
                                            np.array([0]), np.array([29]), 1), FileRef("x")),
