@@ -135,3 +135,21 @@ def test_version_names_program_package_and_version(program, capsys):
         PROGRAMS[program]().parse_args(["--version"])
     assert stopped.value.code == 0
     assert capsys.readouterr().out == f"{program} (pivot-paraphrase-miner) {expected}\n"
+
+
+def _breaks_too_early(text: str, width: int) -> list[str]:
+    """Lines of a description or epilog (the unindented text after the usage) followed by one
+    whose first word would have fitted on them: a break the source text put mid-sentence."""
+    lines = text.split("\n\n", 1)[1].splitlines()
+    return [f"{line!r} before {after!r}" for line, after in zip(lines, lines[1:])
+            if line and after[:1].strip() and len(line) + 1 + len(after.split()[0]) <= width]
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100, 140])
+def test_help_fills_each_paragraph_to_the_width(columns, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for program, make in PROGRAMS.items():
+        parser = make()
+        for name, command in {"": parser, **_subcommands(parser)}.items():
+            text = command.format_help()
+            assert not _breaks_too_early(text, columns - 2), (program, name)

@@ -24,14 +24,16 @@ from tapaco.core.memory import parse_size
 from tapaco.core.versions import PACKAGE, package_version
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps the line breaks of descriptions (wrapping only lines too long for the terminal)
-    and appends '(default: X)' where an option has one and its help does not name it."""
+class HelpFormatter(argparse.HelpFormatter):
+    """Fills descriptions to the terminal's width paragraph by paragraph (a blank line starts
+    a new one; a line break inside a paragraph is a space, so no sentence breaks where the
+    source text did) and appends '(default: X)' where an option has one and its help does not
+    name it."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        return "\n".join(textwrap.fill(line, width, initial_indent=indent,
-                                        subsequent_indent=indent) if line else ""
-                          for line in text.splitlines())
+        return "\n\n".join(textwrap.fill(" ".join(paragraph.splitlines()), width,
+                                         initial_indent=indent, subsequent_indent=indent)
+                           for paragraph in text.strip("\n").split("\n\n"))
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
