@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import os
 import signal
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +16,14 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_DATA = PROJECT.parent / "shared" / "data"
 SAMPLE = PROJECT / "tapaco" / "sample" / "tatoeba-v2"
+
+# numba's cache keys compiled code on the signature and the source, not on bounds checking: a
+# bounds-checked run (NUMBA_BOUNDSCHECK=1, as CI runs the suite once) would load the unchecked
+# code of earlier runs, and leave checked code for later ones. It keeps a cache of its own, here
+# and in every command the tests start.
+if os.environ.get("NUMBA_BOUNDSCHECK", "0").strip() not in ("", "0"):
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(
+        os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir(), "numba-boundscheck")
 
 # A shell starts a background job (`pytest &`, nohup) with SIGINT ignored, and an ignored signal
 # stays ignored in every program started from it: the commands the tests interrupt would never

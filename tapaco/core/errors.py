@@ -155,14 +155,25 @@ def run_command(program: str, module: str) -> int:
     return loaded[0]() if loaded else status
 
 
-def exit_status(program: str, action: Callable[[], None]) -> int:
+def usage_error_line(usage: str, message: str) -> str:
+    """How every error in a command line's options reads, argparse's and those found after it:
+    `usage` is the program and command (`tapaco build`)."""
+    return f"{usage}: error: {message}; see {usage} --help"
+
+
+def exit_status(program: str, action: Callable[[], None], command: str = "") -> int:
     """Run a command's `action`: 0 when it completes, 2 with a one-line error for bad input,
     130 when interrupted by Ctrl-C and 143 by SIGTERM (outputs are only ever moved into place
-    complete, and temporary ones removed)."""
+    complete, and temporary ones removed). An option error names `command` as argparse does."""
     in_main_thread = threading.current_thread() is threading.main_thread()
     earlier = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
         action()
+    except OptionError as error:
+        usage = f"{program} {command}" if command else program
+        print(usage_error_line(usage, f"argument {error.path}: {printable(error.message)}"),
+              file=sys.stderr)
+        return 2
     except (InputError, MissingDependency) as error:
         print(f"{program}: error: {printable(str(error))}", file=sys.stderr)
         return 2
