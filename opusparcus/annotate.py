@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tapaco.core.annotation.pairs import Annotation, parse_label, read_annotations, save_label
+from tapaco.core.disk import check_folder
 from tapaco.core.errors import exit_status
 
 HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "
@@ -66,6 +67,7 @@ def annotate(path: Path, annotator: int, stdin: TextIO = sys.stdin,
         raise ValueError(f"annotator must be 1 or 2, not {annotator!r}")
     column = annotator - 1
     annotations = read_annotations(path)
+    check_folder(path.parent)  # every answer is saved through a new file beside it
     history: list[int] = []
     shown = None
     while (index := _first_unlabelled(annotations, column)) is not None:

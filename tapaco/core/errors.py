@@ -183,7 +183,13 @@ def exit_status(program: str, action: Callable[[], None], command: str = "") -> 
     except Terminated:
         print(f"{program}: {TERMINATED}", file=sys.stderr)
         return 143
-    except Exception:
+    except Exception as error:
+        from tapaco.core.disk import disk_error  # (which builds on this module)
+
+        full_or_read_only = disk_error(error)
+        if full_or_read_only is not None:
+            print(f"{program}: error: {printable(str(full_or_read_only))}", file=sys.stderr)
+            return 2
         # An extension that was loading (numpy importing its C parts) turns the signal's
         # exception into its own ImportError: the signal, not that error, ended the command.
         if not _signals_received:
