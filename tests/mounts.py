@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from tapaco.core.forked import die_with_parent
+
 CLONE_NEWNS = 0x00020000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 TMPFS_SIZE = 1 << 20
@@ -75,9 +77,11 @@ def run_with(folder: Path, state: str,
     stderr, and the folder's contents after it (as :func:`contents`). Raises MountFailed when
     the state cannot be made here."""
     reader, writer = os.pipe()
+    parent = os.getpid()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child's result goes through the pipe
         os.close(reader)
+        die_with_parent(parent)  # a test ended by its timeout takes the child along
         _child(folder, state, run, writer)
     os.close(writer)
     with os.fdopen(reader, "rb") as pipe:
