@@ -11,8 +11,8 @@ import regex
 
 from opusparcus.scores import SCHEMES
 from tapaco.core.dataset_card import check_formats
-from tapaco.core.disk import DiskError, check_folder
-from tapaco.core.errors import OptionError
+from tapaco.core.disk import check_folder
+from tapaco.core.errors import DiskError, OptionError
 from tapaco.core.memory import default_memory_limit, format_size
 from tapaco.core.options import check_range, in_range
 from tapaco.core.opus import FOLDERS, AlignmentSource

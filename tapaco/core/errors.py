@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -90,6 +92,71 @@ def printable(text: str) -> str:
     """`text` with control characters (terminal escapes, carriage returns, newlines, bidi
     overrides) shown as escapes: what names and messages from a file or a server print as."""
     return _HIDDEN.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
+
+
+class DiskError(InputError):
+    """A folder a command writes is full, over quota, read-only or not permitted; the message
+    names it."""
+
+    def __init__(self, folder: str | Path, message: str) -> None:
+        super().__init__(folder, message, kind="usage")
+
+    def __reduce__(self):
+        return (DiskError, (self.path, self.message))
+
+    def __str__(self) -> str:
+        return self.message
+
+
+_FULL = {errno.ENOSPC: "no space left on", errno.EDQUOT: "disk quota exceeded on"}
+_NOT_WRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM}
+_written_folders: list[Path] = []  # checked by :func:`tapaco.core.disk.check_folder`, in order
+
+
+def writes_to(folder: Path) -> None:
+    """Remember `folder` as one this command writes, checked before the work."""
+    if folder not in _written_folders:
+        _written_folders.append(folder)
+
+
+def cannot_write(folder: Path | None, error: OSError) -> DiskError:
+    """The one line for `error`, met writing in `folder`."""
+    where = folder if folder is not None else "the device"
+    if error.errno in _FULL:
+        return DiskError(where, f"{_FULL[error.errno]} {where}; free some space there or "
+                         "choose another folder")
+    reason = (error.strerror or str(error)).lower()
+    if error.errno not in _NOT_WRITABLE:
+        reason = f"no file can be made there ({reason})"
+    return DiskError(where, f"cannot write {where}: {reason}; choose another folder")
+
+
+def disk_error(error: BaseException) -> DiskError | None:
+    """The one line for an OSError that says the disk is full or over quota, or a folder is
+    read-only, or None for any other error. The folder named is the file's, or (a write that
+    failed for want of room names no file) the one whose file system has the least room left
+    of those this command writes and the default temporary folder."""
+    if not isinstance(error, OSError) or (error.errno not in _FULL
+                                          and error.errno != errno.EROFS):
+        return None
+    if error.filename:
+        folder = Path(os.path.abspath(error.filename))
+        while not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent
+    else:
+        folder = _fullest()
+    return cannot_write(folder, error)
+
+
+def _fullest() -> Path | None:
+    room = {}
+    for folder in [*reversed(_written_folders), Path(tempfile.gettempdir())]:
+        try:
+            status = os.statvfs(folder)
+        except OSError:
+            continue
+        room[folder] = status.f_bavail * status.f_frsize
+    return min(room, key=room.__getitem__) if room else None  # the latest of equals
 
 
 class Terminated(BaseException):
@@ -184,8 +251,6 @@ def exit_status(program: str, action: Callable[[], None], command: str = "") -> 
         print(f"{program}: {TERMINATED}", file=sys.stderr)
         return 143
     except Exception as error:
-        from tapaco.core.disk import disk_error  # (which builds on this module)
-
         full_or_read_only = disk_error(error)
         if full_or_read_only is not None:
             print(f"{program}: error: {printable(str(full_or_read_only))}", file=sys.stderr)

@@ -1,6 +1,6 @@
-"""tapaco.core.disk: a write that fails for want of room or of a writable folder is one line
-naming the folder; other errors are left alone. (A real full disk and read-only folder, across
-every command: tests/test_bad_input.py.)"""
+"""tapaco.core.disk and errors.disk_error: a write that fails for want of room or of a writable
+folder is one line naming the folder; other errors are left alone. (A real full disk and
+read-only folder, across every command: tests/test_bad_input.py.)"""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import errno
 
 import pytest
 
-from tapaco.core.disk import DiskError, check_folder, disk_error
+from tapaco.core.disk import check_folder
+from tapaco.core.errors import DiskError, disk_error
 
 
 def test_a_write_to_a_full_device_names_the_folder_checked(tmp_path):
