@@ -34,4 +34,5 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    return exit_status("opusparcus", lambda: arguments.run_command(arguments))
+    return exit_status("opusparcus", lambda: arguments.run_command(arguments),
+                       arguments.command)

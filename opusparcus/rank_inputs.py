@@ -11,7 +11,8 @@ import regex
 
 from opusparcus.scores import SCHEMES
 from tapaco.core.dataset_card import check_formats
-from tapaco.core.errors import OptionError
+from tapaco.core.disk import check_folder
+from tapaco.core.errors import DiskError, OptionError
 from tapaco.core.memory import default_memory_limit, format_size
 from tapaco.core.options import check_range, in_range
 from tapaco.core.opus import FOLDERS, AlignmentSource
@@ -85,8 +86,8 @@ class RankOptions:
                 isinstance(self.memory_limit, int) and self.memory_limit >= MIN_MEMORY_LIMIT):
             raise OptionError("--memory-limit", f"must be at least "
                               f"{format_size(MIN_MEMORY_LIMIT)}, got {self.memory_limit!r}")
-        if self.temp_dir is not None and not Path(self.temp_dir).is_dir():
-            raise OptionError("--temp-dir", f"not a folder: {self.temp_dir}")
+        if self.temp_dir is not None:
+            self._check_temp_dir()
         if self.engine not in ENGINES:
             raise OptionError("--engine", f"expected one of {', '.join(ENGINES)}, got "
                               f"{self.engine!r}")
@@ -104,6 +105,15 @@ class RankOptions:
         if self.scores and "parquet" not in self.formats:
             raise OptionError("--scores", "adds a column to the Parquet files: give --format "
                               "parquet or tsv,parquet (the text files stay the release's)")
+
+    def _check_temp_dir(self) -> None:
+        """An existing folder where a file can be written (spilled pairs go there)."""
+        if not Path(self.temp_dir).is_dir():
+            raise OptionError("--temp-dir", f"not a folder: {self.temp_dir}")
+        try:
+            check_folder(Path(self.temp_dir))
+        except DiskError as error:
+            raise OptionError("--temp-dir", str(error)) from None
 
     def decisive(self) -> dict:
         """The options that decide the output (everything but :data:`RUN_SETTINGS`)."""

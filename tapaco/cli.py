@@ -34,4 +34,4 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    return exit_status("tapaco", lambda: arguments.run_command(arguments))
+    return exit_status("tapaco", lambda: arguments.run_command(arguments), arguments.command)

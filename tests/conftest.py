@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import os
 import signal
+import tempfile
 import zipfile
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -14,6 +17,20 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_DATA = PROJECT.parent / "shared" / "data"
 SAMPLE = PROJECT / "tapaco" / "sample" / "tatoeba-v2"
+
+
+
+def keep_bounds_checked_code_apart(environment: MutableMapping[str, str]) -> None:
+    """numba's cache keys compiled code on the signature and the source, not on bounds checking:
+    a bounds-checked run (NUMBA_BOUNDSCHECK=1, as CI runs the suite once) would load the
+    unchecked code of earlier runs, and leave checked code for later ones. In `environment`, it
+    gets a cache of its own."""
+    if environment.get("NUMBA_BOUNDSCHECK", "0").strip() not in ("", "0"):
+        environment["NUMBA_CACHE_DIR"] = os.path.join(
+            environment.get("NUMBA_CACHE_DIR") or tempfile.gettempdir(), "numba-boundscheck")
+
+
+keep_bounds_checked_code_apart(os.environ)  # here and in every command the tests start
 
 # A shell starts a background job (`pytest &`, nohup) with SIGINT ignored, and an ignored signal
 # stays ignored in every program started from it: the commands the tests interrupt would never

@@ -140,7 +140,7 @@ CASES = [
     Case("--out inside the release", BUILD + " {w}/opus/out", "inside the input"),
     Case("--out is a file", BUILD + " {w}/notes.txt", "is an existing file"),
     Case("--out under a file", BUILD + " {w}/notes.txt/o", "is a file"),
-    Case("--out under /proc", BUILD + " /proc/tapaco-out", "cannot be written"),
+    Case("--out under /proc", BUILD + " /proc/tapaco-out", "cannot write /proc"),
     Case("--out holds a user's file", BUILD + " {w}/results", "draft.txt"),
     Case("--timings in a missing folder", BUILD + " {w}/o --timings {w}/missing/t.json",
          "does not exist"),
@@ -275,3 +275,91 @@ def test_an_interrupt_leaves_the_previous_state(name, argv, target, earlier_outp
     assert _run(arguments) == 130
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert _snapshot(workspace) == before
+
+
+# A full disk and a read-only folder (tests/mounts.py): every folder a command writes, its
+# output's, a temporary or a cache folder, is refused in one line before any work; a disk that
+# fills up during the work ends in one line too. Nothing partial stays.
+SCORE = "tapaco score --pairs {w}/pairs.tsv --columns 1,2 --model {w}/vectors.txt --quiet --out"
+DISK_CASES = [
+    Case("build --out", BUILD + " {d}/o", ""),
+    Case("build --format parquet", BUILD + " {d}/o --format parquet", ""),
+    Case("build --timings", BUILD + " {w}/o --timings {d}/t.json", ""),
+    Case("rank --out", RANK + " {d}/o --format tsv,parquet", ""),
+    Case("rank --temp-dir", RANK + " {w}/o --temp-dir {d}", ""),
+    Case("score --out", SCORE + " {d}/o.tsv", ""),
+    Case("score --vectors-cache", SCORE + " {w}/o.tsv --vectors-cache {d}/cache", ""),
+    Case("download --out", "tapaco download --api {api} --quiet --out {d}/opus", ""),
+    Case("enrich --out", "tapaco enrich --opus-dir {w}/opus --pair de-en --target en --model "
+         "{w}/model --out {d}/o.tsv", ""),
+    Case("explain --draw", "tapaco explain --opus-dir {w}/opus --out {build} --set 1 --quiet "
+         "--draw {d}/set.svg", ""),
+    Case("annotate --file", "opusparcus annotate --file {d}/half.tsv --annotator 2", "",
+         lambda w: shutil.copy(w / "half.tsv", w / "d")),
+    Case("sample --out", SAMPLE_PAIRS + " {d}/s.tsv", ""),
+    Case("combine --out", COMBINE + " {d}/c.tsv", ""),
+    Case("cutoff --out", CUTOFF + " {d}/cuts", ""),
+    Case("plot --out", PLOT + " {d}/fig", ""),
+    Case("export-gem --out", GEM + " {d}/gem", ""),
+]
+FILLED_DURING_THE_WORK = ["build --out", "build --format parquet", "rank --out"]
+
+
+@pytest.fixture(scope="module")
+def can_mount() -> None:
+    from mounts import mount_problem
+
+    problem = mount_problem()
+    if problem:
+        pytest.skip(problem)
+
+
+@pytest.fixture(scope="module")
+def disk_workspace(tmp_path_factory) -> dict[str, str]:
+    """What the disk cases' command lines name besides the workspace: an OPUS API serving the
+    sample release, and a build of it for explain."""
+    from tests.core.opus_server import OpusServer, Row
+
+    build = tmp_path_factory.mktemp("disk") / "build"
+    assert _run(["tapaco", "build", "--opus-dir", str(SAMPLE), "--min-sets", "1", "--out",
+                 str(build), "--quiet"]) == 0
+    rows = [Row(path.relative_to(SAMPLE).as_posix(), path.read_bytes())
+            for path in sorted(SAMPLE.rglob("*.*")) if path.suffix in (".gz", ".zip")]
+    with OpusServer(rows) as server:
+        yield {"api": server.api, "build": str(build)}
+
+
+def _disk_case(case: Case, state: str, root: Path, names: dict[str, str]):
+    from mounts import contents, run_with
+
+    workspace = _workspace(root)
+    (workspace / "d").mkdir()
+    (workspace / "model").mkdir()
+    (workspace / "vectors.txt").write_text("3 2\nthe 1 0\ncat 0.5 0.5\nsits 0 1\n")
+    (workspace / "pairs.tsv").write_text("The cat sits.\tThe cat.\n")
+    if case.setup:
+        case.setup(workspace)
+    before, folder_before = _snapshot(workspace), contents(workspace / "d")
+    argv = case.argv.format(w=workspace, d=workspace / "d", **names).split()
+    status, error, folder_after = run_with(workspace / "d", state, lambda: _run(argv))
+    folder_after.pop(".filler", None)
+    assert _snapshot(workspace) == before
+    assert folder_after == folder_before
+    return status, error.strip().splitlines(), workspace / "d"
+
+
+@pytest.mark.parametrize("state", ["full", "read-only"])
+@pytest.mark.parametrize("case", DISK_CASES, ids=[case.name for case in DISK_CASES])
+def test_a_full_or_read_only_folder_is_refused_before_any_work(case, state, tmp_path,
+                                                               can_mount, disk_workspace):
+    status, error, folder = _disk_case(case, state, tmp_path / "w", disk_workspace)
+    expected = f"no space left on {folder}" if state == "full" else (
+        f"cannot write {folder}: read-only file system")
+    assert status == 2 and len(error) == 1 and expected in error[0], error
+
+
+@pytest.mark.parametrize("name", FILLED_DURING_THE_WORK)
+def test_a_disk_filled_during_the_work_is_one_line(name, tmp_path, can_mount, disk_workspace):
+    case = next(case for case in DISK_CASES if case.name == name)
+    status, error, folder = _disk_case(case, "nearly full", tmp_path / "w", disk_workspace)
+    assert status == 2 and len(error) == 1 and f"no space left on {folder}" in error[0], error

@@ -251,6 +251,27 @@ def test_pairs_near_the_threshold_are_settled_by_sacrebleu(sets_13a) -> None:
     assert np.array_equal(keep, expected)
 
 
+@pytest.mark.parametrize("offset", [-1e-7, 0.0, 1e-7])
+def test_the_kernel_hands_pairs_within_a_hair_of_the_threshold_to_sacrebleu(
+        offset: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair scored within a hair of the threshold, on either side of it, reaches sacrebleu
+    with its statistics (the kernel's float score alone must not decide it)."""
+    reference = "I ate the cheese in the kitchen yesterday."
+    hypothesis = "I ate the cheese in the kitchen yesterday evening."
+    score = reference_bleu(hypothesis, reference)
+    statistics = floor_bleu("13a")._extract_corpus_statistics([hypothesis], [[reference]])[0]
+    settled = []
+    settle = bleu._sacrebleu_score
+    monkeypatch.setattr(bleu, "_sacrebleu_score",
+                        lambda *pair: settled.append(pair) or settle(*pair))
+    keep = bleu_keep_mask(np.zeros(2, np.int64), [reference, hypothesis], "13a", score + offset)
+    assert settled == [(statistics[2:6], statistics[0], statistics[1])]
+    assert keep.tolist() == [True, offset >= 0]
+    settled.clear()
+    assert bleu_keep_mask(np.zeros(2, np.int64), [reference, hypothesis], "13a", score + 0.01)[1]
+    assert settled == []
+
+
 def matched_ngrams(hypothesis: str, reference: str) -> list[int]:
     """sacrebleu's clipped n-gram matches of a pair, order 1 to 4."""
     statistics = floor_bleu("13a")._extract_corpus_statistics([hypothesis], [[reference]])[0]

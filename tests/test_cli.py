@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 import subprocess
 import sys
 
@@ -234,3 +235,31 @@ def test_the_funnel_of_a_real_build_reads_as_what_each_step_removed(tmp_path, ca
         removed = (f"removed {gone} sentence{'s' if gone > 1 else ''}" if gone
                    else "removed nothing")
         assert f"  {step['step']}: {removed}" in printed, step["step"]
+
+
+OPTION_ERRORS = [  # argparse's own checks, and those made once the options are parsed
+    "tapaco build --max-set-size 0", "tapaco build --bleu-max nan", "tapaco build --seed 3",
+    "tapaco build --bogus", "tapaco build --documents moses", "tapaco --bogus build",
+    "opusparcus rank --lang fr --workers 100000", "opusparcus rank --lang fr --memory-limit 1M",
+    "opusparcus rank --lang fr --temp-dir {w}/missing", "opusparcus rank --lang fr --engine gpu",
+    "opusparcus rank --lang fr,en", "opusparcus rank --lang fr --fast",
+]
+
+
+@pytest.mark.parametrize("command", OPTION_ERRORS)
+def test_every_option_error_reads_the_same(command, tmp_path, capsys):
+    import opusparcus.cli
+
+    program, *argv = command.format(w=tmp_path).split()
+    name = next(word for word in argv if not word.startswith("-"))
+    argv += ["--opus-dir", str(SAMPLE), "--out", str(tmp_path / "o")]
+    try:
+        status = {"tapaco": main, "opusparcus": opusparcus.cli.main}[program](argv)
+    except SystemExit as stopped:
+        status = stopped.code
+    error = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(error) == 1, error
+    usage = f"{program} {name}"
+    assert re.fullmatch(rf"{usage}: error: (argument --[a-z-]+|unrecognized arguments): .+; "
+                        rf"see {usage} --help", error[0]), error[0]
+    assert not (tmp_path / "o").exists()

@@ -149,3 +149,21 @@ def test_overwrite_of_a_folder_output_says_it_never_replaces_a_file_not_its_own(
     [text] = [action.help for action in parser._actions if "--overwrite" in action.option_strings]
     assert "a file it did not write is never replaced" in text
     assert not re.search(r"(or|and) a (--timings )?file (it|\w+) did not write", text), text
+
+
+def _breaks_too_early(text: str, width: int) -> list[str]:
+    """Lines of a description or epilog (the unindented text after the usage) followed by one
+    whose first word would have fitted on them: a break the source text put mid-sentence."""
+    lines = text.split("\n\n", 1)[1].splitlines()
+    return [f"{line!r} before {after!r}" for line, after in zip(lines, lines[1:])
+            if line and after[:1].strip() and len(line) + 1 + len(after.split()[0]) <= width]
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100, 140])
+def test_help_fills_each_paragraph_to_the_width(columns, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for program, make in PROGRAMS.items():
+        parser = make()
+        for name, command in {"": parser, **_subcommands(parser)}.items():
+            text = command.format_help()
+            assert not _breaks_too_early(text, columns - 2), (program, name)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -93,6 +95,71 @@ def printable(text: str) -> str:
     return _HIDDEN.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
 
 
+class DiskError(InputError):
+    """A folder a command writes is full, over quota, read-only or not permitted; the message
+    names it."""
+
+    def __init__(self, folder: str | Path, message: str) -> None:
+        super().__init__(folder, message, kind="usage")
+
+    def __reduce__(self):
+        return (DiskError, (self.path, self.message))
+
+    def __str__(self) -> str:
+        return self.message
+
+
+_FULL = {errno.ENOSPC: "no space left on", errno.EDQUOT: "disk quota exceeded on"}
+_NOT_WRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM}
+_written_folders: list[Path] = []  # checked by :func:`tapaco.core.disk.check_folder`, in order
+
+
+def writes_to(folder: Path) -> None:
+    """Remember `folder` as one this command writes, checked before the work."""
+    if folder not in _written_folders:
+        _written_folders.append(folder)
+
+
+def cannot_write(folder: Path | None, error: OSError) -> DiskError:
+    """The one line for `error`, met writing in `folder`."""
+    where = folder if folder is not None else "the device"
+    if error.errno in _FULL:
+        return DiskError(where, f"{_FULL[error.errno]} {where}; free some space there or "
+                         "choose another folder")
+    reason = (error.strerror or str(error)).lower()
+    if error.errno not in _NOT_WRITABLE:
+        reason = f"no file can be made there ({reason})"
+    return DiskError(where, f"cannot write {where}: {reason}; choose another folder")
+
+
+def disk_error(error: BaseException) -> DiskError | None:
+    """The one line for an OSError that says the disk is full or over quota, or a folder is
+    read-only, or None for any other error. The folder named is the file's, or (a write that
+    failed for want of room names no file) the one whose file system has the least room left
+    of those this command writes and the default temporary folder."""
+    if not isinstance(error, OSError) or (error.errno not in _FULL
+                                          and error.errno != errno.EROFS):
+        return None
+    if error.filename:
+        folder = Path(os.path.abspath(error.filename))
+        while not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent
+    else:
+        folder = _fullest()
+    return cannot_write(folder, error)
+
+
+def _fullest() -> Path | None:
+    room = {}
+    for folder in [*reversed(_written_folders), Path(tempfile.gettempdir())]:
+        try:
+            status = os.statvfs(folder)
+        except OSError:
+            continue
+        room[folder] = status.f_bavail * status.f_frsize
+    return min(room, key=room.__getitem__) if room else None  # the latest of equals
+
+
 class Terminated(BaseException):
     """SIGTERM, raised where the program is (as Ctrl-C raises KeyboardInterrupt), so that its
     temporary outputs are removed on the way out."""
@@ -160,14 +227,25 @@ def run_command(program: str, module: str) -> int:
     return status
 
 
-def exit_status(program: str, action: Callable[[], None]) -> int:
+def usage_error_line(usage: str, message: str) -> str:
+    """How every error in a command line's options reads, argparse's and those found after it:
+    `usage` is the program and command (`tapaco build`)."""
+    return f"{usage}: error: {message}; see {usage} --help"
+
+
+def exit_status(program: str, action: Callable[[], None], command: str = "") -> int:
     """Run a command's `action`: 0 when it completes, 2 with a one-line error for bad input,
     130 when interrupted by Ctrl-C and 143 by SIGTERM (outputs are only ever moved into place
-    complete, and temporary ones removed)."""
+    complete, and temporary ones removed). An option error names `command` as argparse does."""
     in_main_thread = threading.current_thread() is threading.main_thread()
     earlier = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
         action()
+    except OptionError as error:
+        usage = f"{program} {command}" if command else program
+        print(usage_error_line(usage, f"argument {error.path}: {printable(error.message)}"),
+              file=sys.stderr)
+        return 2
     except (InputError, MissingDependency) as error:
         print(f"{program}: error: {printable(str(error))}", file=sys.stderr)
         return 2
@@ -177,7 +255,11 @@ def exit_status(program: str, action: Callable[[], None]) -> int:
     except Terminated:
         print(f"{program}: {TERMINATED}", file=sys.stderr)
         return 143
-    except Exception:
+    except Exception as error:
+        full_or_read_only = disk_error(error)
+        if full_or_read_only is not None:
+            print(f"{program}: error: {printable(str(full_or_read_only))}", file=sys.stderr)
+            return 2
         # An extension that was loading (numpy importing its C parts) turns the signal's
         # exception into its own ImportError: the signal, not that error, ended the command.
         if not _signals_received:

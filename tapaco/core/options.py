@@ -19,19 +19,21 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NoReturn
 
-from tapaco.core.errors import OptionError
+from tapaco.core.errors import OptionError, usage_error_line
 from tapaco.core.memory import parse_size
 from tapaco.core.versions import PACKAGE, package_version
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps the line breaks of descriptions (wrapping only lines too long for the terminal)
-    and appends '(default: X)' where an option has one and its help does not name it."""
+class HelpFormatter(argparse.HelpFormatter):
+    """Fills descriptions to the terminal's width paragraph by paragraph (a blank line starts
+    a new one; a line break inside a paragraph is a space, so no sentence breaks where the
+    source text did) and appends '(default: X)' where an option has one and its help does not
+    name it."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        return "\n".join(textwrap.fill(line, width, initial_indent=indent,
-                                        subsequent_indent=indent) if line else ""
-                          for line in text.splitlines())
+        return "\n\n".join(textwrap.fill(" ".join(paragraph.splitlines()), width,
+                                         initial_indent=indent, subsequent_indent=indent)
+                           for paragraph in text.strip("\n").split("\n\n"))
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -90,8 +92,20 @@ class Parser(argparse.ArgumentParser):
                     self.error(f"argument {self.options_given[action.dest]}: only applies "
                                f"with {option} {value}")
 
+    def parse_args(self, args=None, namespace=None):
+        parsed, rest = self.parse_known_args(args, namespace)
+        if rest:  # said by the command they were given to, as its other option errors are
+            command = self._subparsers_action()
+            chosen = command.choices.get(getattr(parsed, command.dest, None)) if command else None
+            (chosen or self).error(f"unrecognized arguments: {' '.join(rest)}")
+        return parsed
+
+    def _subparsers_action(self) -> argparse._SubParsersAction | None:
+        return next((action for action in self._actions
+                     if isinstance(action, argparse._SubParsersAction)), None)
+
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}; see {self.prog} --help", file=sys.stderr)
+        print(usage_error_line(self.prog, message), file=sys.stderr)
         sys.exit(2)
 
 

@@ -12,8 +12,8 @@ The rules, the same for every command:
   output (each command says how), or with `--overwrite`; never when it is an input.
 - The path must be writable: no parent is a file, a folder output is not an existing file (and
   the reverse), a file output is a regular file (never `/dev/null` replaced by a rename), and a
-  probe folder can be made where the temporary output will be (this refuses `/proc`, `/sys`
-  and read-only places).
+  probe file can be written where the temporary output will be (this refuses `/proc`, `/sys`,
+  read-only places and a full disk: :mod:`tapaco.core.disk`).
 
 A refusal is an :class:`~tapaco.core.errors.InputError` of kind "usage": the command line
 prints it as one line and exits with status 2, having written nothing.
@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tapaco.core.disk import check_folder
 from tapaco.core.errors import InputError
 from tapaco.core.files import dead_leftovers, fill_folder_atomically, json_text, temporary_name
 from tapaco.core.files import write_file_atomically as _write_file
@@ -63,19 +64,13 @@ def _related(output: Path, inputs: Sequence[Path]) -> None:
 
 
 def _check_writable(path: Path) -> None:
-    """No parent is a file, and a probe folder can be made where the output will go."""
+    """No parent is a file, and a file can be written where the output will go."""
     nearest = _absolute(path).parent
     while not nearest.exists():
         nearest = nearest.parent
     if not nearest.is_dir():
         raise _usage(path, f"cannot be written: {nearest} is a file, not a folder")
-    probe = temporary_name(nearest / path.name, "probe")
-    try:
-        probe.mkdir()
-        probe.rmdir()
-    except OSError as error:
-        raise _usage(path, f"cannot be written: no new folder can be made in {nearest} "
-                     f"({error.strerror})") from error
+    check_folder(nearest)
 
 
 def _sha256(path: Path) -> str:

@@ -109,7 +109,7 @@ def test_unwritable_places_are_refused_before_work(tmp_path):
     _refused(OutputFolder(a_file, COMMAND), "is an existing file")
     _refused(OutputFolder(a_file / "out", COMMAND), "is a file")
     _refused(OutputFolder(Path("/proc/pivot-test-out"), COMMAND),
-             "cannot be written")
+             "cannot write /proc")
     _refused(OutputFile(tmp_path / "missing" / "t.json", COMMAND), "does not exist")
     _refused(OutputFile(Path("/dev/null"), COMMAND, overwrite=True),
              "not a regular file")

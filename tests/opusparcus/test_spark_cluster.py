@@ -28,6 +28,9 @@ pyspark = pytest.importorskip("pyspark", reason="the Spark engine needs the 'spa
 if shutil.which("java") is None:
     pytest.skip("a Spark cluster needs Java 17 (no java on PATH)", allow_module_level=True)
 
+# Spark starts a JVM and ranks whole releases: these tests get more time than the suite's
+# per-test limit (pyproject.toml).
+pytestmark = pytest.mark.timeout(900)
 HIDDEN = ("opusparcus", "tapaco")
 # The workers' Python: this interpreter, with a finder ahead of all others that finds this
 # package's modules only in a zip added to the path (what the driver ships), never installed.

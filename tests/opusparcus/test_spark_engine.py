@@ -26,6 +26,9 @@ pytest.importorskip("pyspark", reason="the Spark engine needs the 'spark' extra 
 if shutil.which("java") is None:
     pytest.skip("the Spark engine needs Java 17 (no java on PATH)", allow_module_level=True)
 
+# Spark starts a JVM and ranks whole releases: these tests get more time than the suite's
+# per-test limit (pyproject.toml).
+pytestmark = pytest.mark.timeout(900)
 SPARK = {"engine": "spark", "spark_master": "local[2]"}
 HUB_TARGETS = 3 * spark_engine.SALT_ROWS  # a pivot's targets spread over three salts
 CAPPED_TARGETS = 4 * spark_engine.SALT_ROWS

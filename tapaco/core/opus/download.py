@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tapaco.core.disk import check_folder
 from tapaco.core.errors import InputError, OptionError, printable
 from tapaco.core.files import json_text, write_file_atomically
 from tapaco.core.opus.catalog import FORMS, OpusApi, OpusFile, missing_pairs, select, select_pivots
@@ -115,6 +116,7 @@ def download(request: DownloadRequest, out: Path, api: OpusApi | None = None,
     api = api or OpusApi()
     log = log or (lambda line: print(printable(line), file=sys.stderr))
     earlier = _earlier_download(out)
+    check_folder(out)
     files = plan(api, request)
     created = _Folders()
     try:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tapaco.core.disk import check_folder
 from tapaco.core.errors import InputError, OptionError
 from tapaco.core.files import (
     json_text,
@@ -156,6 +157,8 @@ def _check_outputs(path: Path, options: ScoreOptions) -> None:
     for out in (options.out, stats_path(options.out)):
         OutputFile(out, "score", inputs=(path, options.model), overwrite=options.overwrite,
                    is_own=is_own_output).check()
+    if options.vectors_cache is not None:
+        check_folder(options.vectors_cache)
 
 
 class _ScoredFile:
