@@ -8,7 +8,6 @@ folders it had to create. Deciding *whether* a path may be written is :mod:`tapa
 from __future__ import annotations
 
 import codecs
-import errno
 import fcntl
 import glob
 import json
@@ -21,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, cannot_write
 from tapaco.core.scratch import held, holding
 
 Content = TypeVar("Content")
@@ -150,20 +149,10 @@ def check_updatable(path: Path, growth: int = 0) -> None:
             handle.flush()
             os.fsync(handle.fileno())
     except OSError as error:
-        raise unwritable(folder, error, f"updating {path.name} writes a new copy of it "
-                                        f"({needed:,} bytes) beside it") from None
+        raise cannot_write(folder, error) from None
     finally:
         if created:
             temporary.unlink(missing_ok=True)
-
-
-def unwritable(folder: Path, error: OSError, doing: str) -> InputError:
-    """The one-line error for `error`, met writing in `folder` while `doing` something: no
-    space left there (a full disk, a quota), or it cannot be written (read-only)."""
-    if error.errno in (errno.ENOSPC, errno.EDQUOT):
-        return InputError(folder, f"no space left there; {doing}", kind="usage")
-    return InputError(folder, f"cannot write there ({error.strerror or error}); {doing}",
-                      kind="usage")
 
 
 # what a header check reads of a first line: any header, and a row of a language file

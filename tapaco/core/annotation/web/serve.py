@@ -30,8 +30,8 @@ from tapaco.core.annotation.sets import (
 )
 from tapaco.core.annotation.web.addresses import machine_addresses
 from tapaco.core.annotation.web.tasks import PairTask, SetTask, Task
-from tapaco.core.errors import InputError
-from tapaco.core.files import check_updatable, read_plain_text, unwritable
+from tapaco.core.errors import InputError, cannot_write
+from tapaco.core.files import check_updatable, read_plain_text
 from tapaco.core.outputs import MANIFEST, OutputFile
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost"]
@@ -82,8 +82,7 @@ def _set_task_from_language_file(options: ServeOptions, out: TextIO) -> SetTask:
     try:
         output.write(set_annotations_text(members))
     except OSError as error:
-        raise unwritable(labels.absolute().parent, error,
-                         f"the sets to check go to {labels.name} there") from None
+        raise cannot_write(labels.absolute().parent, error) from None
     count = len({m.set_id for m in members})
     print(f"wrote {count} sets ({len(members)} sentences) to check to {labels}", file=out)
     return SetTask(labels, language)
