@@ -260,3 +260,26 @@ def test_a_control_character_in_a_moses_line_is_bad_input(tmp_path, capsys, bad)
     error = capsys.readouterr().err
     assert re.search(r"Test\.en-fr\.en: line 2, column 2: character (0x..|U\+FFFE) is not "
                      "allowed in text", error) and error.count("\n") == 1
+
+
+def test_a_bad_moses_line_costs_its_link_only(tmp_path):
+    """With --skip-bad-input, a line that is not UTF-8 leaves out its link, counted; the rest
+    of the bitext is read (it used to leave out the whole bitext)."""
+    from conftest import write_moses
+
+    from tapaco.cli import main
+
+    root = write_moses(tmp_path / "opus", "en-fr", [
+        ("en/a.xml", "fr/a.xml", str(n), fr, en, fr_text) for n, fr, en, fr_text in [
+            (1, "1", "Hello.", "Bonjour."), (2, "1", "Hi there.", "Bonjour."),
+            (3, "1", "Hey.", "Bonjour."), (4, "2", "Bye.", "Salut."),
+            (5, "2", "See you.", "Salut.")]])
+    english = root / "moses" / "en-fr" / "Test.en-fr.en"
+    english.write_bytes(english.read_bytes().replace(b"Hey", b"H\xffey"))
+    out = tmp_path / "out"
+    assert main(["build", "--opus-dir", str(root), "--out", str(out), "--min-sets", "1",
+                 "--skip-bad-input", "--quiet"]) == 0
+    assert (out / "en.txt").read_text() == ("0\t1\tHello.\t\t\n0\t2\tHi there.\t\t\n"
+                                            "1\t4\tBye.\t\t\n1\t5\tSee you.\t\t\n")
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["input"]["bad_input_skipped"] == 1 and stats["input"]["links_with_empty_text"] == 1

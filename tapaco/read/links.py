@@ -112,20 +112,25 @@ def _with_links_kept(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
                       pick(block.to_texts))
 
 
-def _read_source(source: AlignmentSource, table: SideTable) -> list[KeyedLinks] | InputError:
-    """The source's links, or the error that stopped its reading."""
+SourceRead = tuple[list[KeyedLinks] | InputError, BadInputLog]
+
+
+def _read_source(source: AlignmentSource, table: SideTable, skip: bool) -> SourceRead:
+    """The source's links, or the error that stopped its reading; and the log of the bad
+    lines skipped in it (with `skip`: a bad Moses line costs its link only)."""
+    skipped = BadInputLog(skip)
     try:
-        return list(source.keyed_blocks(table))
+        return list(source.keyed_blocks(table, skipped.report)), skipped
     except InputError as error:
-        return error
+        return error, skipped
 
 
-def _sources_from_the_back(claims: FromBothEnds,
-                          sources: list[AlignmentSource]) -> tuple[list, list[str]]:
+def _sources_from_the_back(claims: FromBothEnds, sources: list[AlignmentSource],
+                           skip: bool) -> tuple[list[SourceRead], list[str]]:
     """The sources claimed from the back, read in the second process with a table of its own:
     their links in source order, and the table's strings."""
     table = SideTable()
-    read = [_read_source(sources[index], table) for index in claims.back()]
+    read = [_read_source(sources[index], table, skip) for index in claims.back()]
     read.reverse()
     return read, table.strings
 
@@ -151,25 +156,27 @@ def collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: Pr
     the back of the list meanwhile, until the two meet."""
     collector = LinkCollector()
 
-    def add(source: AlignmentSource, read: list[KeyedLinks] | InputError) -> None:
-        if isinstance(read, InputError):
-            log.report(read)
+    def add(source: AlignmentSource, read: SourceRead) -> None:
+        links, skipped = read
+        log.merge(skipped)
+        if isinstance(links, InputError):
+            log.report(links)
         else:
-            collector.add_source(source, read)
+            collector.add_source(source, links)
 
     claims = FromBothEnds(len(sources))
     front = 0
-    with Forked(_sources_from_the_back, claims, sources,
+    with Forked(_sources_from_the_back, claims, sources, log.skip,
                 parallel=parallel and len(sources) > 1) as second:
         for index in claims.front():
             progress.update(sources[index].path.name, index + 1, len(sources))
-            add(sources[index], _read_source(sources[index], collector.table))
+            add(sources[index], _read_source(sources[index], collector.table, log.skip))
             front = index + 1
         progress.update("waiting for the second reading process", front, len(sources))
         read, strings = second.result()
     keys_of_strings = collector.table.keys(strings)
-    for source, links in zip(sources[front:], read):
-        add(source, links if isinstance(links, InputError)
-            else [_rekeyed(block, keys_of_strings) for block in links])
+    for source, (links, skipped) in zip(sources[front:], read):
+        add(source, (links if isinstance(links, InputError)
+                     else [_rekeyed(block, keys_of_strings) for block in links], skipped))
     collector.number_sides()
     return collector

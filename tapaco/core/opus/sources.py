@@ -60,13 +60,15 @@ class AlignmentSource:
         for ref in self._cesalign_files():
             yield from read_cesalign(ref, self.langs)
 
-    def keyed_blocks(self, table: SideTable) -> Iterator[KeyedLinks]:
-        """The links, sides as keys of `table` (cesAlign sides are parsed by numpy)."""
+    def keyed_blocks(self, table: SideTable, bad_line: Callable[[InputError], None] | None = None
+                     ) -> Iterator[KeyedLinks]:
+        """The links, sides as keys of `table` (cesAlign sides are parsed by numpy; a bad Moses
+        line goes to `bad_line`, as in :meth:`link_blocks`)."""
         if not self.form.startswith("Moses"):
             for ref in self._cesalign_files():
                 yield from read_cesalign_keys(ref, self.langs, table)
             return
-        for block in read_moses(self.path, self.langs):
+        for block in read_moses(self.path, self.langs, bad_line):
             yield KeyedLinks(block.from_lang, block.from_doc, block.to_lang, block.to_doc,
                              table.keys(block.from_sides), table.keys(block.to_sides),
                              block.from_texts, block.to_texts)
