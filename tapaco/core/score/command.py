@@ -42,7 +42,8 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     model.add_argument("--backend", choices=BACKENDS,
                        help="force a backend (default: as --model calls for)")
     model.add_argument("--device", choices=DEVICES, default="auto",
-                       help="sentence-transformers device (default auto: a GPU when present)")
+                       help="sentence-transformers device (default auto: a GPU when present); "
+                            "word vectors are scored on the CPU")
     model.add_argument("--vectors-cache", type=Path, metavar="DIR",
                        help="keep a converted copy of a word-vector file in DIR and memory-map "
                             "it on later runs instead of parsing the text again")
