@@ -2,11 +2,11 @@
 columns holding the sentences (:mod:`~tapaco.core.score.pair_formats` recognises the project's
 own files), or the sets of a TaPaCo language file, in chunks of rows.
 
-Rows are kept as they are (their line ending aside), whatever their length up to the
-16 MiB a line may hold, to be written back with the score appended; a UTF-8 byte order mark
-at the start of the file is taken for the signature it is, not as text of the first row. A
-file cut short, corrupt compressed data and bytes that are not UTF-8 are errors naming the
-file and place.
+Rows are kept as they are (their line ending aside), header included, whatever their length
+(a line of 16 MiB at least is read whole; memory stays bounded, longer is an error), to be
+written back with the score appended; a UTF-8 byte order mark at the start of the file is
+taken for the signature it is, not as text of the first row. A file cut short, corrupt
+compressed data and bytes that are not UTF-8 are errors naming the file and place.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 from isal import isal_zlib
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.textstream import MAX_UNBROKEN_BYTES, FileRef, open_binary, text_chunks
+from tapaco.core.opus.textstream import MAX_LINE_BYTES, FileRef, open_binary, text_chunks
 
 CHUNK_ROWS = 1 << 15
 READ_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error)
@@ -43,10 +43,12 @@ class PairColumns:
 
 @dataclass
 class RowChunk:
-    """Consecutive rows of the input (without line endings), the number of the first one."""
+    """Consecutive rows of the input (without line endings), the number of the first one, and
+    the header row when the file has one and this is its first chunk."""
 
     rows: list[str]
     first_line: int
+    header: str | None = None
 
 
 def _rows(path: Path) -> Iterator[RowChunk]:
@@ -73,7 +75,7 @@ def pair_chunks(path: Path,
     need = max(columns.first, columns.second) + 1
     for chunk in _rows(path):
         if columns.header and chunk.first_line == 1:
-            chunk = RowChunk(chunk.rows[1:], 2)
+            chunk = RowChunk(chunk.rows[1:], 2, chunk.rows[0])
         split = [row.split("\t") for row in chunk.rows]
         for at, fields in enumerate(split):
             if len(fields) < need:
@@ -84,22 +86,21 @@ def pair_chunks(path: Path,
 
 
 def first_row(path: Path) -> str:
-    """The first line of the file, whole (a header, or the row its format is recognised by)."""
+    """The start of the file's first line (its first MiB: enough to recognise a format by; the
+    rows themselves are read, and checked, by :func:`pair_chunks`)."""
     with open_binary(FileRef(path)) as stream:
         try:
-            data = stream.readline(MAX_UNBROKEN_BYTES + 1)
+            data = stream.readline(MAX_LINE_BYTES)
         except READ_ERRORS as error:
             raise unreadable(path, error) from error
-    if len(data) > MAX_UNBROKEN_BYTES:
-        raise InputError(path, f"a line over {MAX_UNBROKEN_BYTES >> 20} MiB: no row of pairs or "
-                               "sets is that long", "line 1", kind="too long")
     try:
-        return data.decode("utf-8").removeprefix(_BOM).rstrip("\r\n")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         if data.startswith(_PARQUET):
             raise InputError(path, "is a Parquet file: give the text (TSV) file it was written "
                                    "beside", kind="usage") from error
-        raise InputError(path, f"not UTF-8: {error.reason}", "line 1") from error
+        text = data.decode("utf-8", "replace")
+    return text.removeprefix(_BOM).rstrip("\r\n")
 
 
 def unreadable(path: Path, error: BaseException, where: str = "") -> InputError:

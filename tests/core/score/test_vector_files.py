@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from conftest import PROJECT
 
@@ -59,15 +60,16 @@ def test_a_value_that_is_no_finite_float32_is_bad_input_naming_its_line(tmp_path
 
 
 def test_the_line_is_named_in_any_block_of_the_file(tmp_path, monkeypatch):
-    """Arrow parses the file in blocks: a bad line in a later block, after empty lines and
-    lines of other blocks, is named by its own number."""
+    """Arrow parses the file in blocks and skips empty lines: a bad line in a later block, after
+    empty lines in earlier blocks and in its own, is named by its own number."""
     monkeypatch.setattr(word_vectors, "_BLOCK_BYTES", 256)
     lines = ["3000 3", *(f"w{k} {k % 7} 0.5 -1" for k in range(3000))]
-    lines[1000:1000] = ["", "", "\r"]
-    for bad, says in [("w2500 1 2", "2 values where the first vector has 3"),
-                      ("w2500 1 2 x", "the value 'x' is not a number"),
-                      ("w2500 1 2 1e40", "the value '1e40' is not a finite number")]:
-        path = tmp_path / "many.vec"
+    lines[1000:1000] = ["", "", "\r"]  # w999 is on line 1004
+    lines[2500:2500] = ["", "\r"]  # w2497 on line 2501, w2498 on 2504
+    path = tmp_path / "many.vec"
+    for bad, says in [("w2498 1 2", "2 values where the first vector has 3"),
+                      ("w2498 1 2 x", "the value 'x' is not a number"),
+                      ("w2498 1 2 1e40", "the value '1e40' is not a finite number")]:
         path.write_text("\n".join(lines[:2503] + [bad] + lines[2504:]) + "\n")
         with pytest.raises(InputError) as raised:
             read_word_vectors(path)
@@ -86,6 +88,20 @@ def test_a_header_announcing_more_than_the_file_can_hold_is_refused(tmp_path):
     _one_line_error(_score(tmp_path, vectors, "out.tsv"),
                     "lies.vec: line 1: the header says 4,194,304 words of 100,000 dimensions, "
                     f"more than the file's {vectors.stat().st_size:,} bytes can hold")
+
+
+@pytest.mark.parametrize(("count", "refused"), [(3, False), (4, True)])
+def test_the_header_is_held_to_the_shortest_lines_a_file_can_have(tmp_path, count, refused):
+    """Three vectors of two values take 6 bytes a line at least (`a 1 2` and a newline): 22
+    bytes with the header hold 3, not 4."""
+    path = tmp_path / "short.vec"
+    path.write_text(f"{count} 2\na 1 2\nb 3 4\nc 5 6\n")
+    if refused:
+        with pytest.raises(InputError, match="the header says 4 words of 2 dimensions, more "
+                                             "than the file's 22 bytes can hold"):
+            read_word_vectors(path)
+    else:
+        assert read_word_vectors(path).matrix.tolist() == [[1, 2], [3, 4], [5, 6]]
 
 
 LOAD_BOUNDED = """
@@ -201,8 +217,10 @@ def test_the_copy_records_what_it_holds(tmp_path):
     assert np.load(copy / "matrix.npy").shape == (words, 5)
 
 
-@pytest.mark.parametrize("damage", ["extra word", "many extra words", "matrix cut short",
-                                    "no record", "record of other counts", "record not json"])
+@pytest.mark.parametrize("damage", ["extra word", "extra word, its size recorded",
+                                    "many extra words", "matrix cut short",
+                                    "matrix of another shape, its size recorded", "no record",
+                                    "record of more words", "record not json"])
 def test_a_copy_that_does_not_match_its_record_is_refused(tmp_path, damage):
     """A word list longer than the matrix read out of bounds (empty scores with one word too
     many, SIGSEGV with 5M); a cut matrix.npy was a traceback."""
@@ -214,12 +232,20 @@ def test_a_copy_that_does_not_match_its_record_is_refused(tmp_path, damage):
         words.write_bytes(words.read_bytes() + b"\nw" * 200_000)
     elif damage == "matrix cut short":
         matrix.write_bytes(matrix.read_bytes()[:-7])
+    elif damage == "matrix of another shape, its size recorded":
+        data = json.loads(record.read_text())
+        np.save(matrix, np.load(matrix).reshape(-1, 1))
+        data["files"]["matrix.npy"] = matrix.stat().st_size
+        record.write_text(json.dumps(data))
     elif damage == "no record":
         record.unlink()
-    elif damage == "record of other counts":
+    elif damage == "extra word, its size recorded":
         data = json.loads(record.read_text())
         words.write_bytes(words.read_bytes() + b"\nzebra")
         data["files"]["words.txt"] = words.stat().st_size
+        record.write_text(json.dumps(data))
+    elif damage == "record of more words":
+        data = json.loads(record.read_text())
         data["words"] += 1
         record.write_text(json.dumps(data))
     else:
@@ -250,3 +276,25 @@ def test_a_cache_that_is_a_file_is_an_option_error(tmp_path):
     _one_line_error(_score(tmp_path, vectors, "out.tsv", "--vectors-cache", tmp_path / "cache"),
                     "--vectors-cache: ", "cache is a file: give a folder")
     assert (tmp_path / "cache").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz", ".bz2"])
+def test_arrow_reads_the_file_itself(tmp_path, monkeypatch, suffix):
+    """Given a Python file object, Arrow's own threads read it on: when a bad line ended the
+    program, one of them could still be reading at its exit, which aborted it (status 134, in
+    about one run of ten) instead of exiting 2. Arrow is given its own stream of the file."""
+    given = []
+    open_csv = word_vectors.pa_csv.open_csv
+
+    def recording(stream, **options):
+        given.append(stream)
+        return open_csv(stream, **options)
+
+    monkeypatch.setattr(word_vectors.pa_csv, "open_csv", recording)
+    text = b"2 2\nthe 1 2\ncat 1 x\n"
+    path = tmp_path / f"words.vec{suffix}"
+    path.write_bytes({"": bytes, ".gz": gzip.compress, ".bz2": bz2.compress}[suffix](text))
+    with pytest.raises(InputError, match="the value 'x' is not a number"):
+        read_word_vectors(path)
+    assert len(given) == 1 and isinstance(given[0], pa.NativeFile)
+    assert not isinstance(given[0], pa.PythonFile)
