@@ -1,12 +1,12 @@
 """A word-vector file (word2vec or fastText text format: `.vec`/`.txt`, may be `.gz` or `.bz2`)
 read once into arrays: the words, each word's row, and a float32 matrix of the vectors.
 
-The file is parsed by Arrow's multi-threaded CSV reader in blocks of lines; each block's
-vectors become a float32 block, and the blocks are joined into the matrix at the end, each
-freed once copied: memory holds the matrix about once, sized by the lines the file holds (a
-header's count is never trusted with memory). Parsing runs at ~100 MB/s; a converted copy kept
-in a cache folder (`--vectors-cache`, :mod:`~tapaco.core.score.vectors_cache`) is
-memory-mapped by later runs instead.
+The file is parsed by Arrow's multi-threaded CSV reader in blocks of lines, written straight
+into a matrix that grows with the lines read (:mod:`~tapaco.core.score.growing_matrix`): memory
+holds the vectors once, as many as the file holds (a header's count is never trusted with
+memory). Parsing runs at ~100 MB/s; a converted copy kept in a cache folder
+(`--vectors-cache`, :mod:`~tapaco.core.score.vectors_cache`) is memory-mapped by later runs
+instead.
 
 An optional first line `COUNT DIMENSIONS` (word2vec and fastText write one, GloVe does not) is
 recognised; in an uncompressed file its count is checked against the file's size. A space at
@@ -31,6 +31,7 @@ import pyarrow.csv as pa_csv
 
 from tapaco.core.errors import InputError
 from tapaco.core.opus.textstream import FileRef, open_binary
+from tapaco.core.score.growing_matrix import GrowingMatrix
 from tapaco.core.score.inputs import READ_ERRORS, unreadable
 from tapaco.core.score.vectors_cache import copy_folder, load_copy, save_copy, source_record
 
@@ -96,13 +97,11 @@ def _first_rows(words: list[str]) -> dict[str, int]:
 def _parsed(path: Path) -> tuple[WordVectors, list[str]]:
     layout = _layout(path)
     words: list[str] = []
-    blocks: list[np.ndarray] = []
+    rows = GrowingMatrix(layout.dimensions)
     try:
         for batch in _batches(path, layout):
-            block = _block(batch, layout)
-            if block is None:
+            if not _filled(rows, batch, layout):
                 raise _bad_line(path, layout, len(words))
-            blocks.append(block)
             words += batch.column(0).to_pylist()
     except pa.ArrowInvalid as error:
         raise _bad_line(path, layout, len(words), _arrow_reason(error)) from error
@@ -110,36 +109,21 @@ def _parsed(path: Path) -> tuple[WordVectors, list[str]]:
         raise _unreadable(path, error, len(words)) from error
     if not words:
         raise InputError(path, "holds no word vector")
-    return WordVectors(_first_rows(words), _joined(blocks, layout.dimensions)), words
+    return WordVectors(_first_rows(words), rows.matrix()), words
 
 
-def _block(batch: pa.RecordBatch, layout: _Layout) -> np.ndarray | None:
-    """The batch's vectors; None when a line holds more values than the first, an empty one, or
-    one that is not a finite float32."""
+def _filled(rows: GrowingMatrix, batch: pa.RecordBatch, layout: _Layout) -> bool:
+    """Append the batch's vectors to `rows`; False when a line holds more values than the first,
+    an empty one, or one that is not a finite float32."""
     if layout.trailing_space and batch.column(batch.num_columns - 1).null_count != len(batch):
-        return None
+        return False
     columns = [batch.column(k) for k in range(1, layout.dimensions + 1)]
     if any(column.null_count for column in columns):
-        return None
-    block = np.empty((len(batch), layout.dimensions), np.float32)
+        return False
+    block = rows.block(len(batch))
     for k, column in enumerate(columns):
         block[:, k] = column.to_numpy()
-    return block if np.isfinite(block).all() else None
-
-
-def _joined(blocks: list[np.ndarray], dimensions: int) -> np.ndarray:
-    """The blocks as one matrix, each block freed once copied (the matrix's memory is taken as
-    it is written, so the vectors are held about once)."""
-    if len(blocks) == 1:
-        return blocks[0]
-    matrix = np.empty((sum(map(len, blocks)), dimensions), np.float32)
-    at = 0
-    blocks.reverse()
-    while blocks:
-        block = blocks.pop()
-        matrix[at:at + len(block)] = block
-        at += len(block)
-    return matrix
+    return bool(np.isfinite(block).all())
 
 
 def _layout(path: Path) -> _Layout:
