@@ -226,7 +226,6 @@ def _first_bad_line(path: Path, layout: _Layout, from_row: int) -> tuple[int, st
             problem = _line_problem(line, layout) if row >= from_row else None
             if problem:
                 return number, problem
-    return None
 
 
 def _line_problem(line: bytes, layout: _Layout) -> str | None:
