@@ -274,7 +274,7 @@ def test_a_cache_that_is_a_file_is_an_option_error(tmp_path):
     vectors = write_vectors(tmp_path / "words.vec")
     (tmp_path / "cache").write_text("mine\n")
     _one_line_error(_score(tmp_path, vectors, "out.tsv", "--vectors-cache", tmp_path / "cache"),
-                    "--vectors-cache: ", "cache is a file: give a folder")
+                    str(tmp_path / "cache"))
     assert (tmp_path / "cache").read_text() == "mine\n"
 
 
