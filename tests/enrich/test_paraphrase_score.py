@@ -242,6 +242,41 @@ def test_tapaco_mode_candidates_leave_out_low_scores(workspace):
     assert [line.split("\t")[1] for line in machine] == [row[1] for row in rows]
 
 
+def _score_pairs(workspace: Path, source: Path, out: str) -> int:
+    return main(["score", "--pairs", str(source), "--model", str(workspace / "vectors.txt"),
+                 "--out", str(workspace / out), "--quiet"])
+
+
+def test_score_reads_enrichs_tsv_also_with_a_byte_order_mark(workspace):
+    """`score --pairs` on enrich's output, recognised by its header: the same scores as enrich
+    wrote; saved again with a byte order mark (as spreadsheet programs save), it read as "not
+    a known pair format"."""
+    assert _run(workspace, "--out {w}/scored.tsv {ALL} --score-model {w}/vectors.txt") == 0
+    marked = workspace / "marked.tsv"
+    marked.write_bytes(b"\xef\xbb\xbf" + (workspace / "scored.tsv").read_bytes())
+    for source, out in ((workspace / "scored.tsv", "again.tsv"), (marked, "marked.out.tsv")):
+        assert _score_pairs(workspace, source, out) == 0
+        header, rows = _rows(workspace / out)
+        assert header == [*COLUMNS, SCORE_COLUMN, SCORE_COLUMN]
+        assert [row[-1] for row in rows] == [row[-2] for row in rows]
+    assert (workspace / "marked.out.tsv").read_bytes() == (workspace / "again.tsv").read_bytes()
+
+
+def test_score_names_enrichs_set_candidates_in_one_line(workspace, capsys):
+    sets = workspace / "sets"
+    sets.mkdir()
+    (sets / "fr.txt").write_text("3\t30\tWe eat at home .\t\t\n7\t70\tThe cat sat .\t\t\n")
+    (sets / "en.txt").write_text("3\t5\tWe eat at home .\t\t\n7\t9\tA cat sat there .\t\t\n")
+    argv = "enrich --target en --model {w}/model --sets {w}/sets --from-lang fr --out {w}/m {ALL}"
+    assert main(argv.format(w=workspace, ALL=ALL).split()) == 0
+    assert _score_pairs(workspace, workspace / "m" / "en-from-fr.enrich.tsv", "table.tsv") == 0
+    capsys.readouterr()
+    assert _score_pairs(workspace, workspace / "m" / "en-from-fr.machine.txt", "m.tsv") == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "en-from-fr.machine.txt: line 1: enrich's set candidates: a " \
+        "translation beside its source in another language" in error[0], error
+
+
 @pytest.mark.parametrize("argv,message", [
     ("--out {w}/o.tsv --min-paraphrase-score 0.5",
      "--min-paraphrase-score: needs --score-model"),

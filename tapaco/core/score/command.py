@@ -25,8 +25,8 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                     "FILE.stats.json. Nothing is downloaded.")
     what = score.add_argument_group("what to score (one of)")
     what.add_argument("--pairs", type=Path, metavar="FILE",
-                      help="a TSV of pairs (plain, .gz or .bz2): an enrich TSV, Opusparcus "
-                           "training lines or dev/test candidates, or any TSV with --columns")
+                      help="a TSV of pairs (plain, .gz or .bz2): one the project writes "
+                           "(enrich, rank, cutoff, sample, combine), or any TSV with --columns")
     what.add_argument("--columns", type=columns, metavar="A,B",
                       help="the two sentence columns of --pairs, counted from 1")
     what.add_argument("--header", action="store_true",
@@ -42,10 +42,12 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     model.add_argument("--backend", choices=BACKENDS,
                        help="force a backend (default: as --model calls for)")
     model.add_argument("--device", choices=DEVICES, default="auto",
-                       help="sentence-transformers device (default auto: a GPU when present)")
+                       help="sentence-transformers device (default auto: a GPU when present); "
+                            "word vectors are scored on the CPU")
     model.add_argument("--vectors-cache", type=Path, metavar="DIR",
                        help="keep a converted copy of a word-vector file in DIR and memory-map "
-                            "it on later runs instead of parsing the text again")
+                            "it on later runs instead of parsing the text again (a copy that "
+                            "does not match its record is refused)")
     model.add_argument("--batch-size", type=integer(1), default=256, metavar="N",
                        help="sentences per sentence-transformers batch (default 256)")
     out = score.add_argument_group("output")

@@ -1,27 +1,32 @@
 """What the score reads: the rows of a TSV of pairs (plain, `.gz` or `.bz2`) with the two
-columns holding the sentences, or the sets of a TaPaCo language file, in chunks of rows.
+columns holding the sentences (:mod:`~tapaco.core.score.pair_formats` recognises the project's
+own files), or the sets of a TaPaCo language file, in chunks of rows.
 
-Known pair formats are recognised from the first line: an enrich TSV (header `reference`,
-`paraphrase`, ...: columns 1 and 2), and Opusparcus training lines and dev/test candidates or
-files (ids `<lang>-N<n>`, `-D<n>`, `-T<n>`: columns 2 and 3). Rows are kept as they are (their
-line ending aside), to be written back with the score appended.
+Rows are kept as they are (their line ending aside), header included, whatever their length
+(a line of 16 MiB at least is read whole; memory stays bounded, longer is an error), to be
+written back with the score appended; a UTF-8 byte order mark at the start of the file is
+taken for the signature it is, not as text of the first row. A file cut short, corrupt
+compressed data and bytes that are not UTF-8 are errors naming the file and place.
 """
 
 from __future__ import annotations
 
-import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from isal import isal_zlib
 
 from tapaco.core.errors import InputError
 from tapaco.core.opus.textstream import MAX_LINE_BYTES, FileRef, open_binary, text_chunks
 
-ENRICH_HEADER = ("reference", "paraphrase")
-_OPUSPARCUS_ID = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]+)?-[NDT][0-9]+")
 CHUNK_ROWS = 1 << 15
+READ_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error)
+"""What reading a plain, gzip or bz2 file may raise: a file cut short, corrupt data."""
+_BOM = "\ufeff"
+_PARQUET = b"PAR1"
 
 
 @dataclass(frozen=True)
@@ -38,25 +43,12 @@ class PairColumns:
 
 @dataclass
 class RowChunk:
-    """Consecutive rows of the input (without line endings), the number of the first one."""
+    """Consecutive rows of the input (without line endings), the number of the first one, and
+    the header row when the file has one and this is its first chunk."""
 
     rows: list[str]
     first_line: int
-
-
-def recognise_columns(path: Path, columns: tuple[int, int] | None,
-                      header: bool = False) -> PairColumns:
-    """The pair columns of `path`: as given, or as its first line shows a known format."""
-    fields = first_row(path).split("\t")
-    is_enrich = tuple(fields[:2]) == ENRICH_HEADER
-    if columns is not None:
-        return PairColumns(*columns, header or is_enrich)
-    if is_enrich:
-        return PairColumns(0, 1, True)
-    if len(fields) >= 3 and _OPUSPARCUS_ID.fullmatch(fields[0]) and not header:
-        return PairColumns(1, 2, False)
-    raise InputError(path, "is not a known pair format (an enrich TSV, Opusparcus pairs): give "
-                           "the two sentence columns with --columns A,B", "line 1", kind="usage")
+    header: str | None = None
 
 
 def _rows(path: Path) -> Iterator[RowChunk]:
@@ -64,7 +56,8 @@ def _rows(path: Path) -> Iterator[RowChunk]:
     pending: list[str] = []
     first = 1
     for chunk in text_chunks(FileRef(path), b"\n"):
-        lines = chunk.text.split("\n")
+        text = chunk.text.removeprefix(_BOM) if chunk.first_line == 1 else chunk.text
+        lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()
         pending += [line[:-1] if line.endswith("\r") else line for line in lines]
@@ -82,7 +75,7 @@ def pair_chunks(path: Path,
     need = max(columns.first, columns.second) + 1
     for chunk in _rows(path):
         if columns.header and chunk.first_line == 1:
-            chunk = RowChunk(chunk.rows[1:], 2)
+            chunk = RowChunk(chunk.rows[1:], 2, chunk.rows[0])
         split = [row.split("\t") for row in chunk.rows]
         for at, fields in enumerate(split):
             if len(fields) < need:
@@ -93,13 +86,32 @@ def pair_chunks(path: Path,
 
 
 def first_row(path: Path) -> str:
-    """The first line of the file (a header, or the row its format is recognised by)."""
+    """The start of the file's first line (its first MiB: enough to recognise a format by; the
+    rows themselves are read, and checked, by :func:`pair_chunks`)."""
     with open_binary(FileRef(path)) as stream:
-        data = stream.readline(MAX_LINE_BYTES)
+        try:
+            data = stream.readline(MAX_LINE_BYTES)
+        except READ_ERRORS as error:
+            raise unreadable(path, error) from error
     try:
-        return data.decode("utf-8").rstrip("\r\n")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise InputError(path, f"not UTF-8: {error.reason}", "line 1") from error
+        if data.startswith(_PARQUET):
+            raise InputError(path, "is a Parquet file: give the text (TSV) file it was written "
+                                   "beside", kind="usage") from error
+        text = data.decode("utf-8", "replace")
+    return text.removeprefix(_BOM).rstrip("\r\n")
+
+
+def unreadable(path: Path, error: BaseException, where: str = "") -> InputError:
+    """The one-line error of a file that cannot be read to its end."""
+    if isinstance(error, EOFError) or str(error).startswith("Truncated compressed stream"):
+        reason = "truncated compressed stream (the file ends early)"
+    elif path.suffix in (".gz", ".bz2"):
+        reason = f"corrupt compressed data: {error}"
+    else:
+        reason = f"cannot be read: {error}"
+    return InputError(path, reason, where, kind="corrupt file")
 
 
 def set_chunks(path: Path) -> Iterator[tuple[RowChunk, list[str], np.ndarray]]:

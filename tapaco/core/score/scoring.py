@@ -32,14 +32,9 @@ from tapaco.core.files import (
 from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress
-from tapaco.core.score.embedders import BACKENDS, DEVICES, Embedder, open_embedder
-from tapaco.core.score.inputs import (
-    RowChunk,
-    first_row,
-    pair_chunks,
-    recognise_columns,
-    set_chunks,
-)
+from tapaco.core.score.embedders import BACKENDS, DEVICES, Embedder, backend_of, open_embedder
+from tapaco.core.score.inputs import RowChunk, pair_chunks, set_chunks
+from tapaco.core.score.pair_formats import recognise_columns
 from tapaco.core.scratch import holding
 
 SCORE_COLUMN = "paraphrase_score"
@@ -119,7 +114,7 @@ def score_pairs(path: Path, options: ScoreOptions, columns: tuple[int, int] | No
               for chunk, left, right in pair_chunks(path, found))
     rows = (chunk for chunk, _, _ in pair_chunks(path, found)) if options.folds else None
     writer = _ScoredFile(options, embedder, progress or Progress(enabled=False))
-    return writer.write(path, scored, rows, first_row(path) if found.header else None,
+    return writer.write(path, scored, rows,
                         {"mode": "pairs", "columns": [found.first + 1, found.second + 1]})
 
 
@@ -134,10 +129,13 @@ def score_sets(folder: Path, lang: str, options: ScoreOptions,
               for chunk, texts, offsets in set_chunks(path))
     rows = (chunk for chunk, _, _ in set_chunks(path)) if options.folds else None
     writer = _ScoredFile(options, embedder, progress or Progress(enabled=False))
-    return writer.write(path, scored, rows, None, {"mode": "sets", "lang": lang})
+    return writer.write(path, scored, rows, {"mode": "sets", "lang": lang})
 
 
 def _embedder(options: ScoreOptions) -> Embedder:
+    if options.device == "cuda" and (options.backend or backend_of(options.model)) == "vectors":
+        raise OptionError("--device", "cuda: the vectors backend (a word-vector file) runs on "
+                                      "the CPU; --device is for sentence-transformers models")
     return open_embedder(options.model, options.backend, options.device, options.batch_size,
                          options.vectors_cache)
 
@@ -173,16 +171,12 @@ class _ScoredFile:
         self.scores: list[np.ndarray] = []
 
     def write(self, path: Path, scored: Iterator[tuple[RowChunk, np.ndarray]],
-              rows_again: Iterator[RowChunk] | None, header: str | None,
-              details: dict) -> ScoreSummary:
+              rows_again: Iterator[RowChunk] | None, details: dict) -> ScoreSummary:
         out = self.options.out
         remove_dead_temporaries(out)
         temporary = temporary_name(out, "tmp")
         try:
             with _WRITERS.get(out.suffix, open)(temporary, "wb") as stream, holding(temporary):
-                if header is not None:
-                    names = [SCORE_COLUMN] + ([FOLD_COLUMN] if self.options.folds else [])
-                    stream.write(("\t".join([header, *names]) + "\n").encode("utf-8"))
                 self._write_rows(stream, scored, rows_again)
             scores = np.concatenate([np.zeros(0), *self.scores])
             stats = _stats(path, self.embedder, scores, self._kept(scores), self.options,
@@ -218,12 +212,16 @@ class _ScoredFile:
     def _lines(self, chunk: RowChunk, scores: np.ndarray, fold: np.ndarray | None) -> bytes:
         kept = self._kept(scores).tolist()
         written = [format_score(score) for score in scores.tolist()]
+        lines = []
+        if chunk.header is not None:
+            names = [SCORE_COLUMN] + ([FOLD_COLUMN] if self.options.folds else [])
+            lines.append("\t".join([chunk.header, *names]) + "\n")
         if fold is None:
-            lines = [f"{row}\t{score}\n" for row, score, keep in zip(chunk.rows, written, kept)
-                     if keep]
+            lines += [f"{row}\t{score}\n" for row, score, keep in zip(chunk.rows, written, kept)
+                      if keep]
         else:
-            lines = [f"{row}\t{score}\t{part or ''}\n" for row, score, part, keep
-                     in zip(chunk.rows, written, fold.tolist(), kept) if keep]
+            lines += [f"{row}\t{score}\t{part or ''}\n" for row, score, part, keep
+                      in zip(chunk.rows, written, fold.tolist(), kept) if keep]
         return "".join(lines).encode("utf-8")
 
 

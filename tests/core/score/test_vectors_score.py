@@ -187,9 +187,10 @@ def test_bad_pairs_end_in_one_line_and_write_nothing(tmp_path: Path, content: st
 
 
 @pytest.mark.parametrize(("content", "says"), [
-    ("2 3\nthe 1 2 3\ncat 1 2\n", "not a word-vector file"),
+    ("2 3\nthe 1 2 3\ncat 1 2\n", "line 3: not a word-vector file: 2 values where the first "
+                                  "vector has 3"),
     ("2 4\nthe 1 2 3\n", "the header says 4 dimensions"),
-    ("the 1 x 3\n", "not a word-vector file"),
+    ("the 1 x 3\n", "line 1: the value 'x' is not a number"),
     ("", "holds no word vector"),
 ])
 def test_a_bad_vector_file_ends_in_one_line(tmp_path: Path, content: str, says: str) -> None:
@@ -258,7 +259,8 @@ def test_a_cached_copy_scores_the_same_and_a_changed_file_is_read_again(tmp_path
 
     first = scored("first.tsv")
     (copy,) = cache.iterdir()
-    assert sorted(path.name for path in copy.iterdir()) == ["matrix.npy", "words.txt"]
+    assert sorted(path.name for path in copy.iterdir()) == ["matrix.npy", "record.json",
+                                                            "words.txt"]
     assert scored("second.tsv") == first
     write_vectors(vectors, seed=5)  # another file at the same path
     assert scored("third.tsv") == [pair_score(a, b, read_vectors(vectors)) for a, b in pairs]
