@@ -285,10 +285,9 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     if options.engine == "spark":
         check_available()
     plan = {lang: pivot_sources(opus_dir, lang, options.pivots) for lang in langs}
-    provenance = release_provenance(opus_dir)
     if options.engine == "spark":
-        return SparkEngine(options).rank_languages(opus_dir, plan, outputs, progress,
-                                                   provenance)
+        return SparkEngine(options).rank_languages(opus_dir, plan, outputs, progress)
+    provenance = release_provenance(opus_dir)
     sources = list({source.path: source for chosen in plan.values() for source in chosen}
                    .values())
     needed = set(langs) | {pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}

@@ -40,7 +40,7 @@ from opusparcus.export import release_files
 from opusparcus.rank_inputs import RankOptions, pivot_of
 from opusparcus.rank_outputs import BitextRecord, formats_from_text, statistics
 from opusparcus.scores import bitext_pmi, combine_bitexts, merged_score
-from opusparcus.spark_input import ExecutorInput, input_bytes
+from opusparcus.spark_input import ExecutorInput, input_bytes, provenance_on_executor
 from opusparcus.spark_numbering import numbered
 from opusparcus.spark_output import concatenate_parts, write_parts
 from opusparcus.spark_session import ship_code, shuffle_partitions, spark_session
@@ -69,14 +69,14 @@ class SparkEngine:
                                      options.quiet)
 
     def rank_languages(self, opus_dir: Path, plan: dict[str, list[AlignmentSource]],
-                       outputs: dict[str, OutputFolder], progress: Progress,
-                       provenance: Provenance) -> dict[str, dict]:
+                       outputs: dict[str, OutputFolder], progress: Progress) -> dict[str, dict]:
         """Rank every language of `plan` (its bitexts) into its output folder; each language's
-        statistics (`provenance`: what the release is)."""
+        statistics."""
         sources = list({source.path: source for chosen in plan.values() for source in chosen}
                        .values())
         with scratch_folder("opusparcus-spark-", self.options.temp_dir) as folder:
             ship_code(self.session)
+            provenance = provenance_on_executor(self.session, opus_dir)
             shuffle_partitions(self.session, input_bytes(sources))
             with progress.stage(f"{','.join(plan)}: read bitexts on Spark"):
                 read = ExecutorInput(self.session, opus_dir, sources, set(plan), self.options,

@@ -39,6 +39,7 @@ from opusparcus.vocabulary import CHUNK, normalize_keys, sorted_distinct
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.files import temporary_name
 from tapaco.core.opus import AlignmentSource
+from tapaco.core.provenance import Provenance, release_provenance
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -149,6 +150,15 @@ class _LogAsGiven(BadInputLog):
 
     def report(self, error: InputError) -> None:
         super().report(self.release.as_given(error))
+
+
+def provenance_on_executor(session: SparkSession, opus_dir: Path) -> Provenance:
+    """What the release is (:func:`~tapaco.core.provenance.release_provenance`), read in a task:
+    the driver opens no input file."""
+    absolute = os.path.abspath(opus_dir)
+    [found] = session.sparkContext.parallelize([absolute], 1).map(
+        lambda path: release_provenance(Path(path)).as_dict()).collect()
+    return Provenance(found["corpus"], found["form"])
 
 
 def _read_on_executors(session: SparkSession, opus_dir: Path, sources: list[AlignmentSource],

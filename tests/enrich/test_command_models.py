@@ -78,7 +78,9 @@ def _main(model: Path, out: Path, *extra: str) -> int:
 
 def _one_error_line(capsys: pytest.CaptureFixture) -> str:
     error = capsys.readouterr().err.strip().splitlines()
-    assert len(error) == 1 and error[0].startswith("tapaco: error: "), error
+    # an option's error names the command, as argparse's do
+    assert len(error) == 1 and error[0].startswith(("tapaco: error: ", "tapaco enrich: error: ")), (
+        error)
     return error[0]
 
 
