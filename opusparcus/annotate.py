@@ -21,8 +21,14 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from tapaco.core.annotation.pairs import Annotation, parse_label, read_annotations, save_label
-from tapaco.core.disk import check_folder
+from tapaco.core.annotation.pairs import (
+    ANSWER_BYTES,
+    Annotation,
+    parse_label,
+    read_annotations,
+    save_label,
+)
+from tapaco.core.disk import check_updatable
 from tapaco.core.errors import InputError, exit_status
 
 HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "
@@ -78,7 +84,7 @@ def annotate(path: Path, annotator: int, stdin: TextIO = sys.stdin,
         raise ValueError(f"annotator must be 1 or 2, not {annotator!r}")
     column = annotator - 1
     annotations = read_annotations(path)
-    check_folder(path.parent)  # every answer is saved through a new file beside it
+    check_updatable(path, ANSWER_BYTES * (len(annotations) + 1))  # room for a new copy
     if isinstance(stdin, io.TextIOWrapper):  # a stray byte is an unknown answer, not a crash
         stdin.reconfigure(errors="replace")
     history: list[int] = []

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from tapaco.core.errors import InputError, cannot_write
+from tapaco.core.errors import InputError
 from tapaco.core.scratch import held, holding
 
 Content = TypeVar("Content")
@@ -129,30 +129,6 @@ def update_file_atomically(path: Path, read: Callable[[Path], Content],
         content = read(path)
         write_file_atomically(path, change(content))
         return content, os.stat(path)
-
-
-def check_updatable(path: Path, growth: int = 0) -> None:
-    """Refuse, in one line naming the folder, a file that :func:`update_file_atomically` could
-    not update: it locks the folder and writes a new copy beside the file, so here the folder
-    is locked and a copy's worth of bytes (its size plus `growth`) is written beside it,
-    synced, and removed. Catches a read-only folder or file system, a full disk, a quota."""
-    folder = path.absolute().parent
-    needed = path.stat().st_size + growth
-    temporary = temporary_name(path, "tmp")
-    created = False
-    try:
-        with folder_lock(path), open(temporary, "wb") as handle:  # the name a save writes
-            created = True
-            block, left = bytes(min(needed, 1 << 20)), needed
-            while left:
-                left -= handle.write(block[:left])
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as error:
-        raise cannot_write(folder, error) from None
-    finally:
-        if created:
-            temporary.unlink(missing_ok=True)
 
 
 # what a header check reads of a first line: any header, and a row of a language file

@@ -23,6 +23,10 @@ from tapaco.core.files import (
     write_file_atomically,
 )
 
+# bytes a line of an annotation file (pairs or sets) can grow by when it is answered: both
+# annotators' labels, `outlier` at most
+ANSWER_BYTES = 16
+
 TRASH = 0
 CATEGORIES = {4: "good", 3: "mostly-good", 2: "mostly-bad", 1: "bad"}
 CATEGORY_TITLES = {4: "Good", 3: "Mostly good", 2: "Mostly bad", 1: "Bad"}

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from tapaco.core.annotation.pairs import ANSWER_BYTES, read_annotations
 from tapaco.core.annotation.pairs import HEADER as PAIR_HEADER
-from tapaco.core.annotation.pairs import read_annotations
 from tapaco.core.annotation.sets import HEADER as SET_HEADER
 from tapaco.core.annotation.sets import (
     is_set_annotation_file,
@@ -30,13 +30,12 @@ from tapaco.core.annotation.sets import (
 )
 from tapaco.core.annotation.web.addresses import machine_addresses
 from tapaco.core.annotation.web.tasks import PairTask, SetTask, Task
+from tapaco.core.disk import check_updatable
 from tapaco.core.errors import InputError, cannot_write
-from tapaco.core.files import check_updatable, read_plain_text
+from tapaco.core.files import read_plain_text
 from tapaco.core.outputs import MANIFEST, OutputFile
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost"]
-# bytes a line can grow by when it is answered: both annotators' labels, `outlier` at most
-ANSWERS_BYTES = 16
 
 
 @dataclass(frozen=True)
@@ -177,7 +176,7 @@ def serve(options: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
     from tapaco.core.annotation.web.desk import Desk, new_tokens
 
     task = open_task(options, err)
-    check_updatable(task.path, ANSWERS_BYTES * task.path.read_bytes().count(b"\n"))
+    check_updatable(task.path, ANSWER_BYTES * task.path.read_bytes().count(b"\n"))
     server_socket = listen(options.host, options.port)
     port = server_socket.getsockname()[1]
     tokens = new_tokens(options.annotators)
