@@ -39,7 +39,9 @@ MAX_LINE_BYTES = 1 << 20
 # file holds (a zip of 1 MB can hold 1 GiB of spaces between two elements).
 MAX_UNBROKEN_BYTES = 16 << 20
 _NEWLINE = ord("\n")
-_DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error, zipfile.BadZipFile)
+DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error, zipfile.BadZipFile)
+"""What reading a plain, gzip, bz2 or zip-member stream may raise: a file cut short, corrupt
+data."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ def open_binary(ref: FileRef, archive: zipfile.ZipFile | None = None) -> BinaryI
         raise InputError(ref, "file not found", kind="missing file") from error
     except KeyError as error:
         raise InputError(ref, "zip member not found", kind="missing file") from error
-    except _DECOMPRESSION_ERRORS as error:
+    except DECOMPRESSION_ERRORS as error:
         raise InputError(ref, f"cannot open: {error}", kind="corrupt file") from error
 
 
@@ -190,16 +192,21 @@ class _DeflatedMember(io.RawIOBase):
 def _read_block(stream: BinaryIO, ref: FileRef, bytes_read: int) -> bytes:
     try:
         return stream.read(CHUNK_BYTES)
-    except EOFError as error:
-        raise InputError(
-            ref, "truncated compressed stream (the file ends early)",
-            f"after {bytes_read} decompressed bytes", kind="corrupt file",
-        ) from error
-    except _DECOMPRESSION_ERRORS as error:
-        raise InputError(
-            ref, f"corrupt compressed data: {error}",
-            f"after {bytes_read} decompressed bytes", kind="corrupt file",
-        ) from error
+    except DECOMPRESSION_ERRORS as error:
+        raise unreadable(ref, error, f"after {bytes_read} decompressed bytes") from error
+
+
+def unreadable(ref: FileRef, error: BaseException, where: str = "") -> InputError:
+    """The one-line error of a file that cannot be read to its end (`error`, one of
+    :data:`DECOMPRESSION_ERRORS` or Arrow's reading it), `where` it stopped."""
+    compressed = ref.member is not None or ref.path.suffix in (".gz", ".bz2")
+    if isinstance(error, EOFError) or str(error).startswith("Truncated compressed stream"):
+        reason = "truncated compressed stream (the file ends early)"
+    elif compressed:
+        reason = f"corrupt compressed data: {error}"
+    else:
+        reason = f"cannot be read: {error}"
+    return InputError(ref, reason, where, kind="corrupt file")
 
 
 def _decode(data: bytes, ref: FileRef, first_line: int) -> str:

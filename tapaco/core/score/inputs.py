@@ -11,20 +11,23 @@ compressed data and bytes that are not UTF-8 are errors naming the file and plac
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from isal import isal_zlib
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.textstream import MAX_LINE_BYTES, FileRef, open_binary, text_chunks
+from tapaco.core.opus.textstream import (
+    DECOMPRESSION_ERRORS,
+    MAX_LINE_BYTES,
+    FileRef,
+    open_binary,
+    text_chunks,
+    unreadable,
+)
 
 CHUNK_ROWS = 1 << 15
-READ_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error)
-"""What reading a plain, gzip or bz2 file may raise: a file cut short, corrupt data."""
 _BOM = "\ufeff"
 _PARQUET = b"PAR1"
 
@@ -91,8 +94,8 @@ def first_row(path: Path) -> str:
     with open_binary(FileRef(path)) as stream:
         try:
             data = stream.readline(MAX_LINE_BYTES)
-        except READ_ERRORS as error:
-            raise unreadable(path, error) from error
+        except DECOMPRESSION_ERRORS as error:
+            raise unreadable(FileRef(path), error) from error
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -101,17 +104,6 @@ def first_row(path: Path) -> str:
                                    "beside", kind="usage") from error
         text = data.decode("utf-8", "replace")
     return text.removeprefix(_BOM).rstrip("\r\n")
-
-
-def unreadable(path: Path, error: BaseException, where: str = "") -> InputError:
-    """The one-line error of a file that cannot be read to its end."""
-    if isinstance(error, EOFError) or str(error).startswith("Truncated compressed stream"):
-        reason = "truncated compressed stream (the file ends early)"
-    elif path.suffix in (".gz", ".bz2"):
-        reason = f"corrupt compressed data: {error}"
-    else:
-        reason = f"cannot be read: {error}"
-    return InputError(path, reason, where, kind="corrupt file")
 
 
 def set_chunks(path: Path) -> Iterator[tuple[RowChunk, list[str], np.ndarray]]:

@@ -22,6 +22,7 @@ import numpy as np
 
 from tapaco.core.errors import InputError, OptionError
 from tapaco.core.files import fill_folder_atomically
+from tapaco.core.json_input import read_json
 
 RECORD = "record.json"
 MATRIX = "matrix.npy"
@@ -84,12 +85,13 @@ def load_copy(folder: Path, source: Path) -> tuple[list[str], np.ndarray] | None
 
 def _record(folder: Path, source: Path) -> dict:
     try:
-        record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
+        record = read_json(folder / RECORD)
     except FileNotFoundError as error:
         raise _refused(folder, source, f"it holds no {RECORD} (a copy made by an earlier "
                                        "version, or not a copy)") from error
-    except (OSError, ValueError) as error:
-        raise _refused(folder, source, f"{RECORD} cannot be read: {error}") from error
+    except (OSError, InputError) as error:
+        reason = error.message if isinstance(error, InputError) else error
+        raise _refused(folder, source, f"{RECORD} cannot be read: {reason}") from error
     if not _well_formed(record):
         raise _refused(folder, source, f"{RECORD} is not a record of this version")
     if record["source"] != source_record(source):

@@ -30,9 +30,8 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.textstream import FileRef, open_binary
+from tapaco.core.opus.textstream import DECOMPRESSION_ERRORS, FileRef, open_binary, unreadable
 from tapaco.core.score.growing_matrix import GrowingMatrix
-from tapaco.core.score.inputs import READ_ERRORS, unreadable
 from tapaco.core.score.vectors_cache import copy_folder, load_copy, save_copy, source_record
 
 _BLOCK_BYTES = 32 << 20  # also the longest line read: Arrow's block must hold a whole line
@@ -105,7 +104,7 @@ def _parsed(path: Path) -> tuple[WordVectors, list[str]]:
             words += batch.column(0).to_pylist()
     except pa.ArrowInvalid as error:
         raise _bad_line(path, layout, len(words), _arrow_reason(error)) from error
-    except READ_ERRORS as error:
+    except DECOMPRESSION_ERRORS as error:
         raise _unreadable(path, error, len(words)) from error
     if not words:
         raise InputError(path, "holds no word vector")
@@ -132,7 +131,7 @@ def _layout(path: Path) -> _Layout:
         with open_binary(FileRef(path)) as stream:
             first = stream.readline(_BLOCK_BYTES + 1).removeprefix(_BOM)
             second = stream.readline(_BLOCK_BYTES + 1)
-    except READ_ERRORS as error:
+    except DECOMPRESSION_ERRORS as error:
         raise _unreadable(path, error, 0) from error
     header = _HEADER.fullmatch(first.rstrip(b"\r\n"))
     data, line = (second, 2) if header else (first, 1)
@@ -199,7 +198,7 @@ def _bad_line(path: Path, layout: _Layout, from_row: int, reason: str = "") -> I
     file again, only on this path); without one found, Arrow's reason."""
     try:
         found = _first_bad_line(path, layout, from_row)
-    except READ_ERRORS as error:
+    except DECOMPRESSION_ERRORS as error:
         return _unreadable(path, error, from_row)
     if found is None:
         return InputError(path, f"not a word-vector file: {reason or 'a malformed line'}",
@@ -261,7 +260,7 @@ def _value_problem(value: str) -> str | None:
 
 
 def _unreadable(path: Path, error: BaseException, vectors: int) -> InputError:
-    return unreadable(path, error, f"after {vectors:,} vectors" if vectors else "")
+    return unreadable(FileRef(path), error, f"after {vectors:,} vectors" if vectors else "")
 
 
 def _arrow_reason(error: Exception) -> str:
