@@ -3,13 +3,13 @@
 Each side of a bitext (its distinct keys: a text, marked tokenised or raw;
 :mod:`opusparcus.bitexts`) is normalised by the process that read it, as the release
 identifies sentences (:mod:`opusparcus.normalize`), and sorted: keys that normalise alike
-become one sentence, and the side's vocabulary is its sentences in code-point order with a
-code for each of its links. A language's vocabulary is the merge of its sides'
-(:mod:`opusparcus.vocabulary_kernels`, over the sentences' UTF-8 bytes: no dictionary of
-strings, no Python object per sentence), merged as they arrive. A sentence's code is its rank
-in code-point order, so codes depend only on the set of sentences, never on which bitexts were
-read, in which order, or where: the sums over pairs then run in the same order in every run,
-and a ranking is byte-identical whether its language was ranked alone or with others.
+become one sentence, and the side's vocabulary is its sentences in code-point order with a code
+for each of its links. A language's vocabulary merges its sides' as they arrive, by a compiled
+merge over the sentences' UTF-8 bytes (whose order is code-point order): no dictionary of
+strings, no Python object per sentence. A sentence's code is its rank in code-point order, so
+codes depend only on the set of sentences, never on which bitexts were read, in which order,
+or where: the sums over pairs then run in the same order in every run, and a ranking is
+byte-identical whether its language was ranked alone or with others.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from opusparcus.bitexts import RAW, TOKENIZED, Side
 from opusparcus.normalize import normalize_sentences
-from opusparcus.vocabulary_kernels import gather, merge_ranks
 
 CHUNK = 50_000
 
@@ -43,6 +43,72 @@ def normalize_keys(keys: pa.Array, lang: str) -> pa.Array:
                 texts.take(pa.array(chosen)).to_pylist(), lang, tokenized)):
             normalized[i] = text
     return pa.array(normalized, pa.large_string())
+
+
+@njit(nogil=True, cache=True)
+def _compare(first, first_start, first_end, second, second_start, second_end):
+    """-1, 0 or 1 as the byte range [first_start, first_end) of `first` sorts before, as or
+    after [second_start, second_end) of `second`."""
+    length = min(first_end - first_start, second_end - second_start)
+    for at in range(length):
+        a, b = first[first_start + at], second[second_start + at]
+        if a != b:
+            return -1 if a < b else 1
+    a_length, b_length = first_end - first_start, second_end - second_start
+    return -1 if a_length < b_length else 1 if a_length > b_length else 0
+
+
+@njit(nogil=True, cache=True)
+def merge_ranks(first_offsets, first_data, second_offsets, second_data, first_rank, second_rank,
+                origin):
+    """Fill each side's ranks in the merge of the two sorted, distinct string arrays, and
+    `origin` (room for both sides' strings): for every merged string, its index in the first
+    side, or -1 - its index in the second. Returns how many strings the merge holds."""
+    first_count, second_count = len(first_offsets) - 1, len(second_offsets) - 1
+    i = j = merged = 0
+    while i < first_count or j < second_count:
+        if i == first_count:
+            order = 1
+        elif j == second_count:
+            order = -1
+        else:
+            order = _compare(first_data, first_offsets[i], first_offsets[i + 1],
+                             second_data, second_offsets[j], second_offsets[j + 1])
+        if order <= 0:
+            first_rank[i] = merged
+            origin[merged] = i
+            i += 1
+        if order >= 0:
+            second_rank[j] = merged
+            if order > 0:
+                origin[merged] = -1 - j
+            j += 1
+        merged += 1
+    return merged
+
+
+@njit(nogil=True, cache=True)
+def gather(origin, first_offsets, first_data, second_offsets, second_data, offsets):
+    """The bytes of the merged strings `origin` names (see :func:`merge_ranks`), their
+    `offsets` (one more than the strings) filled."""
+    offsets[0] = 0
+    for at in range(len(origin)):
+        index = origin[at]
+        if index >= 0:
+            length = first_offsets[index + 1] - first_offsets[index]
+        else:
+            length = second_offsets[-index] - second_offsets[-1 - index]
+        offsets[at + 1] = offsets[at] + length
+    data = np.empty(offsets[-1], np.uint8)
+    for at in range(len(origin)):
+        index = origin[at]
+        if index >= 0:
+            source, start = first_data, first_offsets[index]
+        else:
+            source, start = second_data, second_offsets[-1 - index]
+        for k in range(offsets[at + 1] - offsets[at]):
+            data[offsets[at] + k] = source[start + k]
+    return data
 
 
 @dataclass
