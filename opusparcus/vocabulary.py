@@ -49,13 +49,12 @@ def normalize_keys(keys: pa.Array, lang: str) -> pa.Array:
 def _compare(first, first_start, first_end, second, second_start, second_end):
     """-1, 0 or 1 as the byte range [first_start, first_end) of `first` sorts before, as or
     after [second_start, second_end) of `second`."""
-    length = min(first_end - first_start, second_end - second_start)
-    for at in range(length):
+    first_length, second_length = first_end - first_start, second_end - second_start
+    for at in range(min(first_length, second_length)):
         a, b = first[first_start + at], second[second_start + at]
         if a != b:
             return -1 if a < b else 1
-    a_length, b_length = first_end - first_start, second_end - second_start
-    return -1 if a_length < b_length else 1 if a_length > b_length else 0
+    return np.sign(first_length - second_length)
 
 
 @njit(nogil=True, cache=True)
@@ -165,7 +164,7 @@ def merged(first: Vocabulary, second: Vocabulary) -> Vocabulary:
     first_buffers, second_buffers = _utf8_buffers(first.sentences), _utf8_buffers(
         second.sentences)
     first_rank, second_rank = np.empty(len(first), np.int32), np.empty(len(second), np.int32)
-    origin = np.empty(len(first) + len(second), np.int64)
+    origin = np.empty(len(first) + len(second), np.int32)
     count = merge_ranks(*first_buffers, *second_buffers, first_rank, second_rank, origin)
     offsets = np.empty(count + 1, np.int64)
     data = gather(origin[:count], *first_buffers, *second_buffers, offsets)
