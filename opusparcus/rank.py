@@ -15,8 +15,8 @@ Spark tasks; both write the same bytes.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -50,7 +50,7 @@ from opusparcus.rank_outputs import (
 from opusparcus.scores import ScoredPairs
 from opusparcus.spark_engine import SparkEngine
 from opusparcus.spark_session import check_available
-from opusparcus.vocabulary import Mapper, Vocabulary, build_vocabularies
+from opusparcus.vocabulary import Vocabulary, VocabularyMerger, side_vocabulary
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.files import write_json
@@ -63,6 +63,8 @@ from tapaco.core.opus import AlignmentSource, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.provenance import Provenance, release_provenance
+
+Mapper = Callable[[Callable, Iterable], Iterator]
 
 
 def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False,
@@ -96,17 +98,20 @@ def languages_with_bitexts(opus_dir: Path) -> tuple[str, ...]:
 def _without_sentences(vocabulary: Vocabulary) -> Vocabulary:
     """A pivot-only language's vocabulary: only its codes count, its sentences are let go."""
     vocabulary.sentences = pa.array([], pa.large_string())
-    release_freed_memory()
     return vocabulary
 
 
-def _read_one(arguments: tuple) -> tuple[Bitext, dict, dict[str, Vocabulary]]:
-    opus_dir, source, skip, documents, max_length, normalized_here = arguments
+def _read_one(arguments: tuple) -> tuple[Bitext, dict, list[Vocabulary]]:
+    """A bitext read, its bad-input log and its sides' vocabularies (without the sentences of
+    the languages in `codes_only`)."""
+    opus_dir, source, skip, documents, max_length, codes_only = arguments
     log = BadInputLog(skip)
     bitext = read_bitext(opus_dir, source, log, documents, max_length)
-    sides_of = {side.lang: {(source.path, number): side}
-                for number, side in enumerate(bitext.sides) if side.lang in normalized_here}
-    built = build_vocabularies(sides_of, map, _without_sentences)
+    built = [side_vocabulary(side, (source.path, number))
+             for number, side in enumerate(bitext.sides)]
+    for vocabulary in built:
+        if vocabulary.lang in codes_only:
+            _without_sentences(vocabulary)
     release_freed_memory()
     return bitext, log.as_dict(), built
 
@@ -124,54 +129,41 @@ def _mapper(workers: int) -> Iterator[Mapper]:
 @dataclass
 class _Read:
     """The bitexts read (each once, whichever languages it serves), their bad-input logs and
-    the vocabularies their readers built (pivot-only languages of a single bitext)."""
+    every language's side vocabularies merged so far."""
 
     bitexts: dict[Path, Bitext]
     logs: dict[Path, dict]
-    vocabularies: dict[str, Vocabulary]
+    mergers: dict[str, VocabularyMerger]
 
 
 def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], options: RankOptions,
                  mapper: Mapper = map, pivot_only: set[str] = frozenset()) -> _Read:
-    """Read the bitexts, each in a worker process when `mapper` is a pool's.
+    """Read the bitexts and their sides' vocabularies, each bitext in a worker process when
+    `mapper` is a pool's; the vocabularies are merged here as they come.
 
-    A language in `pivot_only` that only one of the bitexts has is normalised by that
-    bitext's reader: its vocabulary is that side's alone, and its keys then never travel."""
+    A language in `pivot_only` that only one of the bitexts has keeps only its codes (its
+    sentences never travel)."""
     sides = Counter(lang for source in sources for lang in source.langs)
-    normalized_here = {lang for lang in pivot_only if sides[lang] == 1}
+    codes_only = {lang for lang in pivot_only if sides[lang] == 1}
     tasks = [(opus_dir, source, options.skip_bad_input, options.documents,
-              options.max_sentence_length, normalized_here) for source in sources]
-    read = _Read({}, {}, {})
+              options.max_sentence_length, codes_only) for source in sources]
+    read = _Read({}, {}, defaultdict(VocabularyMerger))
     for source, (bitext, log, built) in zip(sources, mapper(_read_one, tasks)):
         read.bitexts[source.path], read.logs[source.path] = bitext, log
-        read.vocabularies.update(built)
+        for vocabulary in built:
+            read.mergers[vocabulary.lang].add(vocabulary)
     return read
 
 
-def vocabularies(read: _Read, langs: set[str], mapper: Mapper = map,
-                 targets: set[str] | None = None) -> dict[str, Vocabulary]:
-    """The vocabulary of every language in `langs`, over every side of it that was read (the
-    readers' own vocabularies taken as they are).
-
-    Languages other than `targets` (None: all of them) come first, and once a language's codes
-    exist what they made redundant is freed: its sides' sentence keys and key codes and, for a
-    language that is only a pivot, its sentences (only their codes count). Memory then shrinks
-    as the languages are done instead of holding every key to the end."""
-    targets = set(langs) if targets is None else targets
-    order = sorted(set(langs) - set(read.vocabularies), key=lambda lang: (lang in targets, lang))
-    sides_of = {lang: {(path, number): side for path, bitext in read.bitexts.items()
-                       for number, side in enumerate(bitext.sides) if side.lang == lang}
-                for lang in order}
-
-    def slim(vocabulary: Vocabulary) -> Vocabulary:
-        if vocabulary.lang not in targets:
-            return _without_sentences(vocabulary)
+def vocabularies(read: _Read, targets: set[str]) -> dict[str, Vocabulary]:
+    """The vocabulary of every language read; a language other than `targets` keeps only its
+    codes."""
+    built = {}
+    for lang in sorted(read.mergers, key=lambda lang: (lang in targets, lang)):
+        vocabulary = read.mergers.pop(lang).result()
+        built[lang] = vocabulary if lang in targets else _without_sentences(vocabulary)
         release_freed_memory()
-        return vocabulary
-
-    built = build_vocabularies(sides_of, mapper, slim)
-    return {lang: read.vocabularies[lang] if lang in read.vocabularies else built[lang]
-            for lang in langs}
+    return built
 
 
 def _release_links(read: _Read, vocabulary_of: dict[str, Vocabulary], kept: set[Path]) -> None:
@@ -296,8 +288,8 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     with garbage_collector_paused(), _mapper(options.workers) as mapper:
         with progress.stage(f"{name}: read bitexts"):
             read = read_bitexts(opus_dir, sources, options, mapper, needed - set(langs))
-        with progress.stage(f"{name}: normalise sentences"):
-            vocabulary_of = vocabularies(read, needed, mapper, set(langs))
+        with progress.stage(f"{name}: merge vocabularies"):
+            vocabulary_of = vocabularies(read, set(langs))
         results = {}
         for position, lang in enumerate(langs):
             later = {s.path for other in langs[position + 1:] for s in plan[other]}

@@ -1,39 +1,36 @@
-"""One vocabulary per language, shared by every bitext read: sentence keys to sentence codes.
+"""One vocabulary per language, over every bitext read: sentence keys to sentence codes.
 
-Every distinct key of a language (its text, marked tokenised or raw; :mod:`opusparcus.bitexts`)
-over all the bitexts read is normalised once, as the release identifies sentences
-(:mod:`opusparcus.normalize`), in chunks spread over the worker processes; keys that normalise
-alike become one sentence. A sentence's code is its rank in code-point order, so codes depend
-only on the set of sentences, never on which bitexts were read, in which order, or where: the
-sums over pairs then run in the same order in every run, and a ranking is byte-identical whether
-its language was ranked alone or with others.
+Each side of a bitext (its distinct keys: a text, marked tokenised or raw;
+:mod:`opusparcus.bitexts`) is normalised by the process that read it, as the release
+identifies sentences (:mod:`opusparcus.normalize`), and sorted: keys that normalise alike
+become one sentence, and the side's vocabulary is its sentences in code-point order with a code
+for each of its links. A language's vocabulary merges its sides' as they arrive, by a compiled
+merge over the sentences' UTF-8 bytes (whose order is code-point order): no dictionary of
+strings, no Python object per sentence. A sentence's code is its rank in code-point order, so
+codes depend only on the set of sentences, never on which bitexts were read, in which order,
+or where: the sums over pairs then run in the same order in every run, and a ranking is
+byte-identical whether its language was ranked alone or with others.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Hashable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from opusparcus.bitexts import RAW, TOKENIZED, Side
 from opusparcus.normalize import normalize_sentences
-from tapaco.core.arrays import dictionary_encoded
-from tapaco.core.memory import release_freed_memory
 
 CHUNK = 50_000
-Mapper = Callable[[Callable, Iterable], Iterator]
 
 
 def normalize_keys(keys: pa.Array, lang: str) -> pa.Array:
-    """Normalise distinct sentence keys: tokenised ones as they are, raw ones Moses-tokenised.
-
-    Keys travel between processes as Arrow arrays (a few buffers to copy, no object per key);
-    only the texts themselves become Python strings, here.
-    """
+    """Normalise distinct sentence keys: tokenised ones as they are, raw ones Moses-tokenised
+    (the texts become Python strings here, a chunk at a time)."""
     marks = pc.utf8_slice_codeunits(keys, 0, 1)
     texts = pc.utf8_slice_codeunits(keys, 1)
     normalized: list[str | None] = [None] * len(keys)
@@ -48,8 +45,69 @@ def normalize_keys(keys: pa.Array, lang: str) -> pa.Array:
     return pa.array(normalized, pa.large_string())
 
 
-def _normalize_chunk(task: tuple[pa.Array, str]) -> pa.Array:
-    return normalize_keys(*task)
+@njit(nogil=True, cache=True)
+def _compare(first, first_start, first_end, second, second_start, second_end):
+    """-1, 0 or 1 as the byte range [first_start, first_end) of `first` sorts before, as or
+    after [second_start, second_end) of `second`."""
+    first_length, second_length = first_end - first_start, second_end - second_start
+    for at in range(min(first_length, second_length)):
+        a, b = first[first_start + at], second[second_start + at]
+        if a != b:
+            return -1 if a < b else 1
+    return np.sign(first_length - second_length)
+
+
+@njit(nogil=True, cache=True)
+def merge_ranks(first_offsets, first_data, second_offsets, second_data, first_rank, second_rank,
+                origin):
+    """Fill each side's ranks in the merge of the two sorted, distinct string arrays, and
+    `origin` (room for both sides' strings): for every merged string, its index in the first
+    side, or -1 - its index in the second. Returns how many strings the merge holds."""
+    first_count, second_count = len(first_offsets) - 1, len(second_offsets) - 1
+    i = j = merged = 0
+    while i < first_count or j < second_count:
+        if i == first_count:
+            order = 1
+        elif j == second_count:
+            order = -1
+        else:
+            order = _compare(first_data, first_offsets[i], first_offsets[i + 1],
+                             second_data, second_offsets[j], second_offsets[j + 1])
+        if order <= 0:
+            first_rank[i] = merged
+            origin[merged] = i
+            i += 1
+        if order >= 0:
+            second_rank[j] = merged
+            if order > 0:
+                origin[merged] = -1 - j
+            j += 1
+        merged += 1
+    return merged
+
+
+@njit(nogil=True, cache=True)
+def gather(origin, first_offsets, first_data, second_offsets, second_data, offsets):
+    """The bytes of the merged strings `origin` names (see :func:`merge_ranks`), their
+    `offsets` (one more than the strings) filled."""
+    offsets[0] = 0
+    for at in range(len(origin)):
+        index = origin[at]
+        if index >= 0:
+            length = first_offsets[index + 1] - first_offsets[index]
+        else:
+            length = second_offsets[-index] - second_offsets[-1 - index]
+        offsets[at + 1] = offsets[at] + length
+    data = np.empty(offsets[-1], np.uint8)
+    for at in range(len(origin)):
+        index = origin[at]
+        if index >= 0:
+            source, start = first_data, first_offsets[index]
+        else:
+            source, start = second_data, second_offsets[-1 - index]
+        for k in range(offsets[at + 1] - offsets[at]):
+            data[offsets[at] + k] = source[start + k]
+    return data
 
 
 @dataclass
@@ -63,35 +121,6 @@ class Vocabulary:
 
     def __len__(self) -> int:
         return len(self.sentences)
-
-
-def build_vocabularies(sides_of: dict[str, dict[Hashable, Side]], mapper: Mapper = map,
-                       finished: Callable[[Vocabulary], Vocabulary] | None = None,
-                       window: int = 2) -> dict[str, Vocabulary]:
-    """The vocabulary of every language over its sides, in the order of `sides_of`; `mapper`
-    runs the normalisation of chunks of keys (`map`, or a process pool's). At most `window`
-    languages are under way at once, so the workers normalise the next language while this
-    process finishes one, without every language's copies in memory at once.
-
-    The sides are consumed: each one's keys are emptied as soon as its language's distinct
-    keys exist, and its key codes once its sentence codes do (the objects are shared with the
-    bitexts they came from, which are slimmed with them). `finished` (if given) may then slim
-    the vocabulary itself."""
-    done: dict[str, Vocabulary] = {}
-    pending: deque[_Pending] = deque()
-    for lang in list(sides_of):
-        pending.append(_Pending(lang, sides_of.pop(lang), mapper))
-        if len(pending) >= window:
-            _finish(pending.popleft(), done, finished)
-    while pending:
-        _finish(pending.popleft(), done, finished)
-    return done
-
-
-def _finish(job: _Pending, done: dict[str, Vocabulary],
-            finished: Callable[[Vocabulary], Vocabulary] | None) -> None:
-    vocabulary = job.finish()
-    done[job.lang] = finished(vocabulary) if finished else vocabulary
 
 
 def sorted_distinct(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
@@ -111,40 +140,60 @@ def sorted_distinct(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:
     return in_order.filter(pa.array(first)), rank
 
 
-def _compact_chunks(distinct: pa.Array, lang: str) -> Iterator[tuple[pa.Array, str]]:
-    # a slice would pickle its whole parent's buffers: each task gets a compact copy, made
-    # only when the task is sent
-    for start in range(0, len(distinct), CHUNK):
-        yield pa.concat_arrays([distinct.slice(start, CHUNK)]), lang
+def side_vocabulary(side: Side, key: Hashable) -> Vocabulary:
+    """The vocabulary of one side, its links' codes under `key`. The side's keys and key
+    codes are let go."""
+    sentences, rank = sorted_distinct([normalize_keys(side.keys.slice(start, CHUNK), side.lang)
+                                       for start in range(0, len(side.keys), CHUNK)])
+    codes = rank[side.codes]
+    side.keys, side.codes = pa.array([], pa.large_string()), np.zeros(0, np.int32)
+    return Vocabulary(side.lang, sentences, {key: codes})
 
 
-class _Pending:
-    """A vocabulary whose distinct keys are being normalised."""
+def _utf8_buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (one more than the strings) and bytes of a large_string array."""
+    _, offsets, data = strings.buffers()
+    if offsets is None:
+        return np.zeros(1, np.int64), np.zeros(0, np.uint8)
+    return (np.frombuffer(offsets, np.int64)[strings.offset:strings.offset + len(strings) + 1],
+            np.zeros(0, np.uint8) if data is None else np.frombuffer(data, np.uint8))
 
-    def __init__(self, lang: str, sides: dict[Hashable, Side], mapper: Mapper) -> None:
-        self.lang, self.sides = lang, sides
-        parts = list(sides.values())
-        self.lengths = [len(side.keys) for side in parts]
-        if len(parts) == 1:  # a bitext's keys are distinct already
-            self.distinct, self.key_codes = parts[0].keys, None
-        else:
-            self.distinct, self.key_codes = dictionary_encoded([side.keys for side in parts])
-        for side in parts:
-            side.keys = pa.array([], pa.large_string())
-        release_freed_memory()
-        self.normalized = mapper(_normalize_chunk, _compact_chunks(self.distinct, lang))
 
-    def finish(self) -> Vocabulary:
-        self.distinct = None
-        sentences, code_of_key = sorted_distinct(list(self.normalized))
-        release_freed_memory()
-        if self.key_codes is not None:
-            code_of_key = code_of_key[self.key_codes]
-            self.key_codes = None
-        codes, offset = {}, 0
-        for (name, side), length in zip(self.sides.items(), self.lengths):
-            codes[name] = code_of_key[offset:offset + length][side.codes]
-            side.codes = np.zeros(0, np.int32)
-            offset += length
-        self.sides.clear()
-        return Vocabulary(self.lang, sentences, codes)
+def merged(first: Vocabulary, second: Vocabulary) -> Vocabulary:
+    """The vocabulary of the sides of both (of one language); both are let go."""
+    first_buffers, second_buffers = _utf8_buffers(first.sentences), _utf8_buffers(
+        second.sentences)
+    first_rank, second_rank = np.empty(len(first), np.int32), np.empty(len(second), np.int32)
+    origin = np.empty(len(first) + len(second), np.int32)
+    count = merge_ranks(*first_buffers, *second_buffers, first_rank, second_rank, origin)
+    offsets = np.empty(count + 1, np.int64)
+    data = gather(origin[:count], *first_buffers, *second_buffers, offsets)
+    sentences = pa.LargeStringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
+    codes = {key: first_rank[links] for key, links in first.codes.items()}
+    codes.update((key, second_rank[links]) for key, links in second.codes.items())
+    first.sentences = second.sentences = None
+    first.codes, second.codes = {}, {}
+    return Vocabulary(first.lang, sentences, codes)
+
+
+@dataclass
+class VocabularyMerger:
+    """A language's side vocabularies merged as they are added, in pairs as a binary counter
+    counts: a sentence is copied about log2(sides) times, and pending vocabularies hold each
+    sentence at most that many times."""
+
+    pending: list[tuple[int, Vocabulary]] = field(default_factory=list)
+
+    def add(self, vocabulary: Vocabulary) -> None:
+        sides = 1
+        while self.pending and self.pending[-1][0] == sides:
+            vocabulary = merged(self.pending.pop()[1], vocabulary)
+            sides *= 2
+        self.pending.append((sides, vocabulary))
+
+    def result(self) -> Vocabulary:
+        """The language's vocabulary over every side added (at least one)."""
+        vocabulary = self.pending.pop()[1]
+        while self.pending:
+            vocabulary = merged(self.pending.pop()[1], vocabulary)
+        return vocabulary

@@ -19,7 +19,7 @@ def test_rank_several_languages_with_timings(tmp_path):
     assert "fr: 82 links read" in result.stderr
     stages = json.loads((tmp_path / "t.json").read_text())["stages"]
     assert [stage["name"] for stage in stages[:2]] == ["fr,en: read bitexts",
-                                                       "fr,en: normalise sentences"]
+                                                       "fr,en: merge vocabularies"]
 
 
 def test_bad_input_exit_2_one_line_and_skip(opus, tmp_path):
