@@ -30,6 +30,7 @@ import io
 import re
 import tarfile
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
@@ -38,16 +39,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from tapaco.core.arrays import SparseStrings, sorted_distinct
+from tapaco.core.arrays import SparseStrings, lexicographic_order, sorted_distinct
 from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
+from tapaco.core.forked import map_on_threads
 from tapaco.core.memory import release_freed_memory
+from tapaco.core.opus.sidekeys import SideColumn, SideTable
 from tapaco.core.progress import Progress
 from tapaco.language_codes import opus_codes
+from tapaco.normalize import SurfaceHasher
 from tapaco.read import INTER, INTRA, Corpus, ReadCounts
 
 FILES = {"sentences": ("sentences.csv", [("id", pa.int64()), ("lang", pa.string()),
-                                         ("text", pa.string())]),
+                                         ("text", pa.large_string())]),
          "links": ("links.csv", [("first", pa.int64()), ("second", pa.int64())]),
          "tags": ("tags.csv", [("id", pa.int64()), ("tag", pa.string())]),
          "lists": ("sentences_in_lists.csv", [("list", pa.int64()), ("id", pa.int64())])}
@@ -187,33 +191,48 @@ def _parse(source: BinaryIO, columns: list[tuple[str, pa.DataType]]) -> pa.Table
                                                strings_can_be_null=False))
 
 
-def read_export(folder: Path, progress: Progress, export_codes: bool = False) -> Corpus:
+def read_export(folder: Path, progress: Progress, export_codes: bool = False,
+                workers: int = 1) -> Corpus:
     """The corpus of the Tatoeba export in `folder`, its languages named as OPUS names them
-    (`eng` -> `en`, see :mod:`tapaco.language_codes`) unless `export_codes`."""
+    (`eng` -> `en`, see :mod:`tapaco.language_codes`) unless `export_codes`; the texts are
+    made strings on `workers` threads."""
     if not folder.is_dir():
         raise InputError(folder, "Tatoeba export folder not found", kind="missing file")
     with progress.stage("read alignments"):
-        sentences = _read(folder, "sentences")
-        languages, lang_of_row = _languages(sentences["lang"], None if export_codes else
-                                            folder / FILES["sentences"][0])
-        known_rows = np.flatnonzero(lang_of_row >= 0)
-        all_ids = sentences["id"].to_numpy()
-        rows = known_rows[np.argsort(all_ids[known_rows], kind="stable")]
-        ids = all_ids[rows]
-        del all_ids, known_rows
-        repeated = np.flatnonzero(np.diff(ids) == 0)
-        if len(repeated):
-            raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
-                             "appears twice", kind="malformed export")
-        blank = _blank(sentences["text"]).take(pa.array(rows)).to_numpy(zero_copy_only=False)
-        pairs, counts = _linked_pairs(ids, blank, _read(folder, "links"))
-        counts.sentences_of_unknown_language = len(lang_of_row) - len(rows)
+        texts, rows, ids, lang_of_id, languages, unknown = _sentences(folder, export_codes)
+        index = _IdIndex(ids)
+        pairs, counts = _linked_pairs(index, _blank(texts, rows), _read(folder, "links"))
+        counts.sentences_of_unknown_language = unknown
     with progress.stage("read documents"):
-        corpus = _corpus(folder, sentences["text"], rows, lang_of_row[rows], languages, ids,
-                         pairs, counts)
-        del sentences  # the texts are Python strings now; hand the table's memory back
+        corpus, vertices = _corpus(folder, index, lang_of_id, languages, pairs, counts)
+        vertex_rows = rows[vertices]
+        del rows, ids, index, lang_of_id, pairs, vertices  # the strings need the room
+        release_freed_memory()
+        corpus.texts, corpus.surface_hashes = _texts_and_surface_hashes(texts, vertex_rows,
+                                                                        workers)
+        del texts
         release_freed_memory()
     return corpus
+
+
+def _sentences(folder: Path, export_codes: bool) -> tuple[pa.LargeStringArray, np.ndarray,
+                                                          np.ndarray, np.ndarray, list[str],
+                                                          int]:
+    """The texts of sentences.csv; the rows of those of a known language in ascending id, with
+    their ids and languages; the languages; how many sentences are of unknown language."""
+    sentences = _read(folder, "sentences")
+    languages, lang_of_row = _languages(sentences["lang"], None if export_codes else
+                                        folder / FILES["sentences"][0])
+    known_rows = np.flatnonzero(lang_of_row >= 0)
+    all_ids = sentences["id"].to_numpy()
+    rows = known_rows[lexicographic_order(all_ids[known_rows])]
+    ids = all_ids[rows]
+    repeated = np.flatnonzero(np.diff(ids) == 0)
+    if len(repeated):
+        raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
+                         "appears twice", kind="malformed export")
+    return (sentences["text"].combine_chunks(), rows, ids, lang_of_row[rows], languages,
+            len(lang_of_row) - len(rows))
 
 
 def _languages(column: pa.ChunkedArray, renamed_in: Path | None
@@ -233,45 +252,43 @@ def _languages(column: pa.ChunkedArray, renamed_in: Path | None
 
 
 class _IdIndex:
-    """Where each sentence id is among `ids` (distinct): a table indexed by id where the ids
-    are dense enough (Tatoeba's are, below ~2 per sentence), else a binary search."""
+    """Where each sentence id is among `ids` (ascending, distinct): a table indexed by id where
+    the ids are dense enough (Tatoeba's are, below ~2 per sentence), else a binary search."""
 
     def __init__(self, ids: np.ndarray) -> None:
         self.ids = ids
-        largest = int(ids.max()) if len(ids) else -1
         self.table = None
-        if 0 <= int(ids.min(initial=0)) and largest < 4 * len(ids) + (1 << 20):
-            self.table = np.full(largest + 1, -1, np.int64)
-            self.table[ids] = np.arange(len(ids))
-        else:
-            self.by_id = np.argsort(ids, kind="stable")
-            self.sorted = ids[self.by_id]
+        if len(ids) and 0 <= ids[0] and ids[-1] < 4 * len(ids) + (1 << 20):
+            self.table = np.full(int(ids[-1]) + 1, -1, np.int32)
+            self.table[ids] = np.arange(len(ids), dtype=np.int32)
 
     def find(self, wanted: np.ndarray) -> np.ndarray:
-        """The position of each id in `ids`, -1 where it is not there."""
+        """The position of each id in `ids` (int32), -1 where it is not there."""
         if not len(self.ids):
-            return np.full(len(wanted), -1, np.int64)
+            return np.full(len(wanted), -1, np.int32)
         if self.table is not None:
             inside = (wanted >= 0) & (wanted < len(self.table))
-            found = np.full(len(wanted), -1, np.int64)
+            found = np.full(len(wanted), -1, np.int32)
             found[inside] = self.table[wanted[inside]]
             return found
-        position = np.minimum(np.searchsorted(self.sorted, wanted), len(self.sorted) - 1)
-        return np.where(self.sorted[position] == wanted, self.by_id[position], -1)
+        position = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        return np.where(self.ids[position] == wanted, position, -1).astype(np.int32)
 
 
-def _blank(texts: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Whether each text is empty or whitespace only (:mod:`tapaco.core.characters`)."""
-    return pc.match_substring_regex(texts, f"^[{WHITESPACE_RE2}]*$")
+def _blank(texts: pa.LargeStringArray, rows: np.ndarray) -> np.ndarray:
+    """Whether the text of each row is empty or whitespace only
+    (:mod:`tapaco.core.characters`)."""
+    blank = pc.match_substring_regex(texts, f"^[{WHITESPACE_RE2}]*$")
+    return blank.to_numpy(zero_copy_only=False)[rows]
 
 
-def _linked_pairs(ids: np.ndarray, blank: np.ndarray,
+def _linked_pairs(index: _IdIndex, blank: np.ndarray,
                   links: pa.Table) -> tuple[np.ndarray, ReadCounts]:
-    """Rows (into sorted `ids`) of each linked pair, once, the smaller row first; links to a
-    sentence without text (`blank`, by row) are left out and counted, as links to unknown
-    sentences are."""
-    index = _IdIndex(ids)
+    """Positions (in the index's ids) of each linked pair, once, the smaller first; links to a
+    sentence without text (`blank`, by position) are left out and counted, as links to
+    unknown sentences are."""
     a, b = (index.find(links[column].to_numpy()) for column in ("first", "second"))
+    del links
     known = (a >= 0) & (b >= 0)
     usable = known.copy()
     usable[known] = ~blank[a[known]] & ~blank[b[known]]
@@ -279,9 +296,9 @@ def _linked_pairs(ids: np.ndarray, blank: np.ndarray,
                         links_to_unknown_sentences=int((~known).sum()),
                         links_with_empty_text=int((known & ~usable).sum()))
     a, b = a[usable], b[usable]
-    low, high = np.minimum(a, b), np.maximum(a, b)
-    keys = sorted_distinct((low.astype(np.uint64) << np.uint64(32)) | high.astype(np.uint64))
-    pairs = np.column_stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)]).astype(np.int64)
+    keys = sorted_distinct((np.minimum(a, b).astype(np.uint64) << np.uint64(32))
+                           | np.maximum(a, b).astype(np.uint64))
+    pairs = np.column_stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)]).astype(np.int32)
     return pairs[pairs[:, 0] != pairs[:, 1]], counts
 
 
@@ -296,52 +313,88 @@ def _joined_per_row(rows: np.ndarray, values: np.ndarray, count: int) -> SparseS
     return SparseStrings.of_parts([joined], [count])
 
 
-def _attributes(folder: Path, ids: np.ndarray,
-                vertices: np.ndarray) -> tuple[SparseStrings, SparseStrings]:
-    """Lists (ascending list id) and tags (file order) of the vertex sentences."""
-    index = _IdIndex(ids[vertices])
+def _attributes(folder: Path, index: _IdIndex,
+                vertex_of: np.ndarray) -> tuple[SparseStrings, SparseStrings]:
+    """Lists (ascending list id) and tags (file order) of the vertices (`vertex_of`: the
+    vertex of each position in the index's ids, -1 for none)."""
+    count = int(vertex_of.max(initial=-1)) + 1
     result = []
     for kind, value_column, sort in (("lists", "list", True), ("tags", "tag", False)):
         table = _read(folder, kind, required=False)
         if table is None:
-            result.append(SparseStrings.of_parts([{}], [len(vertices)]))
+            result.append(SparseStrings.of_parts([{}], [count]))
             continue
         found = index.find(table["id"].to_numpy())
+        found[found >= 0] = vertex_of[found[found >= 0]]
         picked = np.flatnonzero(found >= 0)
         values = table[value_column].to_numpy(zero_copy_only=False)[picked]
         rows = found[picked]
         if sort:
-            order = np.lexsort((values, rows))
+            order = lexicographic_order(rows, values)
             rows, values = rows[order], values[order]
-        result.append(_joined_per_row(rows, values, len(vertices)))
+        result.append(_joined_per_row(rows, values, count))
     return result[0], result[1]
 
 
-def _corpus(folder: Path, texts: pa.ChunkedArray, rows: np.ndarray, lang_of_id: np.ndarray,
-            all_languages: list[str], ids: np.ndarray, pairs: np.ndarray,
-            counts: ReadCounts) -> Corpus:
-    """`rows[k]` is the table row of the k-th smallest id, `lang_of_id[k]` its language."""
-    linked = sorted_distinct(pairs)
+def _corpus(folder: Path, index: _IdIndex, lang_of_id: np.ndarray, all_languages: list[str],
+            pairs: np.ndarray, counts: ReadCounts) -> tuple[Corpus, np.ndarray]:
+    """The corpus of the linked pairs (positions in the index's ids, of languages
+    `lang_of_id`) without its texts, and the position of each vertex's id."""
+    is_linked = np.zeros(len(lang_of_id), bool)
+    is_linked[pairs] = True
+    linked = np.flatnonzero(is_linked)
     present = sorted_distinct(lang_of_id[linked])
     languages = [all_languages[number] for number in present.tolist()]
     renumber = np.full(len(all_languages), -1, np.int32)
     renumber[present] = np.arange(len(present), dtype=np.int32)
     vertex_lang = renumber[lang_of_id[linked]]
-    order = np.lexsort((ids[linked], vertex_lang))
+    order = lexicographic_order(vertex_lang)  # linked ascend by id: by language, then id
     vertices = linked[order]
     vertex_lang = vertex_lang[order]
-    position = np.full(len(ids), -1, np.int64)
-    position[vertices] = np.arange(len(vertices))
-    edges = position[pairs].astype(np.int32).reshape(-1, 2)
+    vertex_of = np.full(len(lang_of_id), -1, np.int32)
+    vertex_of[vertices] = np.arange(len(vertices))
+    edges = vertex_of[pairs]
     edge_kind = np.where(vertex_lang[edges[:, 0]] == vertex_lang[edges[:, 1]], INTRA,
                          INTER).astype(np.int8)
-    lists, tags = _attributes(folder, ids, vertices)
+    lists, tags = _attributes(folder, index, vertex_of)
     counts.intra_lingual_sources = int((edge_kind == INTRA).any())
     counts.documents = len(languages)
-    counts.document_sentences = len(ids)
+    counts.document_sentences = len(lang_of_id)
     return Corpus(
         languages=languages, documents=[f"{lang}/tatoeba" for lang in languages],
         document_lang=np.arange(len(languages), dtype=np.int32), vertex_lang=vertex_lang,
-        vertex_doc=vertex_lang.copy(), sides=[f"s{i}" for i in ids[vertices].tolist()],
-        texts=texts.take(pa.array(rows[vertices])).to_pylist(), lists=lists, tags=tags,
-        edges=edges, edge_kind=edge_kind, counts=counts)
+        vertex_doc=vertex_lang.copy(), sides=_sides(index.ids[vertices]),
+        texts=[],  # made by the caller once the arrays it was made from are freed
+        lists=lists, tags=tags, edges=edges, edge_kind=edge_kind, counts=counts), vertices
+
+
+def _sides(ids: np.ndarray) -> SideColumn:
+    """The link sides `s<id>` of the ids, as keys (a plain id's key is the id itself)."""
+    table = SideTable()
+    keys = ids.astype(np.uint64)
+    other = np.flatnonzero((ids < 0) | (ids >= 10**18))  # not a plain id's 1 to 18 digits
+    keys[other] = table.keys([f"s{value}" for value in ids[other].tolist()])
+    return SideColumn(keys, table)
+
+
+_TEXT_CHUNK = 1 << 20  # texts made strings at a time
+_SYSTEM = pa.system_memory_pool()
+
+
+def _texts_and_surface_hashes(column: pa.LargeStringArray, rows: np.ndarray,
+                              workers: int) -> tuple[list[str], np.ndarray]:
+    """The texts of these rows as strings, and the hashes of their surface keys (on their
+    UTF-8, each followed by a newline, which no text holds), a chunk of rows at a time on
+    `workers` threads."""
+    hasher = SurfaceHasher()
+
+    def read(start: int) -> tuple[list[str], np.ndarray]:
+        texts = pc.take(column, rows[start:start + _TEXT_CHUNK], memory_pool=_SYSTEM)
+        strings = texts.to_pylist()
+        lines = pc.binary_join_element_wise(texts, *pa.array(["", "\n"], pa.large_string()),
+                                            memory_pool=_SYSTEM)
+        return strings, hasher.joined(strings, lines.buffers()[2], np.ones(len(texts), bool))
+
+    parts = map_on_threads(read, list(range(0, len(rows), _TEXT_CHUNK)), workers)
+    return (list(chain.from_iterable(strings for strings, _ in parts)),
+            np.concatenate([np.zeros(0, np.int64), *(hashes for _, hashes in parts)]))
