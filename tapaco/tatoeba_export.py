@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from tapaco.core.arrays import SparseStrings, lexicographic_order, sorted_distinct
+from tapaco.core.arrays import SparseStrings, group_offsets, lexicographic_order, sorted_distinct
 from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
 from tapaco.core.forked import map_on_threads
@@ -302,15 +302,26 @@ def _linked_pairs(index: _IdIndex, blank: np.ndarray,
     return pairs[pairs[:, 0] != pairs[:, 1]], counts
 
 
+def _joined_once(values: list[str]) -> str:
+    """The values joined by `;` in order, each once; empty ones left out."""
+    joined = ""
+    for value in values:
+        if value and value not in joined.split(";"):
+            joined = f"{joined};{value}" if joined else value
+    return joined
+
+
 def _joined_per_row(rows: np.ndarray, values: np.ndarray, count: int) -> SparseStrings:
-    """For each of `count` rows, its `values` joined by `;` in the given order (once each).
-    A plain loop: most rows have one value, and pandas' per-group join is slower here."""
-    joined: dict[int, str] = {}
-    for row, value in zip(rows.tolist(), values.astype(str).tolist()):
-        before = joined.get(row, "")
-        if value and value not in before.split(";"):
-            joined[row] = f"{before};{value}" if before else value
-    return SparseStrings.of_parts([joined], [count])
+    """For each of `count` rows, its `values` joined by `;` (:func:`_joined_once`; `rows`
+    ascending, each row's values in the order to join): a Python call only for a row of
+    several values."""
+    offsets = group_offsets(rows)
+    texts = values.astype(str)
+    joined = texts[offsets[:-1]].astype(object)
+    for run in np.flatnonzero(np.diff(offsets) > 1).tolist():
+        joined[run] = _joined_once(texts[offsets[run]:offsets[run + 1]].tolist())
+    kept = np.flatnonzero(joined != "")
+    return SparseStrings(count, rows[offsets[kept]].astype(np.int64), joined[kept].tolist())
 
 
 def _attributes(folder: Path, index: _IdIndex,
@@ -329,10 +340,8 @@ def _attributes(folder: Path, index: _IdIndex,
         picked = np.flatnonzero(found >= 0)
         values = table[value_column].to_numpy(zero_copy_only=False)[picked]
         rows = found[picked]
-        if sort:
-            order = lexicographic_order(rows, values)
-            rows, values = rows[order], values[order]
-        result.append(_joined_per_row(rows, values, count))
+        order = lexicographic_order(rows, values) if sort else lexicographic_order(rows)
+        result.append(_joined_per_row(rows[order], values[order], count))
     return result[0], result[1]
 
 

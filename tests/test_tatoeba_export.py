@@ -356,3 +356,15 @@ def test_texts_and_surface_hashes_of_many_chunks_on_two_threads(tmp_path, monkey
     text_of = {f"s{100 - n}": text.replace("\r", " ") for n, text in enumerate(texts)}
     assert corpus.texts == [text_of[side] for side in corpus.sides]
     assert corpus.surface_hashes.tolist() == surface_hashes(corpus.texts).tolist()
+
+
+def test_a_sentences_tags_join_once_each_in_file_order(tmp_path):
+    """A tag is left out when empty or when it is already one of the `;`-separated parts
+    joined so far; lists join once each in ascending list id."""
+    export = write_export(tmp_path / "export")
+    (export / "tags.csv").write_text("2\ta;b\n3\tx\n2\t\n2\ta\n2\tc\n2\tb;c\n2\tc\n")
+    (export / "sentences_in_lists.csv").write_text("9\t2\n-1\t2\n9\t2\n0\t3\n")
+    corpus = read_export(export, Progress(enabled=False))
+    attributes = {side: (lists, tags) for side, lists, tags in zip(
+        corpus.sides, corpus.lists, corpus.tags) if lists or tags}
+    assert attributes == {"s2": ("-1;9", "a;b;c;b;c"), "s3": ("0", "x")}
