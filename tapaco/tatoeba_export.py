@@ -70,14 +70,8 @@ def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
         return None
     where = path if path.is_file() else archive
     try:
-        if path.is_file():
-            with open(path, "rb") as stream:
-                return _parse(stream, columns)
-        with tarfile.open(archive, "r:bz2") as tar:
-            member = next((m for m in tar if m.isfile() and Path(m.name).name == name), None)
-            if member is None:
-                raise InputError(archive, f"holds no {name}", kind="malformed export")
-            return _parse(tar.extractfile(member), columns)
+        with _open_member(where, name) as stream:
+            return _parse(stream, columns)
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         if "utf8" in str(error).lower() or isinstance(error, UnicodeDecodeError):
             raise _encoding_error(where, name) from None
@@ -176,7 +170,9 @@ class _LoneReturnsAsSpaces(io.RawIOBase):
 def _open_member(where: Path, name: str):  # noqa: ANN202 - a binary stream
     if where.name.endswith(".tar.bz2"):
         tar = tarfile.open(where, "r:bz2")
-        member = next(m for m in tar if m.isfile() and Path(m.name).name == name)
+        member = next((m for m in tar if m.isfile() and Path(m.name).name == name), None)
+        if member is None:
+            raise InputError(where, f"holds no {name}", kind="malformed export")
         return tar.extractfile(member)
     return open(where, "rb")
 
