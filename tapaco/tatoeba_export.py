@@ -84,25 +84,16 @@ def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
 
 def _encoding_error(where: Path, name: str) -> InputError:
     """The error naming the line and column of the first byte of `name` that is not UTF-8
-    (Arrow's own error names neither), the file read again whole lines at a time."""
-    line, carry = 1, b""
+    (Arrow's own error names neither), the file read again a line at a time."""
     with _open_member(where, name) as stream:
-        while True:
-            block = stream.read(1 << 20)
-            data = carry + block
-            cut = data.rfind(b"\n") + 1 if block else len(data)
-            lines, carry = data[:cut], data[cut:]
+        for number, line in enumerate(_lines(stream), 1):
             try:
-                lines.decode("utf-8")
+                line.decode("utf-8")
             except UnicodeDecodeError as error:
-                at = error.start
-                line += lines.count(b"\n", 0, at)
-                column = at - (lines.rfind(b"\n", 0, at) + 1) + 1
-                return InputError(where, f"invalid UTF-8 byte 0x{lines[at]:02x} in {name}",
-                                  f"line {line}, column {column}", kind="encoding")
-            line += lines.count(b"\n")
-            if not block:
-                return InputError(where, f"invalid UTF-8 in {name}", kind="encoding")
+                return InputError(where, f"invalid UTF-8 byte 0x{line[error.start]:02x} in "
+                                  f"{name}", f"line {number}, column {error.start + 1}",
+                                  kind="encoding")
+    return InputError(where, f"invalid UTF-8 in {name}", kind="encoding")
 
 
 def _fields(columns: list[tuple[str, pa.DataType]]) -> str:
