@@ -60,14 +60,15 @@ _WHOLE_NUMBER = re.compile(rb"[+-]?[0-9]+")
 _LONE_RETURN = re.compile(rb"\r(?!\n)")
 
 
-def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
+def _read(folder: Path, kind: str, required: bool = True) -> pa.Table:
+    """The table of a file of the export (`required`, else an empty table when missing)."""
     name, columns = FILES[kind]
     path, archive = folder / name, folder / name.replace(".csv", ".tar.bz2")
     if not path.is_file() and not archive.is_file():
         if required:
             raise InputError(path, f"not found: a Tatoeba export holds {name} (or "
                              f"{archive.name}, as Tatoeba publishes it)", kind="missing file")
-        return None
+        return pa.schema(columns).empty_table()
     where = path if path.is_file() else archive
     try:
         with _open_member(where, name) as stream:
@@ -188,23 +189,22 @@ def read_export(folder: Path, progress: Progress, export_codes: bool = False,
     with progress.stage("read alignments"):
         texts, rows, ids, lang_of_id, languages, unknown = _sentences(folder, export_codes)
         index = _IdIndex(ids)
-        pairs, counts = _linked_pairs(index, _blank(texts, rows), _read(folder, "links"))
+        blank = pc.match_substring_regex(texts, f"^[{WHITESPACE_RE2}]*$")  # or empty
+        pairs, counts = _linked_pairs(index, blank.to_numpy(zero_copy_only=False)[rows],
+                                      _read(folder, "links"))
         counts.sentences_of_unknown_language = unknown
     with progress.stage("read documents"):
         corpus, vertices = _corpus(folder, index, lang_of_id, languages, pairs, counts)
         vertex_rows = rows[vertices]
         del rows, ids, index, lang_of_id, pairs, vertices  # the strings need the room
         release_freed_memory()
-        corpus.texts, corpus.surface_hashes = _texts_and_surface_hashes(texts, vertex_rows,
-                                                                        workers)
+        corpus.texts, corpus.surface_hashes = _texts_and_hashes(texts, vertex_rows, workers)
         del texts
         release_freed_memory()
     return corpus
 
 
-def _sentences(folder: Path, export_codes: bool) -> tuple[pa.LargeStringArray, np.ndarray,
-                                                          np.ndarray, np.ndarray, list[str],
-                                                          int]:
+def _sentences(folder: Path, export_codes: bool) -> tuple:
     """The texts of sentences.csv; the rows of those of a known language in ascending id, with
     their ids and languages; the languages; how many sentences are of unknown language."""
     sentences = _read(folder, "sentences")
@@ -245,14 +245,13 @@ class _IdIndex:
     def __init__(self, ids: np.ndarray) -> None:
         self.ids = ids
         self.table = None
-        if len(ids) and 0 <= ids[0] and ids[-1] < 4 * len(ids) + (1 << 20):
-            self.table = np.full(int(ids[-1]) + 1, -1, np.int32)
+        largest = int(ids[-1]) if len(ids) else -1
+        if largest < 4 * len(ids) + (1 << 20) and not (len(ids) and ids[0] < 0):
+            self.table = np.full(largest + 1, -1, np.int32)
             self.table[ids] = np.arange(len(ids), dtype=np.int32)
 
     def find(self, wanted: np.ndarray) -> np.ndarray:
         """The position of each id in `ids` (int32), -1 where it is not there."""
-        if not len(self.ids):
-            return np.full(len(wanted), -1, np.int32)
         if self.table is not None:
             inside = (wanted >= 0) & (wanted < len(self.table))
             found = np.full(len(wanted), -1, np.int32)
@@ -262,18 +261,11 @@ class _IdIndex:
         return np.where(self.ids[position] == wanted, position, -1).astype(np.int32)
 
 
-def _blank(texts: pa.LargeStringArray, rows: np.ndarray) -> np.ndarray:
-    """Whether the text of each row is empty or whitespace only
-    (:mod:`tapaco.core.characters`)."""
-    blank = pc.match_substring_regex(texts, f"^[{WHITESPACE_RE2}]*$")
-    return blank.to_numpy(zero_copy_only=False)[rows]
-
-
 def _linked_pairs(index: _IdIndex, blank: np.ndarray,
                   links: pa.Table) -> tuple[np.ndarray, ReadCounts]:
     """Positions (in the index's ids) of each linked pair, once, the smaller first; links to a
-    sentence without text (`blank`, by position) are left out and counted, as links to
-    unknown sentences are."""
+    sentence without text (`blank` by position: empty or whitespace only) are left out and
+    counted, as links to unknown sentences are."""
     a, b = (index.find(links[column].to_numpy()) for column in ("first", "second"))
     del links
     known = (a >= 0) & (b >= 0)
@@ -299,9 +291,8 @@ def _joined_once(values: list[str]) -> str:
 
 
 def _joined_per_row(rows: np.ndarray, values: np.ndarray, count: int) -> SparseStrings:
-    """For each of `count` rows, its `values` joined by `;` (:func:`_joined_once`; `rows`
-    ascending, each row's values in the order to join): a Python call only for a row of
-    several values."""
+    """For each of `count` rows, its `values` joined by :func:`_joined_once` (`rows` ascending,
+    a row's values in order): a Python call only for a row of several values."""
     offsets = group_offsets(rows)
     texts = values.astype(str)
     joined = texts[offsets[:-1]].astype(object)
@@ -319,9 +310,6 @@ def _attributes(folder: Path, index: _IdIndex,
     result = []
     for kind, value_column, sort in (("lists", "list", True), ("tags", "tag", False)):
         table = _read(folder, kind, required=False)
-        if table is None:
-            result.append(SparseStrings.of_parts([{}], [count]))
-            continue
         found = index.find(table["id"].to_numpy())
         found[found >= 0] = vertex_of[found[found >= 0]]
         picked = np.flatnonzero(found >= 0)
@@ -339,7 +327,7 @@ def _corpus(folder: Path, index: _IdIndex, lang_of_id: np.ndarray, all_languages
     is_linked = np.zeros(len(lang_of_id), bool)
     is_linked[pairs] = True
     linked = np.flatnonzero(is_linked)
-    present = sorted_distinct(lang_of_id[linked])
+    present = np.flatnonzero(np.bincount(lang_of_id[linked], minlength=len(all_languages)))
     languages = [all_languages[number] for number in present.tolist()]
     renumber = np.full(len(all_languages), -1, np.int32)
     renumber[present] = np.arange(len(present), dtype=np.int32)
@@ -374,21 +362,18 @@ def _sides(ids: np.ndarray) -> SideColumn:
 
 
 _TEXT_CHUNK = 1 << 20  # texts made strings at a time
-_SYSTEM = pa.system_memory_pool()
 
 
-def _texts_and_surface_hashes(column: pa.LargeStringArray, rows: np.ndarray,
-                              workers: int) -> tuple[list[str], np.ndarray]:
-    """The texts of these rows as strings, and the hashes of their surface keys (on their
-    UTF-8, each followed by a newline, which no text holds), a chunk of rows at a time on
-    `workers` threads."""
+def _texts_and_hashes(column: pa.LargeStringArray, rows: np.ndarray,
+                      workers: int) -> tuple[list[str], np.ndarray]:
+    """The texts of these rows as strings and their surface hashes (on the UTF-8, each text
+    ended by a newline, which none holds), a chunk of rows at a time on `workers` threads."""
     hasher = SurfaceHasher()
 
     def read(start: int) -> tuple[list[str], np.ndarray]:
-        texts = pc.take(column, rows[start:start + _TEXT_CHUNK], memory_pool=_SYSTEM)
+        texts = column.take(rows[start:start + _TEXT_CHUNK])
         strings = texts.to_pylist()
-        lines = pc.binary_join_element_wise(texts, *pa.array(["", "\n"], pa.large_string()),
-                                            memory_pool=_SYSTEM)
+        lines = pc.binary_join_element_wise(texts, *pa.array(["", "\n"], pa.large_string()))
         return strings, hasher.joined(strings, lines.buffers()[2], np.ones(len(texts), bool))
 
     parts = map_on_threads(read, list(range(0, len(rows), _TEXT_CHUNK)), workers)
