@@ -1,7 +1,6 @@
-"""Read Tatoeba's own weekly exports (https://tatoeba.org/downloads) as a TaPaCo corpus.
-
-The exports are fresher than any OPUS release. Files, tab-separated without quoting, each
-as it is or as Tatoeba publishes it (`sentences.tar.bz2` holding `sentences.csv`, ...):
+"""Read Tatoeba's own weekly exports (https://tatoeba.org/downloads), fresher than any OPUS
+release, as a TaPaCo corpus. Files, tab-separated without quoting, each as it is or as Tatoeba
+publishes it (`sentences.tar.bz2` holding `sentences.csv`, ...):
 
     sentences.csv            sentence id, language (`\\N` when unknown), text
     links.csv                sentence id, translation id (each link in both directions)
@@ -9,19 +8,22 @@ as it is or as Tatoeba publishes it (`sentences.tar.bz2` holding `sentences.csv`
     sentences_in_lists.csv   list id, sentence id                       (optional)
 
 They give the corpus the OPUS form gives (:func:`tapaco.read.read_corpus`): a vertex per
-linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one document per
-language, an edge per linked pair (in either direction, once; same-language links are
-intra-lingual), the text as written (untokenised, as OPUS's raw documents), languages named as
-OPUS names them (`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by
-`;` in ascending list id and tags in file order. Sentences whose language is unknown are
-counted (`sentences_of_unknown_language`) and left out; links to them or to sentences the export
-does not hold are counted (`links_to_unknown_sentences`) and left out, as the OPUS form leaves
-out links to unknown sentences; a link of a sentence to itself is dropped.
+linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one document per language,
+an edge per linked pair (in either direction, once; same-language links are intra-lingual), the
+text as written (untokenised, as OPUS's raw documents), languages named as OPUS names them
+(`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by `;` in ascending list id and tags
+in file order. Sentences whose language is unknown are counted (`sentences_of_unknown_language`)
+and left out; links to them or to sentences the export does not hold are counted
+(`links_to_unknown_sentences`) and left out, as the OPUS form leaves out links to unknown
+sentences; a link of a sentence to itself is dropped.
 
 A row ends at a newline: a carriage return that ends none (a lone one, which Arrow's reader
 would take for a row's end) is part of the text, read as a space, as no output field may hold
 one. A sentence without text (empty or whitespace only) is no sentence: links to it are
 counted (`links_with_empty_text`) and left out, as in the OPUS form.
+
+Read as columns: ids are int arrays found through a table by id; the texts stay in one UTF-8
+buffer until the linked ones' strings and surface hashes are made, a chunk at a time on threads.
 """
 
 from __future__ import annotations
@@ -182,8 +184,7 @@ def _parse(source: BinaryIO, columns: list[tuple[str, pa.DataType]]) -> pa.Table
 def read_export(folder: Path, progress: Progress, export_codes: bool = False,
                 workers: int = 1) -> Corpus:
     """The corpus of the Tatoeba export in `folder`, its languages named as OPUS names them
-    (`eng` -> `en`, see :mod:`tapaco.language_codes`) unless `export_codes`; the texts are
-    made strings on `workers` threads."""
+    (`eng` -> `en`) unless `export_codes`; its texts made strings on `workers` threads."""
     if not folder.is_dir():
         raise InputError(folder, "Tatoeba export folder not found", kind="missing file")
     with progress.stage("read alignments"):
@@ -324,9 +325,7 @@ def _corpus(folder: Path, index: _IdIndex, lang_of_id: np.ndarray, all_languages
             pairs: np.ndarray, counts: ReadCounts) -> tuple[Corpus, np.ndarray]:
     """The corpus of the linked pairs (positions in the index's ids, of languages
     `lang_of_id`) without its texts, and the position of each vertex's id."""
-    is_linked = np.zeros(len(lang_of_id), bool)
-    is_linked[pairs] = True
-    linked = np.flatnonzero(is_linked)
+    linked = np.flatnonzero(np.bincount(pairs.ravel(), minlength=len(lang_of_id)))
     present = np.flatnonzero(np.bincount(lang_of_id[linked], minlength=len(all_languages)))
     languages = [all_languages[number] for number in present.tolist()]
     renumber = np.full(len(all_languages), -1, np.int32)
