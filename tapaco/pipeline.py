@@ -197,7 +197,8 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     output.check()
     log = BadInputLog(options.skip_bad_input)
     if tatoeba_export:
-        read = partial(read_export, opus_dir, progress, options.export_language_codes)
+        read = partial(read_export, opus_dir, progress, options.export_language_codes,
+                       options.worker_count)
         provenance = Provenance("Tatoeba", TATOEBA_EXPORT)
     else:
         provenance = release_provenance(opus_dir)

@@ -8,7 +8,6 @@ documents the id is prefixed `<document>#` (the document path without language a
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -38,11 +37,8 @@ def sentence_id(side: str) -> str:
     return _split_sentence_base(ids) or "+".join(ids)
 
 
-def sentence_ids(sides: Sequence[str], vertices: np.ndarray) -> list[str]:
-    """:func:`sentence_id` of the sides of these vertices; plain ids of a :class:`SideColumn`
-    straight from their keys."""
-    if not isinstance(sides, SideColumn):
-        return [sentence_id(sides[vertex]) for vertex in vertices]
+def sentence_ids(sides: SideColumn, vertices: np.ndarray) -> list[str]:
+    """:func:`sentence_id` of the sides of these vertices; plain ids straight from their keys."""
     keys = sides.keys[vertices]
     ids = list(map(str, (keys & NUMBER).tolist()))
     for index in np.flatnonzero(keys & STRING).tolist():
@@ -58,32 +54,13 @@ def document_label(document: str) -> str:
     return name
 
 
-def _plain_number(sentence_id: str) -> bool:
-    return sentence_id.isascii() and sentence_id.isdigit() and len(sentence_id) <= 18
-
-
-def numeric_keys(sides: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def numeric_keys(sides: SideColumn) -> tuple[np.ndarray, np.ndarray]:
     """Two int64 keys per side: the number of its first id and the number after a dot.
 
     Sides without digits get NO_NUMBER, so they sort after numbered ones. Plain ids (`s123`,
-    `123`), nearly all of them, are numbers already in a :class:`SideColumn`'s keys, else
-    converted by numpy a chunk at a time (the digit strings of all sides at once would cost
-    ~0.5 GB at full scale); the rest one by one.
+    `123`), nearly all of them, are numbers already in the column's keys; the rest are read
+    one by one.
     """
-    if isinstance(sides, SideColumn):
-        return _column_numeric_keys(sides)
-    first = np.empty(len(sides), np.int64)
-    second = np.zeros(len(sides), np.int64)
-    for start in range(0, len(sides), _CHUNK):
-        chunk = slice(start, start + _CHUNK)
-        _fill_numeric_keys(sides[chunk], first[chunk], second[chunk])
-    return first, second
-
-
-_CHUNK = 1 << 20
-
-
-def _column_numeric_keys(sides: SideColumn) -> tuple[np.ndarray, np.ndarray]:
     keys = sides.keys
     first = (keys & NUMBER).astype(np.int64)
     second = np.zeros(len(keys), np.int64)
@@ -92,14 +69,3 @@ def _column_numeric_keys(sides: SideColumn) -> tuple[np.ndarray, np.ndarray]:
         first[index] = int(whole) if whole else NO_NUMBER
         second[index] = int(fraction) if fraction else 0
     return first, second
-
-
-def _fill_numeric_keys(sides: list[str], first: np.ndarray, second: np.ndarray) -> None:
-    digits = [side[1:] if side.startswith("s") else side for side in sides]
-    plain = np.fromiter(map(_plain_number, digits), bool, len(digits))
-    if plain.any():
-        first[plain] = np.array([d for d, p in zip(digits, plain.tolist()) if p]).astype(np.int64)
-    for index in np.flatnonzero(~plain).tolist():
-        whole, fraction = _LEADING_NUMBERS.match(sides[index]).groups()
-        first[index] = int(whole) if whole else NO_NUMBER
-        second[index] = int(fraction) if fraction else 0

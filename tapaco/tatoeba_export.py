@@ -1,7 +1,6 @@
-"""Read Tatoeba's own weekly exports (https://tatoeba.org/downloads) as a TaPaCo corpus.
-
-The exports are fresher than any OPUS release. Files, tab-separated without quoting, each
-as it is or as Tatoeba publishes it (`sentences.tar.bz2` holding `sentences.csv`, ...):
+"""Read Tatoeba's own weekly exports (https://tatoeba.org/downloads), fresher than any OPUS
+release, as a TaPaCo corpus. Files, tab-separated without quoting, each as it is or as Tatoeba
+publishes it (`sentences.tar.bz2` holding `sentences.csv`, ...):
 
     sentences.csv            sentence id, language (`\\N` when unknown), text
     links.csv                sentence id, translation id (each link in both directions)
@@ -9,19 +8,22 @@ as it is or as Tatoeba publishes it (`sentences.tar.bz2` holding `sentences.csv`
     sentences_in_lists.csv   list id, sentence id                       (optional)
 
 They give the corpus the OPUS form gives (:func:`tapaco.read.read_corpus`): a vertex per
-linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one document per
-language, an edge per linked pair (in either direction, once; same-language links are
-intra-lingual), the text as written (untokenised, as OPUS's raw documents), languages named as
-OPUS names them (`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by
-`;` in ascending list id and tags in file order. Sentences whose language is unknown are
-counted (`sentences_of_unknown_language`) and left out; links to them or to sentences the export
-does not hold are counted (`links_to_unknown_sentences`) and left out, as the OPUS form leaves
-out links to unknown sentences; a link of a sentence to itself is dropped.
+linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one document per language,
+an edge per linked pair (in either direction, once; same-language links are intra-lingual), the
+text as written (untokenised, as OPUS's raw documents), languages named as OPUS names them
+(`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by `;` in ascending list id and tags
+in file order. Sentences whose language is unknown are counted (`sentences_of_unknown_language`)
+and left out; links to them or to sentences the export does not hold are counted
+(`links_to_unknown_sentences`) and left out, as the OPUS form leaves out links to unknown
+sentences; a link of a sentence to itself is dropped.
 
 A row ends at a newline: a carriage return that ends none (a lone one, which Arrow's reader
 would take for a row's end) is part of the text, read as a space, as no output field may hold
 one. A sentence without text (empty or whitespace only) is no sentence: links to it are
 counted (`links_with_empty_text`) and left out, as in the OPUS form.
+
+Read as columns: ids are int arrays found through a table by id; the texts stay in one UTF-8
+buffer until the linked ones' strings and surface hashes are made, a chunk at a time on threads.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import io
 import re
 import tarfile
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
@@ -38,16 +41,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from tapaco.core.arrays import SparseStrings, sorted_distinct
+from tapaco.core.arrays import SparseStrings, group_offsets, lexicographic_order, sorted_distinct
 from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
+from tapaco.core.forked import map_on_threads
 from tapaco.core.memory import release_freed_memory
+from tapaco.core.opus.sidekeys import SideColumn, SideTable
 from tapaco.core.progress import Progress
 from tapaco.language_codes import opus_codes
+from tapaco.normalize import SurfaceHasher
 from tapaco.read import INTER, INTRA, Corpus, ReadCounts
 
 FILES = {"sentences": ("sentences.csv", [("id", pa.int64()), ("lang", pa.string()),
-                                         ("text", pa.string())]),
+                                         ("text", pa.large_string())]),
          "links": ("links.csv", [("first", pa.int64()), ("second", pa.int64())]),
          "tags": ("tags.csv", [("id", pa.int64()), ("tag", pa.string())]),
          "lists": ("sentences_in_lists.csv", [("list", pa.int64()), ("id", pa.int64())])}
@@ -56,24 +62,19 @@ _WHOLE_NUMBER = re.compile(rb"[+-]?[0-9]+")
 _LONE_RETURN = re.compile(rb"\r(?!\n)")
 
 
-def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
+def _read(folder: Path, kind: str, required: bool = True) -> pa.Table:
+    """The table of a file of the export (`required`, else an empty table when missing)."""
     name, columns = FILES[kind]
     path, archive = folder / name, folder / name.replace(".csv", ".tar.bz2")
     if not path.is_file() and not archive.is_file():
         if required:
             raise InputError(path, f"not found: a Tatoeba export holds {name} (or "
                              f"{archive.name}, as Tatoeba publishes it)", kind="missing file")
-        return None
+        return pa.schema(columns).empty_table()
     where = path if path.is_file() else archive
     try:
-        if path.is_file():
-            with open(path, "rb") as stream:
-                return _parse(stream, columns)
-        with tarfile.open(archive, "r:bz2") as tar:
-            member = next((m for m in tar if m.isfile() and Path(m.name).name == name), None)
-            if member is None:
-                raise InputError(archive, f"holds no {name}", kind="malformed export")
-            return _parse(tar.extractfile(member), columns)
+        with _open_member(where, name) as stream:
+            return _parse(stream, columns)
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         if "utf8" in str(error).lower() or isinstance(error, UnicodeDecodeError):
             raise _encoding_error(where, name) from None
@@ -86,25 +87,16 @@ def _read(folder: Path, kind: str, required: bool = True) -> pa.Table | None:
 
 def _encoding_error(where: Path, name: str) -> InputError:
     """The error naming the line and column of the first byte of `name` that is not UTF-8
-    (Arrow's own error names neither), the file read again whole lines at a time."""
-    line, carry = 1, b""
+    (Arrow's own error names neither), the file read again a line at a time."""
     with _open_member(where, name) as stream:
-        while True:
-            block = stream.read(1 << 20)
-            data = carry + block
-            cut = data.rfind(b"\n") + 1 if block else len(data)
-            lines, carry = data[:cut], data[cut:]
+        for number, line in enumerate(_lines(stream), 1):
             try:
-                lines.decode("utf-8")
+                line.decode("utf-8")
             except UnicodeDecodeError as error:
-                at = error.start
-                line += lines.count(b"\n", 0, at)
-                column = at - (lines.rfind(b"\n", 0, at) + 1) + 1
-                return InputError(where, f"invalid UTF-8 byte 0x{lines[at]:02x} in {name}",
-                                  f"line {line}, column {column}", kind="encoding")
-            line += lines.count(b"\n")
-            if not block:
-                return InputError(where, f"invalid UTF-8 in {name}", kind="encoding")
+                return InputError(where, f"invalid UTF-8 byte 0x{line[error.start]:02x} in "
+                                  f"{name}", f"line {number}, column {error.start + 1}",
+                                  kind="encoding")
+    return InputError(where, f"invalid UTF-8 in {name}", kind="encoding")
 
 
 def _fields(columns: list[tuple[str, pa.DataType]]) -> str:
@@ -172,7 +164,9 @@ class _LoneReturnsAsSpaces(io.RawIOBase):
 def _open_member(where: Path, name: str):  # noqa: ANN202 - a binary stream
     if where.name.endswith(".tar.bz2"):
         tar = tarfile.open(where, "r:bz2")
-        member = next(m for m in tar if m.isfile() and Path(m.name).name == name)
+        member = next((m for m in tar if m.isfile() and Path(m.name).name == name), None)
+        if member is None:
+            raise InputError(where, f"holds no {name}", kind="malformed export")
         return tar.extractfile(member)
     return open(where, "rb")
 
@@ -187,33 +181,46 @@ def _parse(source: BinaryIO, columns: list[tuple[str, pa.DataType]]) -> pa.Table
                                                strings_can_be_null=False))
 
 
-def read_export(folder: Path, progress: Progress, export_codes: bool = False) -> Corpus:
+def read_export(folder: Path, progress: Progress, export_codes: bool = False,
+                workers: int = 1) -> Corpus:
     """The corpus of the Tatoeba export in `folder`, its languages named as OPUS names them
-    (`eng` -> `en`, see :mod:`tapaco.language_codes`) unless `export_codes`."""
+    (`eng` -> `en`) unless `export_codes`; its texts made strings on `workers` threads."""
     if not folder.is_dir():
         raise InputError(folder, "Tatoeba export folder not found", kind="missing file")
     with progress.stage("read alignments"):
-        sentences = _read(folder, "sentences")
-        languages, lang_of_row = _languages(sentences["lang"], None if export_codes else
-                                            folder / FILES["sentences"][0])
-        known_rows = np.flatnonzero(lang_of_row >= 0)
-        all_ids = sentences["id"].to_numpy()
-        rows = known_rows[np.argsort(all_ids[known_rows], kind="stable")]
-        ids = all_ids[rows]
-        del all_ids, known_rows
-        repeated = np.flatnonzero(np.diff(ids) == 0)
-        if len(repeated):
-            raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
-                             "appears twice", kind="malformed export")
-        blank = _blank(sentences["text"]).take(pa.array(rows)).to_numpy(zero_copy_only=False)
-        pairs, counts = _linked_pairs(ids, blank, _read(folder, "links"))
-        counts.sentences_of_unknown_language = len(lang_of_row) - len(rows)
+        texts, rows, ids, lang_of_id, languages, unknown = _sentences(folder, export_codes)
+        index = _IdIndex(ids)
+        blank = pc.match_substring_regex(texts, f"^[{WHITESPACE_RE2}]*$")  # or empty
+        pairs, counts = _linked_pairs(index, blank.to_numpy(zero_copy_only=False)[rows],
+                                      _read(folder, "links"))
+        counts.sentences_of_unknown_language = unknown
     with progress.stage("read documents"):
-        corpus = _corpus(folder, sentences["text"], rows, lang_of_row[rows], languages, ids,
-                         pairs, counts)
-        del sentences  # the texts are Python strings now; hand the table's memory back
+        corpus, vertices = _corpus(folder, index, lang_of_id, languages, pairs, counts)
+        vertex_rows = rows[vertices]
+        del rows, ids, index, lang_of_id, pairs, vertices  # the strings need the room
+        release_freed_memory()
+        corpus.texts, corpus.surface_hashes = _texts_and_hashes(texts, vertex_rows, workers)
+        del texts
         release_freed_memory()
     return corpus
+
+
+def _sentences(folder: Path, export_codes: bool) -> tuple:
+    """The texts of sentences.csv; the rows of those of a known language in ascending id, with
+    their ids and languages; the languages; how many sentences are of unknown language."""
+    sentences = _read(folder, "sentences")
+    languages, lang_of_row = _languages(sentences["lang"], None if export_codes else
+                                        folder / FILES["sentences"][0])
+    known_rows = np.flatnonzero(lang_of_row >= 0)
+    all_ids = sentences["id"].to_numpy()
+    rows = known_rows[lexicographic_order(all_ids[known_rows])]
+    ids = all_ids[rows]
+    repeated = np.flatnonzero(np.diff(ids) == 0)
+    if len(repeated):
+        raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
+                         "appears twice", kind="malformed export")
+    return (sentences["text"].combine_chunks(), rows, ids, lang_of_row[rows], languages,
+            len(lang_of_row) - len(rows))
 
 
 def _languages(column: pa.ChunkedArray, renamed_in: Path | None
@@ -233,45 +240,35 @@ def _languages(column: pa.ChunkedArray, renamed_in: Path | None
 
 
 class _IdIndex:
-    """Where each sentence id is among `ids` (distinct): a table indexed by id where the ids
-    are dense enough (Tatoeba's are, below ~2 per sentence), else a binary search."""
+    """Where each sentence id is among `ids` (ascending, distinct): a table indexed by id where
+    the ids are dense enough (Tatoeba's are, below ~2 per sentence), else a binary search."""
 
     def __init__(self, ids: np.ndarray) -> None:
         self.ids = ids
-        largest = int(ids.max()) if len(ids) else -1
         self.table = None
-        if 0 <= int(ids.min(initial=0)) and largest < 4 * len(ids) + (1 << 20):
-            self.table = np.full(largest + 1, -1, np.int64)
-            self.table[ids] = np.arange(len(ids))
-        else:
-            self.by_id = np.argsort(ids, kind="stable")
-            self.sorted = ids[self.by_id]
+        largest = int(ids[-1]) if len(ids) else -1
+        if largest < 4 * len(ids) + (1 << 20) and not (len(ids) and ids[0] < 0):
+            self.table = np.full(largest + 1, -1, np.int32)
+            self.table[ids] = np.arange(len(ids), dtype=np.int32)
 
     def find(self, wanted: np.ndarray) -> np.ndarray:
-        """The position of each id in `ids`, -1 where it is not there."""
-        if not len(self.ids):
-            return np.full(len(wanted), -1, np.int64)
+        """The position of each id in `ids` (int32), -1 where it is not there."""
         if self.table is not None:
             inside = (wanted >= 0) & (wanted < len(self.table))
-            found = np.full(len(wanted), -1, np.int64)
+            found = np.full(len(wanted), -1, np.int32)
             found[inside] = self.table[wanted[inside]]
             return found
-        position = np.minimum(np.searchsorted(self.sorted, wanted), len(self.sorted) - 1)
-        return np.where(self.sorted[position] == wanted, self.by_id[position], -1)
+        position = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        return np.where(self.ids[position] == wanted, position, -1).astype(np.int32)
 
 
-def _blank(texts: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Whether each text is empty or whitespace only (:mod:`tapaco.core.characters`)."""
-    return pc.match_substring_regex(texts, f"^[{WHITESPACE_RE2}]*$")
-
-
-def _linked_pairs(ids: np.ndarray, blank: np.ndarray,
+def _linked_pairs(index: _IdIndex, blank: np.ndarray,
                   links: pa.Table) -> tuple[np.ndarray, ReadCounts]:
-    """Rows (into sorted `ids`) of each linked pair, once, the smaller row first; links to a
-    sentence without text (`blank`, by row) are left out and counted, as links to unknown
-    sentences are."""
-    index = _IdIndex(ids)
+    """Positions (in the index's ids) of each linked pair, once, the smaller first; links to a
+    sentence without text (`blank` by position: empty or whitespace only) are left out and
+    counted, as links to unknown sentences are."""
     a, b = (index.find(links[column].to_numpy()) for column in ("first", "second"))
+    del links
     known = (a >= 0) & (b >= 0)
     usable = known.copy()
     usable[known] = ~blank[a[known]] & ~blank[b[known]]
@@ -279,69 +276,105 @@ def _linked_pairs(ids: np.ndarray, blank: np.ndarray,
                         links_to_unknown_sentences=int((~known).sum()),
                         links_with_empty_text=int((known & ~usable).sum()))
     a, b = a[usable], b[usable]
-    low, high = np.minimum(a, b), np.maximum(a, b)
-    keys = sorted_distinct((low.astype(np.uint64) << np.uint64(32)) | high.astype(np.uint64))
-    pairs = np.column_stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)]).astype(np.int64)
+    keys = sorted_distinct((np.minimum(a, b).astype(np.uint64) << np.uint64(32))
+                           | np.maximum(a, b).astype(np.uint64))
+    pairs = np.column_stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)]).astype(np.int32)
     return pairs[pairs[:, 0] != pairs[:, 1]], counts
 
 
+def _joined_once(values: list[str]) -> str:
+    """The values joined by `;` in order, each once; empty ones left out."""
+    joined = ""
+    for value in values:
+        if value and value not in joined.split(";"):
+            joined = f"{joined};{value}" if joined else value
+    return joined
+
+
 def _joined_per_row(rows: np.ndarray, values: np.ndarray, count: int) -> SparseStrings:
-    """For each of `count` rows, its `values` joined by `;` in the given order (once each).
-    A plain loop: most rows have one value, and pandas' per-group join is slower here."""
-    joined: dict[int, str] = {}
-    for row, value in zip(rows.tolist(), values.astype(str).tolist()):
-        before = joined.get(row, "")
-        if value and value not in before.split(";"):
-            joined[row] = f"{before};{value}" if before else value
-    return SparseStrings.of_parts([joined], [count])
+    """For each of `count` rows, its `values` joined by :func:`_joined_once` (`rows` ascending,
+    a row's values in order): a Python call only for a row of several values."""
+    offsets = group_offsets(rows)
+    texts = values.astype(str)
+    joined = texts[offsets[:-1]].astype(object)
+    for run in np.flatnonzero(np.diff(offsets) > 1).tolist():
+        joined[run] = _joined_once(texts[offsets[run]:offsets[run + 1]].tolist())
+    kept = np.flatnonzero(joined != "")
+    return SparseStrings(count, rows[offsets[kept]].astype(np.int64), joined[kept].tolist())
 
 
-def _attributes(folder: Path, ids: np.ndarray,
-                vertices: np.ndarray) -> tuple[SparseStrings, SparseStrings]:
-    """Lists (ascending list id) and tags (file order) of the vertex sentences."""
-    index = _IdIndex(ids[vertices])
+def _attributes(folder: Path, index: _IdIndex,
+                vertex_of: np.ndarray) -> tuple[SparseStrings, SparseStrings]:
+    """Lists (ascending list id) and tags (file order) of the vertices (`vertex_of`: the
+    vertex of each position in the index's ids, -1 for none)."""
+    count = int(vertex_of.max(initial=-1)) + 1
     result = []
     for kind, value_column, sort in (("lists", "list", True), ("tags", "tag", False)):
         table = _read(folder, kind, required=False)
-        if table is None:
-            result.append(SparseStrings.of_parts([{}], [len(vertices)]))
-            continue
         found = index.find(table["id"].to_numpy())
+        found[found >= 0] = vertex_of[found[found >= 0]]
         picked = np.flatnonzero(found >= 0)
         values = table[value_column].to_numpy(zero_copy_only=False)[picked]
         rows = found[picked]
-        if sort:
-            order = np.lexsort((values, rows))
-            rows, values = rows[order], values[order]
-        result.append(_joined_per_row(rows, values, len(vertices)))
+        order = lexicographic_order(rows, values) if sort else lexicographic_order(rows)
+        result.append(_joined_per_row(rows[order], values[order], count))
     return result[0], result[1]
 
 
-def _corpus(folder: Path, texts: pa.ChunkedArray, rows: np.ndarray, lang_of_id: np.ndarray,
-            all_languages: list[str], ids: np.ndarray, pairs: np.ndarray,
-            counts: ReadCounts) -> Corpus:
-    """`rows[k]` is the table row of the k-th smallest id, `lang_of_id[k]` its language."""
-    linked = sorted_distinct(pairs)
-    present = sorted_distinct(lang_of_id[linked])
+def _corpus(folder: Path, index: _IdIndex, lang_of_id: np.ndarray, all_languages: list[str],
+            pairs: np.ndarray, counts: ReadCounts) -> tuple[Corpus, np.ndarray]:
+    """The corpus of the linked pairs (positions in the index's ids, of languages
+    `lang_of_id`) without its texts, and the position of each vertex's id."""
+    linked = np.flatnonzero(np.bincount(pairs.ravel(), minlength=len(lang_of_id)))
+    present = np.flatnonzero(np.bincount(lang_of_id[linked], minlength=len(all_languages)))
     languages = [all_languages[number] for number in present.tolist()]
     renumber = np.full(len(all_languages), -1, np.int32)
     renumber[present] = np.arange(len(present), dtype=np.int32)
     vertex_lang = renumber[lang_of_id[linked]]
-    order = np.lexsort((ids[linked], vertex_lang))
+    order = lexicographic_order(vertex_lang)  # linked ascend by id: by language, then id
     vertices = linked[order]
     vertex_lang = vertex_lang[order]
-    position = np.full(len(ids), -1, np.int64)
-    position[vertices] = np.arange(len(vertices))
-    edges = position[pairs].astype(np.int32).reshape(-1, 2)
+    vertex_of = np.full(len(lang_of_id), -1, np.int32)
+    vertex_of[vertices] = np.arange(len(vertices))
+    edges = vertex_of[pairs]
     edge_kind = np.where(vertex_lang[edges[:, 0]] == vertex_lang[edges[:, 1]], INTRA,
                          INTER).astype(np.int8)
-    lists, tags = _attributes(folder, ids, vertices)
+    lists, tags = _attributes(folder, index, vertex_of)
     counts.intra_lingual_sources = int((edge_kind == INTRA).any())
     counts.documents = len(languages)
-    counts.document_sentences = len(ids)
+    counts.document_sentences = len(lang_of_id)
     return Corpus(
         languages=languages, documents=[f"{lang}/tatoeba" for lang in languages],
         document_lang=np.arange(len(languages), dtype=np.int32), vertex_lang=vertex_lang,
-        vertex_doc=vertex_lang.copy(), sides=[f"s{i}" for i in ids[vertices].tolist()],
-        texts=texts.take(pa.array(rows[vertices])).to_pylist(), lists=lists, tags=tags,
-        edges=edges, edge_kind=edge_kind, counts=counts)
+        vertex_doc=vertex_lang.copy(), sides=_sides(index.ids[vertices]),
+        texts=[],  # made by the caller once the arrays it was made from are freed
+        lists=lists, tags=tags, edges=edges, edge_kind=edge_kind, counts=counts), vertices
+
+
+def _sides(ids: np.ndarray) -> SideColumn:
+    """The link sides `s<id>` of the ids, as keys (a plain id's key is the id itself)."""
+    table = SideTable()
+    keys = ids.astype(np.uint64)
+    other = np.flatnonzero((ids < 0) | (ids >= 10**18))  # not a plain id's 1 to 18 digits
+    keys[other] = table.keys([f"s{value}" for value in ids[other].tolist()])
+    return SideColumn(keys, table)
+
+
+_TEXT_CHUNK = 1 << 20  # texts made strings at a time
+
+
+def _texts_and_hashes(column: pa.LargeStringArray, rows: np.ndarray,
+                      workers: int) -> tuple[list[str], np.ndarray]:
+    """The texts of these rows as strings and their surface hashes (on the UTF-8, each text
+    ended by a newline, which none holds), a chunk of rows at a time on `workers` threads."""
+    hasher = SurfaceHasher()
+
+    def read(start: int) -> tuple[list[str], np.ndarray]:
+        texts = column.take(rows[start:start + _TEXT_CHUNK])
+        strings = texts.to_pylist()
+        lines = pc.binary_join_element_wise(texts, *pa.array(["", "\n"], pa.large_string()))
+        return strings, hasher.joined(strings, lines.buffers()[2], np.ones(len(texts), bool))
+
+    parts = map_on_threads(read, list(range(0, len(rows), _TEXT_CHUNK)), workers)
+    return (list(chain.from_iterable(strings for strings, _ in parts)),
+            np.concatenate([np.zeros(0, np.int64), *(hashes for _, hashes in parts)]))

@@ -17,34 +17,27 @@ def test_document_label():
     assert document_label("en/1994/123/456.xml.gz") == "1994/123/456"
 
 
-def test_numeric_keys_fast_and_general_paths_agree_on_plain_ids():
-    plain = ["s12", "3", "s400000000"]
-    first, second = numeric_keys(plain)
-    assert first.tolist() == [12, 3, 400000000] and second.tolist() == [0, 0, 0]
-    first, second = numeric_keys(plain + ["s4.2 s4.3", "abc"])
-    assert first.tolist() == [12, 3, 400000000, 4, NO_NUMBER]
-    assert second.tolist() == [0, 0, 0, 2, 0]
-    assert numeric_keys([])[0].dtype == np.int64
+def _column(sides: list[str]):  # noqa: ANN202 - a SideColumn
+    from tapaco.core.opus.sidekeys import SideColumn, SideTable
+
+    table = SideTable()
+    return SideColumn(table.keys(sides), table)
 
 
-def test_numeric_keys_are_the_same_across_chunks(monkeypatch):
-    import tapaco.sentence_ids
-
-    monkeypatch.setattr(tapaco.sentence_ids, "_CHUNK", 2)
-    first, second = numeric_keys(["s12", "abc", "s4.2 s4.3", "3", "s400000000"])
-    assert first.tolist() == [12, NO_NUMBER, 4, 3, 400000000]
-    assert second.tolist() == [0, 0, 2, 0, 0]
+def test_numeric_keys_of_plain_ids_and_of_other_sides():
+    first, second = numeric_keys(_column(["s12", "3", "s400000000", "s4.2 s4.3", "abc", "s-5",
+                                          "s1234567890123456789"]))
+    assert first.tolist() == [12, 3, 400000000, 4, NO_NUMBER, 5, 123456789012345678]
+    assert second.tolist() == [0, 0, 0, 2, 0, 0, 0]
+    assert numeric_keys(_column([]))[0].dtype == np.int64
 
 
 def test_ids_of_a_side_column_are_those_of_its_strings():
     import numpy as np
 
-    from tapaco.core.opus.sidekeys import SideColumn, SideTable
     from tapaco.sentence_ids import sentence_id, sentence_ids
 
     sides = ["s12", "7", "s0", "s4.0 s4.1", "s1 s2", "abc", "s012"]
-    table = SideTable()
-    column = SideColumn(table.keys(sides), table)
     vertices = np.array([6, 0, 3, 1, 5, 2, 4])
-    assert sentence_ids(column, vertices) == ["012", "12", "4", "7", "abc", "0", "1+2"]
-    assert sentence_ids(sides, vertices) == [sentence_id(sides[v]) for v in vertices]
+    assert sentence_ids(_column(sides), vertices) == ["012", "12", "4", "7", "abc", "0", "1+2"]
+    assert sentence_ids(_column(sides), vertices) == [sentence_id(sides[v]) for v in vertices]

@@ -148,8 +148,8 @@ def test_the_published_tar_bz2_archives_read_as_the_files(tmp_path):
         with tarfile.open(packed / path.name.replace(".csv", ".tar.bz2"), "w:bz2") as tar:
             tar.add(path, arcname=path.name)
     one, other = read_export(plain, Progress()), read_export(packed, Progress())
-    assert (one.sides, one.texts, one.lists, one.tags) == (
-        other.sides, other.texts, other.lists, other.tags)
+    assert (list(one.sides), one.texts, one.lists, one.tags) == (
+        list(other.sides), other.texts, other.lists, other.tags)
     assert one.edges.tolist() == other.edges.tolist()
     (packed / "links.tar.bz2").write_bytes(b"BZh9 not really")
     with pytest.raises(InputError, match="cannot be read"):
@@ -162,7 +162,7 @@ def test_id_index_finds_each_id_or_minus_one(offset):
 
     from tapaco.tatoeba_export import _IdIndex
 
-    ids = np.array([7, 3, 11, 5, 2], np.int64) + offset
+    ids = np.array([2, 3, 5, 7, 11], np.int64) + offset
     wanted = np.array([3, 4, 11, -1, 2, 12, 7, 10**6], np.int64) + offset
     where = {int(value): position for position, value in enumerate(ids)}
     index = _IdIndex(ids)
@@ -316,3 +316,55 @@ def test_a_sentence_without_text_is_no_sentence(tmp_path):
     links_of_2 = sum(2 in link for link in LINKS)
     assert corpus.counts.links_with_empty_text == 2 * links_of_2  # each in both directions
     assert corpus.counts.links_to_unknown_sentences == 0
+
+
+def test_ids_that_are_no_plain_numbers_keep_their_form(tmp_path):
+    """Ids below 0 or of 19 digits are sides `s<id>` too, and sort by their number as the OPUS
+    form's ids do (the sign is no digit)."""
+    export = tmp_path / "export"
+    export.mkdir()
+    ids = [-5, 0, 7, 10**18 + 1, 9 * 10**18]
+    (export / "sentences.csv").write_text("".join(f"{i}\ten\tHello number {n}.\n"
+                                                  for n, i in enumerate(ids)), encoding="utf-8")
+    (export / "links.csv").write_text("".join(f"{a}\t{b}\n" for a, b in zip(ids, ids[1:])))
+    corpus = read_export(export, Progress(enabled=False))
+    assert list(corpus.sides) == ["s-5", "s0", "s7", "s1000000000000000001", "s9000000000000000000"]
+    assert corpus.texts == [f"Hello number {n}." for n in range(5)]
+    assert main(["build", "--tatoeba-export", str(export), "--out", str(tmp_path / "o"),
+                 "--min-sets", "1", "--quiet"]) == 0
+    written = (tmp_path / "o/en.txt").read_text(encoding="utf-8").splitlines()
+    # by number: 0, then 5 (of -5), 7, then the 19-digit ids by their first 18 digits
+    assert [line.split("\t")[1] for line in written] == [
+        "0", "-5", "7", "1000000000000000001", "9000000000000000000"]
+
+
+def test_texts_and_surface_hashes_of_many_chunks_on_two_threads(tmp_path, monkeypatch):
+    """Texts read a few at a time on two threads come out in the corpus's order, and their
+    surface hashes are those of the texts as strings (the reference hashing)."""
+    import tapaco.tatoeba_export as tatoeba_export
+    from tapaco.normalize import surface_hashes
+
+    texts = ["Stop!", "“Stop”!", "Ça va ?", "e\u0301…", "a\x01b", "tab\\t", "日本語。", "x\ry",
+             "'quoted'", "Stop."]
+    export = tmp_path / "export"
+    export.mkdir()
+    lines = [f"{100 - n}\t{'en' if n % 3 else 'fr'}\t{text}\n" for n, text in enumerate(texts)]
+    (export / "sentences.csv").write_text("".join(lines), encoding="utf-8", newline="")
+    (export / "links.csv").write_text("".join(f"{100 - n}\t{99 - n}\n" for n in range(9)))
+    monkeypatch.setattr(tatoeba_export, "_TEXT_CHUNK", 3)
+    corpus = read_export(export, Progress(enabled=False), workers=2)
+    text_of = {f"s{100 - n}": text.replace("\r", " ") for n, text in enumerate(texts)}
+    assert corpus.texts == [text_of[side] for side in corpus.sides]
+    assert corpus.surface_hashes.tolist() == surface_hashes(corpus.texts).tolist()
+
+
+def test_a_sentences_tags_join_once_each_in_file_order(tmp_path):
+    """A tag is left out when empty or when it is already one of the `;`-separated parts
+    joined so far; lists join once each in ascending list id."""
+    export = write_export(tmp_path / "export")
+    (export / "tags.csv").write_text("2\ta;b\n3\tx\n2\t\n2\ta\n2\tc\n2\tb;c\n2\tc\n")
+    (export / "sentences_in_lists.csv").write_text("9\t2\n-1\t2\n9\t2\n0\t3\n")
+    corpus = read_export(export, Progress(enabled=False))
+    attributes = {side: (lists, tags) for side, lists, tags in zip(
+        corpus.sides, corpus.lists, corpus.tags) if lists or tags}
+    assert attributes == {"s2": ("-1;9", "a;b;c;b;c"), "s3": ("0", "x")}
