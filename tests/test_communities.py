@@ -4,10 +4,12 @@ misalignment comes apart into the two; the default output does not change."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
-from conftest import SAMPLE, Sentence
+from conftest import PROJECT, SAMPLE, Sentence
 from test_build import read_output
 
 from tapaco.cli import main
@@ -338,3 +340,18 @@ def test_workers_do_not_change_the_split():
         assert split.set_id.tolist() == alone.set_id.tolist()
         assert split.community_id.tolist() == alone.community_id.tolist()
         assert split.leiden_rounds == alone.leiden_rounds
+
+
+def test_leiden_does_not_import_matplotlib_but_leaves_it_importable():
+    """igraph's drawing imports matplotlib.pyplot where installed; Leiden does without, and a
+    later import of matplotlib (`tapaco explain --draw` after the split) still works."""
+    pytest.importorskip("matplotlib")
+    script = ("import sys, numpy as np\n"
+              "from tapaco.communities import SplitOptions, leiden_membership\n"
+              "leiden_membership(3, np.array([(0, 1), (1, 2)]), SplitOptions('split'))\n"
+              "print('matplotlib' in sys.modules)\n"
+              "import matplotlib.pyplot\n"
+              "print(matplotlib.pyplot.__name__)\n")
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=PROJECT)
+    assert ran.stdout.split() == ["False", "matplotlib.pyplot"]
