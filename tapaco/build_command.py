@@ -49,7 +49,7 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                          help="filter (b)'s sets: drop them (as the paper), or split each "
                               "component holding one into Leiden communities that go through "
                               "the remaining filters")
-    command.add_argument("--leiden-objective", choices=tuple(OBJECTIVES), default="modularity",
+    command.add_argument("--leiden-objective", choices=OBJECTIVES, default="modularity",
                          only_with=SPLIT,
                          help="with --oversized split: the quality Leiden optimises")
     command.add_argument("--leiden-resolution", type=float, default=1.0, metavar="X",

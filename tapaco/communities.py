@@ -6,10 +6,11 @@ an oversized set is partitioned by Leiden community detection (python-igraph) on
 graph (alignment and surface edges, all languages, multiple edges merged); the oversized sets
 are then replaced by their communities, split by language as components are, and go through
 the filters like any set. A community whose sentences of one language are still too many is
-split again, on its own subgraph (up to 8 rounds); one that Leiden keeps whole is dropped by
-filter b. Sets that were
-not oversized keep their component's id; the new sets get ids after the last component's,
-numbered by their smallest sentence id, so a rescued community has one id in every language.
+split again, on its own subgraph (up to 8 rounds; the subgraphs of a round are shared out
+over `--workers` forked processes: igraph holds the GIL); one that Leiden keeps whole is
+dropped by filter b. Sets that were not oversized keep their component's id; the new sets get
+ids after the last component's, numbered by their smallest sentence id, so a rescued community
+has one id in every language.
 Leiden is seeded through Python's `random` (igraph's default generator) and runs on a graph
 built in a fixed vertex order: the same input and options give the same sets.
 
@@ -24,18 +25,23 @@ reported (`Split.leiden_rounds`, in `stats.json`).
 from __future__ import annotations
 
 import math
+import operator
 import random
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
+from types import ModuleType
 
 import numpy as np
 
 from tapaco.core.arrays import group_starts, lexicographic_order
 from tapaco.core.errors import OptionError
+from tapaco.core.forked import SubmittedAhead, can_fork, process_pool
 from tapaco.core.options import check_range
 from tapaco.core.progress import Progress
 
-OBJECTIVES = {"modularity": "modularity", "cpm": "CPM"}
+OBJECTIVES = ("modularity", "cpm")
 OVERSIZED = ("drop", "split")
 MAX_ROUNDS = 8  # rounds of splitting communities that are still oversized
 MAX_ITERATIONS = 10  # Leiden iterations on one graph at most
@@ -77,11 +83,22 @@ class Leiden:
     quality: float
 
 
+def _igraph() -> ModuleType:
+    """python-igraph without matplotlib, which its drawing (unused here) imports where
+    installed (~0.4 s of CPU): a None in `sys.modules` fails its import as if it were absent."""
+    hidden = sys.modules.setdefault("matplotlib", None) is None
+    try:
+        import igraph
+    finally:
+        if hidden:
+            del sys.modules["matplotlib"]
+    return igraph
+
+
 def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOptions,
                       progress: Progress | None = None) -> Leiden:
     """Leiden communities of a graph given as an (m, 2) edge array, multiple edges merged."""
-    import igraph  # imported here: it imports matplotlib where present (~0.5 s of every start)
-
+    igraph = _igraph()
     graph = igraph.Graph(vertex_count)
     graph.add_edges(edges)
     graph.simplify()
@@ -91,15 +108,31 @@ def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOption
         if progress:
             progress.update(f"iterations on a graph of {vertex_count:,} vertices", iteration,
                             MAX_ITERATIONS)
-        partition = graph.community_leiden(objective_function=OBJECTIVES[options.objective],
-                                           resolution=options.resolution,
-                                           initial_membership=membership, n_iterations=1)
-        gain, previous = partition.quality - quality, quality
-        membership, quality = partition.membership, partition.quality
+        # igraph's own call under Graph.community_leiden, without the VertexClustering it
+        # builds from every iteration's membership in Python
+        membership, new_quality = igraph.GraphBase.community_leiden(
+            graph, resolution=options.resolution, initial_membership=membership,
+            normalize_resolution=options.objective == "modularity", n_iterations=1)
+        gain, previous, quality = new_quality - quality, quality, new_quality
         # written so that a NaN gain (a graph without edges has a NaN quality) stops as well
         if iteration > 1 and not gain > MIN_RELATIVE_GAIN * abs(previous):
             return Leiden(np.asarray(membership, np.int64), iteration, True, quality)
     return Leiden(np.asarray(membership, np.int64), MAX_ITERATIONS, False, quality)
+
+
+def _leiden_runs(graphs: list[tuple[int, np.ndarray]], options: SplitOptions, workers: int,
+                 progress: Progress | None = None) -> list[Leiden]:
+    """Leiden on each (vertex count, edges) graph, in their order; on `workers` forked
+    processes, the largest graphs first for balance (each run seeds the generator itself, so
+    where and in which order runs go changes nothing)."""
+    runs = [partial(leiden_membership, vertices, edges, options) for vertices, edges in graphs]
+    if workers < 2 or len(runs) < 2 or not can_fork():
+        return [run(progress=progress) for run in runs]
+    largest_first = sorted(range(len(runs)), key=lambda index: -len(graphs[index][1]))
+    with process_pool(min(workers, len(runs))) as pool:
+        ran = SubmittedAhead(pool, operator.call, [runs[i] for i in largest_first], 2 * workers)
+        results = dict(zip(largest_first, ran))
+    return [results[index] for index in range(len(runs))]
 
 
 def _round_record(runs: list[Leiden]) -> dict:
@@ -131,8 +164,9 @@ class Split:
 def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
                     fraction: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,
                     max_set_size: int, options: SplitOptions,
-                    progress: Progress | None = None) -> Split:
-    """Replace the oversized sets of `row_vertex` (output rows) by Leiden communities."""
+                    progress: Progress | None = None, workers: int = 1) -> Split:
+    """Replace the oversized sets of `row_vertex` (output rows) by Leiden communities (the
+    communities split again run on `workers` processes: the same sets for any number)."""
     oversized_rows = _oversized_rows(set_id, row_vertex, row_lang, max_set_size)
     components = np.unique(set_id[row_vertex[oversized_rows]])
     inside = np.isin(set_id, components)
@@ -146,7 +180,7 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     first = leiden_membership(len(vertices), chosen, options, progress)
     community, rounds = _split_still_oversized(first.membership, chosen, local[moved],
                                                row_lang[oversized_rows], max_set_size, options,
-                                               progress)
+                                               progress, workers)
     # one new id per community, in the order of its smallest (number, fraction, vertex)
     order = lexicographic_order(number[vertices], fraction[vertices], vertices)
     first_seen = np.full(community.max() + 1, len(order), np.int64)
@@ -163,11 +197,12 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
 
 def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: np.ndarray,
                            row_lang: np.ndarray, max_set_size: int, options: SplitOptions,
-                           progress: Progress | None = None) -> tuple[np.ndarray, list[dict]]:
+                           progress: Progress | None = None,
+                           workers: int = 1) -> tuple[np.ndarray, list[dict]]:
     """Split again, each on its own subgraph, the communities whose rows of one language are
     still over `max_set_size`, until none is or Leiden keeps each of them whole (it is left
-    as it is, for filter b), for at most `MAX_ROUNDS` rounds; returns the communities and
-    each round's record."""
+    as it is, for filter b), for at most `MAX_ROUNDS` rounds, each round's subgraphs on
+    `workers` processes; returns the communities and each round's record."""
     whole: set[int] = set()
     rounds = []
     for _ in range(MAX_ROUNDS):
@@ -176,11 +211,12 @@ def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: n
         big = np.setdiff1d(groups[sizes > max_set_size] // languages, list(whole))
         if not len(big):
             break
-        runs = []
+        subgraphs = list(_subgraphs(community, edges, big))
+        runs = _leiden_runs([(len(nodes), inner) for _, nodes, inner in subgraphs], options,
+                            workers, progress)
         next_label = community.max() + 1
-        for label, nodes, inner in _subgraphs(community, edges, big):
-            runs.append(leiden_membership(len(nodes), inner, options, progress))
-            parts = runs[-1].membership
+        for (label, nodes, _), run in zip(subgraphs, runs):
+            parts = run.membership
             if parts.max() == 0:
                 whole.add(label)
                 continue

@@ -241,7 +241,8 @@ def split_sets(corpus: Corpus, graph: SentenceGraph, options: BuildOptions,
     `rows`: the candidate rows, when already sorted)."""
     rows = candidate_rows(corpus, graph, options.languages) if rows is None else rows
     return split_oversized(graph.set_id, graph.edges, graph.number, graph.fraction, rows.vertex,
-                           rows.lang, options.filters.max_set_size, options.split, progress)
+                           rows.lang, options.filters.max_set_size, options.split, progress,
+                           options.worker_count)
 
 
 def build_options(settings: dict) -> BuildOptions:

@@ -4,10 +4,12 @@ misalignment comes apart into the two; the default output does not change."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
-from conftest import SAMPLE, Sentence
+from conftest import PROJECT, SAMPLE, Sentence
 from test_build import read_output
 
 from tapaco.cli import main
@@ -209,7 +211,8 @@ def _random_graph(vertices: int, degree: int) -> np.ndarray:
     return np.random.default_rng(0).integers(0, vertices, (vertices * degree // 2, 2))
 
 
-def _igraph_leiden(vertices, edges, iterations, initial=None):
+def _igraph_leiden(vertices, edges, iterations, initial=None, objective="modularity",
+                   resolution=1.0):
     """igraph's own Leiden, seeded as leiden_membership seeds it (the default options)."""
     import random
 
@@ -218,8 +221,8 @@ def _igraph_leiden(vertices, edges, iterations, initial=None):
     graph = igraph.Graph(vertices, edges.tolist())
     graph.simplify()
     random.seed(0)
-    return graph.community_leiden(objective_function="modularity", n_iterations=iterations,
-                                  initial_membership=initial)
+    return graph.community_leiden(objective_function=objective, resolution=resolution,
+                                  n_iterations=iterations, initial_membership=initial)
 
 
 def test_leiden_stops_at_the_iteration_bound(monkeypatch):
@@ -231,13 +234,13 @@ def test_leiden_stops_at_the_iteration_bound(monkeypatch):
 
     edges = _random_graph(3000, 6)
     asked = []
-    leiden = igraph.Graph.community_leiden
+    leiden = igraph.GraphBase.community_leiden
 
     def counted(graph, *args, **kwargs):
         asked.append(kwargs["n_iterations"])
         return leiden(graph, *args, **kwargs)
 
-    monkeypatch.setattr(igraph.Graph, "community_leiden", counted)
+    monkeypatch.setattr(igraph.GraphBase, "community_leiden", counted)
     run = leiden_membership(3000, edges, SplitOptions("split"))
     assert asked == [1] * MAX_ITERATIONS
     assert (run.iterations, run.converged) == (MAX_ITERATIONS, False)
@@ -252,18 +255,21 @@ def test_leiden_stops_at_the_iteration_bound(monkeypatch):
         run.membership.tolist()
 
 
-def test_leiden_stops_when_an_iteration_no_longer_helps():
+@pytest.mark.parametrize("objective, resolution", [("modularity", 1.0), ("cpm", 0.5)])
+def test_leiden_stops_when_an_iteration_no_longer_helps(objective, resolution):
     """Planted 10-cliques joined by a few random edges: the partition settles at once, and
-    Leiden stops there with the partition igraph gives for as many iterations."""
+    Leiden stops there with the partition igraph's Graph.community_leiden gives for as many
+    iterations."""
     from tapaco.communities import MAX_ITERATIONS
 
     rng = np.random.default_rng(1)
     clique = np.array([(a, b) for a in range(10) for b in range(a + 1, 10)])
     edges = np.concatenate([clique + 10 * n for n in range(100)]
                            + [rng.integers(0, 1000, (20, 2))])
-    run = leiden_membership(1000, edges, SplitOptions("split"))
+    run = leiden_membership(1000, edges, SplitOptions("split", objective, resolution))
     assert run.converged and run.iterations < MAX_ITERATIONS
-    assert run.membership.tolist() == _igraph_leiden(1000, edges, run.iterations).membership
+    assert run.membership.tolist() == _igraph_leiden(1000, edges, run.iterations, None,
+                                                     objective, resolution).membership
     planted = np.arange(1000) // 10
     assert len(np.unique(np.column_stack([planted, run.membership]), axis=0)) == 100
 
@@ -302,3 +308,50 @@ def test_leiden_without_a_bound_is_igraphs_run_until_no_vertex_moves(seed, monke
     run = leiden_membership(600, edges, SplitOptions("split", seed=seed))
     assert run.converged and 3 <= run.iterations < 1000
     assert run.membership.tolist() == expected.membership
+
+
+def _planted_components(components: int, groups: int, size: int) -> tuple[np.ndarray, ...]:
+    """`components` components, each `groups` random groups of `size` vertices (dense inside,
+    a few edges between groups): set ids, edges, and two languages (vertex parity)."""
+    rng = np.random.default_rng(7)
+    edges = []
+    for component in range(components):
+        first = component * groups * size
+        for group in range(groups):
+            inside = rng.integers(0, size, (3 * size, 2)) + first + group * size
+            edges.append(inside)
+        edges.append(rng.integers(first, first + groups * size, (groups * 2, 2)))
+    vertices = components * groups * size
+    return (np.arange(vertices) // (groups * size), np.concatenate(edges).astype(np.int32),
+            np.arange(vertices) % 2)
+
+
+def test_workers_do_not_change_the_split():
+    """Communities still oversized after the first round are split again on several processes:
+    the same sets, communities and rounds as on one, for 2 and 4 workers."""
+    set_id, edges, lang = _planted_components(components=5, groups=4, size=60)
+    vertices = len(set_id)
+    arguments = (set_id, edges, np.arange(vertices), np.zeros(vertices, np.int64),
+                 np.arange(vertices), lang, 20, SplitOptions("split", seed=3))
+    alone = split_oversized(*arguments, workers=1)
+    assert alone.leiden_rounds[1]["graphs"] >= 4  # a round of several graphs to share out
+    for workers in (2, 4):
+        split = split_oversized(*arguments, workers=workers)
+        assert split.set_id.tolist() == alone.set_id.tolist()
+        assert split.community_id.tolist() == alone.community_id.tolist()
+        assert split.leiden_rounds == alone.leiden_rounds
+
+
+def test_leiden_does_not_import_matplotlib_but_leaves_it_importable():
+    """igraph's drawing imports matplotlib.pyplot where installed; Leiden does without, and a
+    later import of matplotlib (`tapaco explain --draw` after the split) still works."""
+    pytest.importorskip("matplotlib")
+    script = ("import sys, numpy as np\n"
+              "from tapaco.communities import SplitOptions, leiden_membership\n"
+              "leiden_membership(3, np.array([(0, 1), (1, 2)]), SplitOptions('split'))\n"
+              "print('matplotlib' in sys.modules)\n"
+              "import matplotlib.pyplot\n"
+              "print(matplotlib.pyplot.__name__)\n")
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=PROJECT)
+    assert ran.stdout.split() == ["False", "matplotlib.pyplot"]
