@@ -1,22 +1,14 @@
 """`rank --engine spark`: a whole run as Spark jobs, from the release to the release files.
 
-The bitexts are read, normalised, counted and paired inside tasks, a task per bitext
-(:mod:`opusparcus.spark_input`); a task per language gives its sentences their language-wide
-codes (:mod:`opusparcus.spark_numbering`). The pairs of every bitext then meet in one shuffle,
-by a hash of their key, and each bucket is combined over the bitexts, scored, held out and
-filtered by edit distance in one Arrow function; the rows kept are sorted by Spark and
-rendered and written in parts by tasks (:mod:`opusparcus.spark_output`). Every task runs the
-local engine's own functions over Arrow batches: no Python code runs per row. The driver lists
-the input, gathers a few rows of counts, and concatenates the parts. The run's folder (under
-`--temp-dir`) must, on a cluster, be storage that every executor and the driver share.
-
-Identical output rests on doing every floating-point step as the local engine does it: a
-pair's S_L and PMI in a bitext are the local engine's (the same sums in the same order); its
-bitexts' values are summed in bitext order by the local engine's function (a reduction over
-each pair's values alone, which gives the same bits whatever else is in the bucket); a pair and
-its held-out copies share a bucket, so the held-out splits are decided there; the rows are
-ordered by score, then key (the sentences' code-point order), as the local engine's stable
-sort of key-sorted pairs.
+A task per bitext reads, normalises, counts and pairs it (:mod:`opusparcus.spark_input`); a task
+per language makes its language-wide codes (:mod:`opusparcus.spark_numbering`). The pairs of
+every bitext meet in one shuffle by a hash of their key, and each bucket is combined over the
+bitexts, scored, held out and filtered by edit distance by one Arrow function running the local
+engine's own functions, in the same order (a pair's sums run over its values alone, in bitext
+order; its copies in every split share its bucket). Spark sorts the rows kept (score, then key:
+the local engine's stable sort of key-sorted pairs) and tasks render and write them in parts
+(:mod:`opusparcus.spark_output`). No Python code runs per row; the driver lists the input,
+gathers a few rows of counts and concatenates the parts.
 """
 
 from __future__ import annotations
@@ -90,8 +82,8 @@ class SparkEngine:
                                      folder / "input")
             with progress.stage(f"{','.join(plan)}: number sentences on Spark"):
                 files = {lang: LanguageFiles(
-                    [read.sentences_file(source, lang) for source in chosen],
-                    [read.counts_file(source, lang) for source in chosen] if merged else None,
+                    [read.file("sentences", source, lang) for source in chosen],
+                    [read.file("counts", source, lang) for source in chosen] if merged else None,
                     folder / lang) for lang, chosen in plan.items()}
                 number_sentences(self.session, list(files.values()))
             return {lang: self._rank(lang, plan[lang], read, files[lang], outputs[lang],
@@ -135,7 +127,7 @@ def _scored(session: SparkSession, lang: str, sources: list[AlignmentSource],
             read: ExecutorInput, files: LanguageFiles, options: RankOptions) -> DataFrame:
     """Every pair of every split, scored over its bitexts, with whether it is written (held
     out and differing enough in a held-out split)."""
-    pair_files = [read.pairs_file(source, lang) for source in sources]
+    pair_files = [read.file("pairs", source, lang) for source in sources]
     rows = sum(split.pairs for source in sources for split in read.split_counts(source, lang))
     buckets = max(MIN_BUCKETS, math.ceil(rows / ROWS_PER_BUCKET))
 
@@ -155,7 +147,7 @@ def _scored(session: SparkSession, lang: str, sources: list[AlignmentSource],
 def _bitext_rows(place: int, pairs: Path, codes: Path,
                  buckets: int) -> Iterator[pa.RecordBatch]:
     """A bitext's pairs with language-wide keys and their bucket."""
-    code = np.load(codes)
+    code = read_arrow(codes).column("code").to_numpy()
     for batch in read_arrow(pairs).to_batches(BATCH_ROWS):
         left, right = unpack_pairs(batch.column("key").to_numpy())
         keys = pack_pairs(code[left], code[right])
@@ -202,7 +194,7 @@ class _Bucket:
             rows.column("shared").to_numpy())
         score = summed_pmi
         if self.options.score != "summed-pmi":
-            counts = np.load(self.files.merged, mmap_mode="r")[split]
+            counts = read_arrow(self.files.merged).column(split).to_numpy()
             left, right = unpack_pairs(keys)
             score = merged_score(self.options.score, shared, counts[left], counts[right],
                                  self.links[split])

@@ -1,27 +1,20 @@
 """`rank --engine spark`, input: the bitexts are read, normalised, counted and paired inside
 Spark tasks.
 
-The driver only lists the release (names and sizes; it opens none of the input files) and
-starts one task per bitext, the largest first. The task reads its bitext with the local
-engine's reader (:func:`opusparcus.bitexts.read_bitext`), normalises each side's distinct
-sentence keys (:func:`opusparcus.vocabulary.normalize_keys`) and, for each side whose language
-is ranked, counts and pairs its links split by split with the local engine's own functions
-(:mod:`opusparcus.aggregate`, :mod:`opusparcus.scores`): a pair's S_L and its PMI in this bitext
-depend on this bitext alone. It writes, as Arrow files under the run's folder (on a cluster,
-storage every executor and the driver share), for each ranked side `NNNNN-S`:
-- `sentences/NNNNN-S.arrow`: the side's sentences in code-point order (a sentence's local code is
-  its index);
-- `pairs/NNNNN-S.arrow`: split, pair key (local codes), PMI and S_L of every pair, by split and
-  key;
-- `counts/NNNNN-S.npy`, for a merged-bitext scheme: c_L(t) per split and local code.
-It returns its counts, bad-input log and per-split link counts and fan-out skips as one small
-row. Paths reach the tasks absolute (a cluster's executors have another working folder), and
-their errors name files as given, as the local engine's do.
+The driver only lists the release (it opens none of the input files) and starts one task per
+bitext, the largest first. The task reads its bitext with the local engine's reader, normalises
+each side's distinct sentence keys and, for each side whose language is ranked, counts and
+pairs its links split by split with the local engine's own functions: a pair's S_L and PMI
+depend on its bitext alone. Under the run's folder (on a cluster, storage every executor and
+the driver share) it writes Arrow files per ranked side `NNNNN-S`: `sentences/` (the side's
+sentences in code-point order, a local code being the index), `pairs/` (split, key in local
+codes, PMI, S_L) and, for a merged-bitext scheme, `counts/` (c_L(t) per split). It returns
+its counts, bad-input log and per-split link counts in one row. Paths reach the tasks absolute,
+and their errors name files as given, as the local engine's do.
 
-A side's local codes serve as its pivot codes and as its target codes: both are ranks among a
-subset of the language's sentences, so they order pivots and pairs as the language-wide codes
-of the local engine do, and every sum runs in the same order. The language-wide codes that
-pairs of different bitexts meet by are made afterwards (:mod:`opusparcus.spark_numbering`).
+Local codes order pivots and pairs as the local engine's language-wide codes do (both are
+ranks), so every sum runs in the same order; pairs of different bitexts meet by language-wide
+codes made afterwards (:mod:`opusparcus.spark_numbering`).
 """
 
 from __future__ import annotations
@@ -50,11 +43,8 @@ from tapaco.core.provenance import Provenance, release_provenance
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-TASK_SCHEMA = ("number int, counts string, log string, without_year array<long>, "
-               "splits string, error string")
-_TASK_ROW = pa.schema([("number", pa.int32()), ("counts", pa.string()), ("log", pa.string()),
-                       ("without_year", pa.list_(pa.int64())), ("splits", pa.string()),
-                       ("error", pa.string())])
+TASK_SCHEMA = "number int, report string, error string"
+_TASK_ROW = pa.schema([("number", pa.int32()), ("report", pa.string()), ("error", pa.string())])
 PAIRS_SCHEMA = pa.schema([("split", pa.int8()), ("key", pa.uint64()), ("pmi", pa.float64()),
                           ("shared", pa.float64())])
 
@@ -106,21 +96,13 @@ class ExecutorInput:
     def split_counts(self, source: AlignmentSource, lang: str) -> list[SplitCounts]:
         return self.bitexts[source.path].splits[self.side(source, lang)]
 
-    def sentences_file(self, source: AlignmentSource, lang: str) -> Path:
-        return side_file(self.folder, "sentences", self.number[source.path],
-                         self.side(source, lang), "arrow")
-
-    def pairs_file(self, source: AlignmentSource, lang: str) -> Path:
-        return side_file(self.folder, "pairs", self.number[source.path],
-                         self.side(source, lang), "arrow")
-
-    def counts_file(self, source: AlignmentSource, lang: str) -> Path:
-        return side_file(self.folder, "counts", self.number[source.path],
-                         self.side(source, lang), "npy")
+    def file(self, kind: str, source: AlignmentSource, lang: str) -> Path:
+        """`lang`'s side of `source`: its `sentences`, `pairs` or `counts` file."""
+        return _side_file(self.folder, kind, self.number[source.path], self.side(source, lang))
 
 
-def side_file(folder: Path, kind: str, number: int, side: int, suffix: str) -> Path:
-    return folder / kind / f"{number:05d}-{side}.{suffix}"
+def _side_file(folder: Path, kind: str, number: int, side: int) -> Path:
+    return folder / kind / f"{number:05d}-{side}.arrow"
 
 
 def read_arrow(path: Path) -> pa.Table:
@@ -134,13 +116,6 @@ def write_arrow(table: pa.Table, path: Path) -> None:
     partial = temporary_name(path, "tmp")
     with pa.ipc.new_file(str(partial), table.schema) as out:
         out.write_table(table)
-    partial.replace(path)
-
-
-def write_array(array: np.ndarray, path: Path) -> None:
-    partial = temporary_name(path, "tmp")
-    with open(partial, "wb") as out:
-        np.save(out, array)
     partial.replace(path)
 
 
@@ -208,11 +183,12 @@ def _read_on_executors(session: SparkSession, opus_dir: Path, sources: list[Alig
 
 
 def _reported(source: str, row) -> BitextRead:
+    report = json.loads(row["report"])
     splits = {int(side): [SplitCounts(links, FanoutSkips(*skips), pairs)
                           for links, skips, pairs in counts]
-              for side, counts in json.loads(row["splits"]).items()}
-    return BitextRead(source, BitextCounts(**json.loads(row["counts"])), json.loads(row["log"]),
-                      tuple(row["without_year"]), splits)
+              for side, counts in report["splits"].items()}
+    return BitextRead(source, BitextCounts(**report["counts"]), report["log"],
+                      tuple(report["without_year"]), splits)
 
 
 def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: set[str],
@@ -224,8 +200,7 @@ def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: 
                              options.max_sentence_length)
     except InputError as raised:
         error = release.as_given(raised)
-        return {"number": number, "counts": None, "log": None, "without_year": None,
-                "splits": None,
+        return {"number": number, "report": None,
                 "error": json.dumps([error.path, error.message, error.position, error.kind])}
     coded = [_local_codes(side) for side in bitext.sides]
     splits = {}
@@ -234,10 +209,9 @@ def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: 
             sentences, codes = coded[side_number]
             splits[side_number] = _pair_side(side, sentences, codes, coded[1 - side_number][1],
                                              options, folder, number, side_number)
-    return {"number": number, "counts": json.dumps(asdict(bitext.counts)),
-            "log": json.dumps(log.as_dict()),
-            "without_year": [side.without_year for side in bitext.sides],
-            "splits": json.dumps(splits), "error": None}
+    return {"number": number, "error": None, "report": json.dumps({
+        "counts": asdict(bitext.counts), "log": log.as_dict(), "splits": splits,
+        "without_year": [side.without_year for side in bitext.sides]})}
 
 
 def _local_codes(side: Side) -> tuple[pa.Array, np.ndarray]:
@@ -252,7 +226,7 @@ def _pair_side(side: Side, sentences: pa.Array, codes: np.ndarray, pivots: np.nd
     """Write a ranked side's sentences, its pairs of every split (and c_L(t) for a
     merged-bitext scheme); each split's links, fan-out skips and pairs."""
     write_arrow(pa.table({"sentence": sentences}),
-                side_file(folder, "sentences", number, side_number, "arrow"))
+                _side_file(folder, "sentences", number, side_number))
     tables, reported, target_counts = [], [], []
     for split in range(len(SPLITS)):
         chosen = side.splits == split
@@ -266,9 +240,8 @@ def _pair_side(side: Side, sentences: pa.Array, codes: np.ndarray, pivots: np.nd
                                 pairs.shared], schema=PAIRS_SCHEMA))
         reported.append([counts.links, list(asdict(bitext.skips).values()), len(pairs.keys)])
         target_counts.append(counts.target_count)
-    write_arrow(pa.concat_tables(tables), side_file(folder, "pairs", number, side_number,
-                                                    "arrow"))
+    write_arrow(pa.concat_tables(tables), _side_file(folder, "pairs", number, side_number))
     if options.score != "summed-pmi":
-        write_array(np.stack(target_counts), side_file(folder, "counts", number, side_number,
-                                                        "npy"))
+        write_arrow(pa.table(dict(zip(SPLITS, target_counts))),
+                    _side_file(folder, "counts", number, side_number))
     return reported

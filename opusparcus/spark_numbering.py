@@ -1,20 +1,11 @@
-"""`rank --engine spark`, numbering: the language-wide sentence codes, and the rows' numbers in
-rank order.
+"""`rank --engine spark`, numbering: language-wide sentence codes, and rows' numbers in rank order.
 
-Sentence codes: a task per ranked language reads the sorted sentences of each of its bitexts
-(:mod:`opusparcus.spark_input`), merges them into the language's sentences in code-point order
-(a code is the index, as the local engine's vocabulary) and writes, under `LANG/`:
-- `sentences.arrow`: the sentences, which the tasks that hold pairs out and render rows
-  memory-map;
-- `codes-P.npy`: for the language's P-th bitext, the code of each local code (both are ranks,
-  so the map keeps every order);
-- `merged.npy`, for a merged-bitext scheme: c(t) over all bitexts, per split and code.
-Its memory is the language's distinct sentences, as the local engine's vocabulary.
-
-Row numbers: the ranked rows are sorted by Spark and each sorted partition saved by its task
-with its row count per split; a partition's first row number in a split is the count of that
-split's rows in the partitions before it (:func:`segments`), so the rows of each release
-segment are found without another shuffle.
+A task per ranked language merges its bitexts' sorted sentences into the language's, in
+code-point order (a code is the index, as in the local vocabulary, whose memory it takes) and
+writes under `LANG/` the sentences, per bitext the code of each local code (both are ranks: the
+map keeps every order) and, for a merged-bitext scheme, c(t) over all bitexts per split. A
+sorted partition's first row number in a split is the count of that split's rows in the
+partitions before it (:func:`segments`).
 """
 
 from __future__ import annotations
@@ -28,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from opusparcus.bitexts import SPLITS
-from opusparcus.spark_input import read_arrow, write_array, write_arrow
+from opusparcus.spark_input import read_arrow, write_arrow
 from opusparcus.vocabulary import sorted_distinct
 
 if TYPE_CHECKING:
@@ -37,15 +28,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LanguageFiles:
-    """What a language's numbering task reads (its bitexts' sentences and, for a merged-bitext
-    scheme, target counts) and where it writes."""
+    """A language's numbering: the files it reads (its bitexts' sentences, and target counts
+    for a merged-bitext scheme) and the folder it writes."""
 
     sentences: list[Path]
     counts: list[Path] | None
     folder: Path
 
     def codes(self, place: int) -> Path:
-        return self.folder / f"codes-{place}.npy"
+        return self.folder / f"codes-{place}.arrow"
 
     @property
     def vocabulary(self) -> Path:
@@ -53,7 +44,7 @@ class LanguageFiles:
 
     @property
     def merged(self) -> Path:
-        return self.folder / "merged.npy"
+        return self.folder / "merged.arrow"
 
 
 def number_sentences(session: SparkSession, languages: list[LanguageFiles]) -> None:
@@ -73,15 +64,16 @@ def _number_language(files: LanguageFiles) -> None:
     chunks = [read_arrow(path).column("sentence").combine_chunks() for path in files.sentences]
     sentences, codes = sorted_distinct(chunks)
     write_arrow(pa.table({"sentence": sentences}), files.vocabulary)
-    start = 0
-    for place, chunk in enumerate(chunks):
-        write_array(codes[start:start + len(chunk)], files.codes(place))
-        start += len(chunk)
+    starts = np.cumsum([0] + [len(chunk) for chunk in chunks])
+    for place in range(len(chunks)):
+        write_arrow(pa.table({"code": codes[starts[place]:starts[place + 1]]}),
+                    files.codes(place))
     if files.counts is not None:
         merged = np.zeros((len(SPLITS), len(sentences)), np.int64)
         for place, path in enumerate(files.counts):
-            merged[:, np.load(files.codes(place))] += np.load(path)
-        write_array(merged, files.merged)
+            merged[:, codes[starts[place]:starts[place + 1]]] += np.stack(
+                [column.to_numpy() for column in read_arrow(path).columns])
+        write_arrow(pa.table(dict(zip(SPLITS, merged))), files.merged)
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,10 @@
 """`rank --engine spark`, output: the release files written by the executors, in parts.
 
-The rows written, sorted by Spark in rank order, are saved a partition per task (Arrow files
-under the run's folder) with each partition's row count per split; the rows' numbers follow
-(:func:`opusparcus.spark_numbering.segments`). Each segment of `SEGMENT_ROWS` rows is then
-rendered by the local engine's formatter inside a task, its sentences taken from the
-language's memory-mapped sentences, and the task writes its part of the file: compressed for
-the bz2 train file (a segment's bz2 streams are the same whoever compresses it,
-:func:`tapaco.core.bz2_blocks.compressed_segment`), plain for the others. The driver only
-concatenates the parts in order, so each file is byte-identical to the local engine's.
+Each sorted partition of the rows written is saved by its task, and each segment of
+`SEGMENT_ROWS` rows (:func:`opusparcus.spark_numbering.segments`) is rendered by the local
+engine's formatter in a task, which writes its part of the file: compressed for the bz2 train
+file (a segment's bz2 streams are the same whoever compresses it), plain for the others. The
+driver concatenates the parts in order: each file is byte-identical to the local engine's.
 """
 
 from __future__ import annotations
