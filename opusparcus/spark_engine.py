@@ -184,9 +184,11 @@ class _Bucket:
         dev = held_out(scored[DEV], [train.keys], vocabulary, self.options)
         test = held_out(scored[TEST], [train.keys, dev.keys], vocabulary, self.options)
         kept = [train.keys, dev.keys, test.keys]
-        return pa.concat_tables([_table(split, pairs, np.isin(pairs.keys, kept[split],
-                                                              assume_unique=True))
-                                 for split, pairs in enumerate(scored)])
+        return pa.concat_tables([pa.table({
+            "split": np.full(len(pairs), split, np.int32), "key": pairs.keys.view(np.int64),
+            "summed_pmi": pairs.summed_pmi, "expected": pairs.expected, "pivots": pairs.pivots,
+            "score": pairs.score, "kept": np.isin(pairs.keys, kept[split], assume_unique=True)})
+            for split, pairs in enumerate(scored)])
 
     def _scored_split(self, rows: pa.Table, split: int) -> ScoredPairs:
         keys, summed_pmi, shared, pivots = combine_bitexts(
@@ -199,13 +201,6 @@ class _Bucket:
             score = merged_score(self.options.score, shared, counts[left], counts[right],
                                  self.links[split])
         return ScoredPairs(keys, summed_pmi, shared, pivots, score)
-
-
-def _table(split: int, pairs: ScoredPairs, kept: np.ndarray) -> pa.Table:
-    return pa.table({"split": np.full(len(pairs), split, np.int32),
-                     "key": pairs.keys.view(np.int64), "summed_pmi": pairs.summed_pmi,
-                     "expected": pairs.expected, "pivots": pairs.pivots.astype(np.int64),
-                     "score": pairs.score, "kept": kept})
 
 
 def _pair_counts(scored: DataFrame) -> dict[int, tuple[int, int]]:

@@ -45,8 +45,6 @@ if TYPE_CHECKING:
 
 TASK_SCHEMA = "number int, report string, error string"
 _TASK_ROW = pa.schema([("number", pa.int32()), ("report", pa.string()), ("error", pa.string())])
-PAIRS_SCHEMA = pa.schema([("split", pa.int8()), ("key", pa.uint64()), ("pmi", pa.float64()),
-                          ("shared", pa.float64())])
 
 
 @dataclass
@@ -236,8 +234,8 @@ def _pair_side(side: Side, sentences: pa.Array, codes: np.ndarray, pivots: np.nd
         pairs = sum_by_pair(*weighted_pairs(counts, bitext.groups))
         pmi = bitext_pmi(counts.links, pairs.shared, counts.target_count[pairs.left],
                          counts.target_count[pairs.right])
-        tables.append(pa.table([np.full(len(pairs.keys), split, np.int8), pairs.keys, pmi,
-                                pairs.shared], schema=PAIRS_SCHEMA))
+        tables.append(pa.table({"split": np.full(len(pairs.keys), split, np.int8),
+                                "key": pairs.keys, "pmi": pmi, "shared": pairs.shared}))
         reported.append([counts.links, list(asdict(bitext.skips).values()), len(pairs.keys)])
         target_counts.append(counts.target_count)
     write_arrow(pa.concat_tables(tables), _side_file(folder, "pairs", number, side_number))
