@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,20 +23,19 @@ import numpy as np
 import pyarrow as pa
 
 from opusparcus.bitexts import DEV, SPLITS, TEST, TRAIN
-from opusparcus.counting import FanoutSkips, pack_pairs, unpack_pairs
+from opusparcus.counting import pack_pairs, unpack_pairs
 from opusparcus.export import release_files
-from opusparcus.rank_inputs import RankOptions, pivot_of
-from opusparcus.rank_outputs import BitextRecord, formats_from_text, statistics
+from opusparcus.rank_inputs import RankOptions
+from opusparcus.rank_outputs import formats_from_text, statistics
 from opusparcus.scores import ScoredPairs, combine_bitexts, merged_score
 from opusparcus.spark_input import (
     ExecutorInput,
-    SplitCounts,
     input_bytes,
     provenance_on_executor,
     read_arrow,
 )
 from opusparcus.spark_numbering import LanguageFiles, number_sentences
-from opusparcus.spark_output import concatenate_parts, write_parts
+from opusparcus.spark_output import concatenate_parts, save_sorted, write_parts
 from opusparcus.spark_session import ship_code, shuffle_partitions, spark_session
 from tapaco.core.arrays import lexicographic_order
 from tapaco.core.files import write_json
@@ -94,24 +93,18 @@ class SparkEngine:
               provenance: Provenance) -> dict:
         options = self.options
         with progress.stage(f"{lang}: rank on Spark"):
-            scored = _scored(self.session, lang, sources, read, files, options).persist()
-            pairs = _pair_counts(scored)
-        try:
-            pivots = [pivot_of(source, lang) for source in sources]
-            split_counts = [read.split_counts(source, lang) for source in sources]
-            reported = [read.bitexts[source.path] for source in sources]
-            records = [BitextRecord(pivot, bitext.source, bitext.counts, bitext.log,
-                                    bitext.without_year[read.side(source, lang)])
-                       for pivot, source, bitext in zip(pivots, sources, reported)]
-            stats = statistics(lang, records, _split_stats(pivots, split_counts, pairs),
-                               {SPLITS[split]: pairs[split][1] for split in range(len(SPLITS))},
-                               options, provenance)
-            with progress.stage(f"{lang}: render and write on Spark"):
-                parts = write_parts(self.session, _ordered(scored), lang, files.vocabulary,
-                                    options.score != "summed-pmi", files.folder / "parts")
-                output.write(lambda out: _write(out, lang, parts, stats, options))
-        finally:
-            scored.unpersist()
+            sorted_folder = files.folder / "sorted"
+            candidates, sizes = save_sorted(
+                _scored(self.session, lang, sources, read, files, options), sorted_folder)
+        written = {SPLITS[split]: sum(found.get(split, 0) for found in sizes.values())
+                   for split in (TRAIN, DEV, TEST)}
+        stats = statistics(lang, read.records(sources, lang),
+                           read.split_stats(sources, lang, candidates), written, options,
+                           provenance)
+        with progress.stage(f"{lang}: render and write on Spark"):
+            parts = write_parts(self.session, sorted_folder, sizes, lang, files.vocabulary,
+                                options.score != "summed-pmi", files.folder / "parts")
+            output.write(lambda out: _write(out, lang, parts, stats, options))
         return stats
 
 
@@ -125,8 +118,7 @@ def _write(folder: Path, lang: str, parts: dict[int, list[Path]], stats: dict,
 
 def _scored(session: SparkSession, lang: str, sources: list[AlignmentSource],
             read: ExecutorInput, files: LanguageFiles, options: RankOptions) -> DataFrame:
-    """Every pair of every split, scored over its bitexts, with whether it is written (held
-    out and differing enough in a held-out split)."""
+    """Every pair of every split scored over its bitexts, and whether it is written."""
     pair_files = [read.file("pairs", source, lang) for source in sources]
     rows = sum(split.pairs for source in sources for split in read.split_counts(source, lang))
     buckets = max(MIN_BUCKETS, math.ceil(rows / ROWS_PER_BUCKET))
@@ -161,17 +153,14 @@ def _bitext_rows(place: int, pairs: Path, codes: Path,
 
 @dataclass
 class _Bucket:
-    """What scoring a bucket needs: the options, N per split over all bitexts, the language's
-    files (sentences, merged counts)."""
+    """What scoring a bucket needs: the options, N per split, the language's files."""
 
     options: RankOptions
     links: list[int]
     files: LanguageFiles
 
     def scored(self, rows: pa.Table) -> pa.Table:
-        """A bucket's pairs combined over their bitexts and scored per split; train pairs are
-        all kept, a held-out split's when fresh and differing enough (the local engine's
-        test)."""
+        """A bucket's pairs combined over their bitexts, scored and held out per split."""
         from opusparcus.rank import held_out  # rank imports this module
 
         rows = rows.take(lexicographic_order(
@@ -201,35 +190,3 @@ class _Bucket:
             score = merged_score(self.options.score, shared, counts[left], counts[right],
                                  self.links[split])
         return ScoredPairs(keys, summed_pmi, shared, pivots, score)
-
-
-def _pair_counts(scored: DataFrame) -> dict[int, tuple[int, int]]:
-    """Per split: candidate pairs, pairs written."""
-    from pyspark.sql import functions as F
-
-    found = {row["split"]: (row["candidates"], row["written"]) for row in scored.groupBy(
-        "split").agg(F.count("*").alias("candidates"),
-                     F.sum(F.col("kept").cast("long")).alias("written")).collect()}
-    return {split: found.get(split, (0, 0)) for split in range(len(SPLITS))}
-
-
-def _ordered(scored: DataFrame) -> DataFrame:
-    """The rows written, by split, then best first, ties in key order."""
-    from pyspark.sql import functions as F
-
-    return scored.filter("kept").orderBy("split", F.col("score").desc(), "key").select(
-        "split", "key", "summed_pmi", "expected", "pivots", "score")
-
-
-def _split_stats(pivots: list[str], split_counts: list[list[SplitCounts]],
-                 pairs: dict[int, tuple[int, int]]) -> dict:
-    """Per split: links per pivot, what the fan-out cap skipped, candidate pairs."""
-    stats = {}
-    for split in (TRAIN, DEV, TEST):
-        counts = [bitext[split] for bitext in split_counts]
-        skips = FanoutSkips(*(sum(getattr(count.skips, name) for count in counts)
-                              for name in ("pivots", "links", "pairs")))
-        stats[SPLITS[split]] = {
-            "links_per_pivot": {pivot: count.links for pivot, count in zip(pivots, counts)},
-            "fanout_skips": asdict(skips), "candidate_pairs": pairs[split][0]}
-    return stats

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -32,8 +31,10 @@ import pyarrow as pa
 from opusparcus.aggregate import bitext_pairs
 from opusparcus.bitexts import SPLITS, BitextCounts, Side, read_bitext
 from opusparcus.counting import FanoutSkips, sum_by_pair, weighted_pairs
-from opusparcus.rank_inputs import RankOptions
+from opusparcus.rank_inputs import RankOptions, pivot_of
+from opusparcus.rank_outputs import BitextRecord
 from opusparcus.scores import bitext_pmi
+from opusparcus.spark_session import run_tasks
 from opusparcus.vocabulary import CHUNK, normalize_keys, sorted_distinct
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.files import temporary_name
@@ -43,23 +44,20 @@ from tapaco.core.provenance import Provenance, release_provenance
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-TASK_SCHEMA = "number int, report string, error string"
 _TASK_ROW = pa.schema([("number", pa.int32()), ("report", pa.string()), ("error", pa.string())])
 
 
-@dataclass
-class SplitCounts:
-    """One ranked side's links of a split and what the fan-out cap skipped there."""
+class SplitCounts(NamedTuple):
+    """One ranked side's links of a split, the fan-out cap's skips there, its pairs."""
 
     links: int
-    skips: FanoutSkips
+    skips: list[int]
     pairs: int
 
 
 @dataclass
 class BitextRead:
-    """What a task reports of its bitext: counts, bad-input log, links without a year per
-    side, and per ranked side (by number) each split's counts."""
+    """What a task reports of its bitext; `splits`: per ranked side (by number)."""
 
     source: str
     counts: BitextCounts
@@ -90,6 +88,27 @@ class ExecutorInput:
 
     def side(self, source: AlignmentSource, lang: str) -> int:
         return self.sides[source.path].index(lang)
+
+    def records(self, sources: list[AlignmentSource], lang: str) -> list[BitextRecord]:
+        """What `lang`'s statistics say of each of its bitexts."""
+        return [BitextRecord(pivot_of(source, lang), self.bitexts[source.path].source,
+                             self.bitexts[source.path].counts, self.bitexts[source.path].log,
+                             self.bitexts[source.path].without_year[self.side(source, lang)])
+                for source in sources]
+
+    def split_stats(self, sources: list[AlignmentSource], lang: str,
+                    candidates: list[int]) -> dict:
+        """Per split: links per pivot, what the fan-out cap skipped, candidate pairs."""
+        stats = {}
+        for split, name in enumerate(SPLITS):
+            counts = [self.split_counts(source, lang)[split] for source in sources]
+            stats[name] = {
+                "links_per_pivot": {pivot_of(source, lang): count.links
+                                    for source, count in zip(sources, counts)},
+                "fanout_skips": dict(zip(asdict(FanoutSkips()),
+                                         np.sum([count.skips for count in counts], 0).tolist())),
+                "candidate_pairs": candidates[split]}
+        return stats
 
     def split_counts(self, source: AlignmentSource, lang: str) -> list[SplitCounts]:
         return self.bitexts[source.path].splits[self.side(source, lang)]
@@ -164,15 +183,11 @@ def _read_on_executors(session: SparkSession, opus_dir: Path, sources: list[Alig
     release = _Release(opus_dir, Path(os.path.abspath(opus_dir)))
     readable = [replace(source, path=Path(os.path.abspath(source.path))) for source in sources]
 
-    def tasks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for place in batch.column(0).to_pylist():
-                number = largest_first[place]
-                row = _read_task(release, readable[number], number, ranked, options, folder)
-                yield pa.RecordBatch.from_pylist([row], _TASK_ROW)
+    def task(place: int) -> dict:
+        number = largest_first[place]
+        return _read_task(release, readable[number], number, ranked, options, folder)
 
-    count = len(sources)
-    rows = session.range(0, count, 1, count).mapInArrow(tasks, TASK_SCHEMA).collect()
+    rows = run_tasks(session, len(sources), task, _TASK_ROW)
     errors = sorted((row["number"], row["error"]) for row in rows if row["error"])
     if errors:
         raise InputError(*json.loads(errors[0][1]))
@@ -182,11 +197,10 @@ def _read_on_executors(session: SparkSession, opus_dir: Path, sources: list[Alig
 
 def _reported(source: str, row) -> BitextRead:
     report = json.loads(row["report"])
-    splits = {int(side): [SplitCounts(links, FanoutSkips(*skips), pairs)
-                          for links, skips, pairs in counts]
-              for side, counts in report["splits"].items()}
     return BitextRead(source, BitextCounts(**report["counts"]), report["log"],
-                      tuple(report["without_year"]), splits)
+                      tuple(report["without_year"]),
+                      {int(side): [SplitCounts(*split) for split in splits]
+                       for side, splits in report["splits"].items()})
 
 
 def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: set[str],

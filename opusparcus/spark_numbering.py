@@ -10,7 +10,6 @@ partitions before it (:func:`segments`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +19,7 @@ import pyarrow as pa
 
 from opusparcus.bitexts import SPLITS
 from opusparcus.spark_input import read_arrow, write_arrow
+from opusparcus.spark_session import run_tasks
 from opusparcus.vocabulary import sorted_distinct
 
 if TYPE_CHECKING:
@@ -28,8 +28,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LanguageFiles:
-    """A language's numbering: the files it reads (its bitexts' sentences, and target counts
-    for a merged-bitext scheme) and the folder it writes."""
+    """A language's numbering: the files it reads, the folder it writes."""
 
     sentences: list[Path]
     counts: list[Path] | None
@@ -49,14 +48,7 @@ class LanguageFiles:
 
 def number_sentences(session: SparkSession, languages: list[LanguageFiles]) -> None:
     """Make every language's sentence codes, a task per language."""
-    def tasks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for place in batch.column(0).to_pylist():
-                _number_language(languages[place])
-                yield pa.record_batch({"done": [place]})
-
-    count = len(languages)
-    session.range(0, count, 1, count).mapInArrow(tasks, "done long").collect()
+    run_tasks(session, len(languages), lambda place: _number_language(languages[place]))
 
 
 def _number_language(files: LanguageFiles) -> None:
@@ -87,8 +79,8 @@ class Slice:
 
 def segments(sizes: dict[int, dict[int, int]], rows_per_segment: int
              ) -> dict[int, list[list[Slice]]]:
-    """Per split, each segment's rows as slices of the sorted partitions. `sizes`: the rows of
-    each split in each partition (a partition holds its splits in split order)."""
+    """Per split, each segment's rows as slices of the sorted partitions (`sizes`: the rows
+    of each split in each partition, which holds its splits in split order)."""
     found: dict[int, list[list[Slice]]] = {}
     for split in range(len(SPLITS)):
         found[split] = []

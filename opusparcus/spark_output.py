@@ -16,56 +16,63 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from opusparcus.bitexts import SPLITS
 from opusparcus.counting import unpack_pairs
 from opusparcus.export import SEGMENT_ROWS, format_rows, release_files, sentences_of
 from opusparcus.spark_input import read_arrow, write_arrow
 from opusparcus.spark_numbering import Slice, segments
+from opusparcus.spark_session import run_tasks
 from tapaco.core.bz2_blocks import EMPTY_FILE, compressed_segment
 from tapaco.core.files import write_file_atomically
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-SAVED_SCHEMA = "part int, split int, rows long"
+SAVED_SCHEMA = "part int, split int, candidates long, kept long"
 
 
-def write_parts(session: SparkSession, ordered: DataFrame, lang: str, vocabulary: Path,
-                scheme_field: bool, folder: Path) -> dict[int, list[Path]]:
-    """Render and write every segment of every split in a task; each split's parts in order.
-    `ordered` has the rows (split, key, summed_pmi, expected, pivots, score) in rank order."""
+def save_sorted(scored: DataFrame, folder: Path) -> tuple[list[int], dict[int, dict[int, int]]]:
+    """Sort the scored rows (split, best first, then key) and save each partition's rows
+    kept; each split's candidate pairs, and each partition's rows kept per split."""
+    from pyspark.sql import functions as F
+
+    folder.mkdir(parents=True)
+    ordered = scored.orderBy("split", F.col("score").desc(), "key")
+    candidates, sizes = [0] * len(SPLITS), {}
+    for row in ordered.mapInArrow(lambda batches: _save_partition(batches, folder),
+                                  SAVED_SCHEMA).collect():
+        candidates[row["split"]] += row["candidates"]
+        sizes.setdefault(row["part"], {})[row["split"]] = row["kept"]
+    return candidates, sizes
+
+
+def write_parts(session: SparkSession, sorted_folder: Path, sizes: dict[int, dict[int, int]],
+                lang: str, vocabulary: Path, scheme_field: bool,
+                folder: Path) -> dict[int, list[Path]]:
+    """Render and write every segment of every split in a task (`sizes`: the rows of each
+    split in each saved partition); each split's parts in order."""
     files = release_files(lang)
     for split in files:
         (folder / str(split)).mkdir(parents=True)
-    sorted_folder = folder / "sorted"
-    sorted_folder.mkdir()
-    sizes: dict[int, dict[int, int]] = {}
-    for row in ordered.mapInArrow(lambda batches: _save_partition(batches, sorted_folder),
-                                  SAVED_SCHEMA).collect():
-        sizes.setdefault(row["part"], {})[row["split"]] = row["rows"]
     found = segments(sizes, SEGMENT_ROWS)
     plan = [(split, number, rows) for split, numbered in found.items()
             for number, rows in enumerate(numbered)]
 
-    def render(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for place in batch.column(0).to_pylist():
-                split, number, rows = plan[place]
-                _render(lang, files[split], vocabulary, scheme_field, number,
-                        [_sorted_rows(sorted_folder, piece) for piece in rows],
-                        _part(folder, split, number))
-                yield pa.record_batch({"done": [place]})
+    def render(place: int) -> None:
+        split, number, rows = plan[place]
+        _render(lang, files[split], vocabulary, scheme_field, number,
+                [_sorted_rows(sorted_folder, piece) for piece in rows],
+                _part(folder, split, number))
 
-    if plan:
-        session.range(0, len(plan), 1, len(plan)).mapInArrow(render, "done long").collect()
+    run_tasks(session, len(plan), render)
     return {split: [_part(folder, split, number) for number in range(len(numbered))]
             for split, numbered in found.items()}
 
 
 def _save_partition(batches: Iterator[pa.RecordBatch], folder: Path
                     ) -> Iterator[pa.RecordBatch]:
-    """Save a sorted partition's rows; its rows per split."""
+    """Save a sorted partition's rows kept; its candidates and rows kept per split."""
     from pyspark import TaskContext
 
     saved = [batch for batch in batches if batch.num_rows]
@@ -73,11 +80,14 @@ def _save_partition(batches: Iterator[pa.RecordBatch], folder: Path
         return
     rows = pa.Table.from_batches(saved)
     part = TaskContext.get().partitionId()
-    write_arrow(rows, folder / f"{part:05d}.arrow")
-    counts = pc.value_counts(rows.column("split")).to_pylist()
-    yield pa.record_batch({"part": pa.array([part] * len(counts), pa.int32()),
-                           "split": pa.array([count["values"] for count in counts], pa.int32()),
-                           "rows": pa.array([count["counts"] for count in counts], pa.int64())})
+    kept = rows.filter(rows.column("kept"))
+    write_arrow(kept, folder / f"{part:05d}.arrow")
+    splits = rows.column("split").to_numpy()
+    yield pa.record_batch({
+        "part": pa.array([part] * len(SPLITS), pa.int32()),
+        "split": pa.array(range(len(SPLITS)), pa.int32()),
+        "candidates": np.bincount(splits, minlength=len(SPLITS)),
+        "kept": np.bincount(kept.column("split").to_numpy(), minlength=len(SPLITS))})
 
 
 def _sorted_rows(folder: Path, piece: Slice) -> pa.Table:
@@ -101,8 +111,7 @@ def _render(lang: str, file: tuple[str, str], vocabulary: Path, scheme_field: bo
 
 
 def concatenate_parts(parts: list[Path], path: Path) -> None:
-    """A release file from its parts, in order (a bz2 file with no rows is one empty
-    stream)."""
+    """A release file from its parts, in order (no rows in bz2: one empty stream)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as out:
         for part in parts:
