@@ -21,7 +21,7 @@ from opusparcus.bitexts import SPLITS
 from opusparcus.counting import unpack_pairs
 from opusparcus.export import SEGMENT_ROWS, format_rows, release_files, sentences_of
 from opusparcus.spark_input import read_arrow, write_arrow
-from opusparcus.spark_numbering import Slice, segments
+from opusparcus.spark_numbering import segments
 from opusparcus.spark_session import run_tasks
 from tapaco.core.bz2_blocks import EMPTY_FILE, compressed_segment
 from tapaco.core.files import write_file_atomically
@@ -38,12 +38,13 @@ def save_sorted(scored: DataFrame, folder: Path) -> tuple[list[int], dict[int, d
     from pyspark.sql import functions as F
 
     folder.mkdir(parents=True)
-    ordered = scored.orderBy("split", F.col("score").desc(), "key")
+    scored = scored.persist()  # the sort's sampling job would score every bucket once more
     candidates, sizes = [0] * len(SPLITS), {}
-    for row in ordered.mapInArrow(lambda batches: _save_partition(batches, folder),
-                                  SAVED_SCHEMA).collect():
+    for row in scored.orderBy("split", F.col("score").desc(), "key").mapInArrow(
+            lambda batches: _save_partition(batches, folder), SAVED_SCHEMA).collect():
         candidates[row["split"]] += row["candidates"]
         sizes.setdefault(row["part"], {})[row["split"]] = row["kept"]
+    scored.unpersist()
     return candidates, sizes
 
 
@@ -62,7 +63,8 @@ def write_parts(session: SparkSession, sorted_folder: Path, sizes: dict[int, dic
     def render(place: int) -> None:
         split, number, rows = plan[place]
         _render(lang, files[split], vocabulary, scheme_field, number,
-                [_sorted_rows(sorted_folder, piece) for piece in rows],
+                [read_arrow(sorted_folder / f"{piece.part:05d}.arrow").slice(
+                    piece.start, piece.stop - piece.start) for piece in rows],
                 _part(folder, split, number))
 
     run_tasks(session, len(plan), render)
@@ -88,11 +90,6 @@ def _save_partition(batches: Iterator[pa.RecordBatch], folder: Path
         "split": pa.array(range(len(SPLITS)), pa.int32()),
         "candidates": np.bincount(splits, minlength=len(SPLITS)),
         "kept": np.bincount(kept.column("split").to_numpy(), minlength=len(SPLITS))})
-
-
-def _sorted_rows(folder: Path, piece: Slice) -> pa.Table:
-    return read_arrow(folder / f"{piece.part:05d}.arrow").slice(piece.start,
-                                                                piece.stop - piece.start)
 
 
 def _render(lang: str, file: tuple[str, str], vocabulary: Path, scheme_field: bool,
