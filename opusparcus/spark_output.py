@@ -39,12 +39,15 @@ def save_sorted(scored: DataFrame, folder: Path) -> tuple[list[int], dict[int, d
 
     folder.mkdir(parents=True)
     scored = scored.persist()  # the sort's sampling job would score every bucket once more
+    try:
+        rows = scored.orderBy("split", F.col("score").desc(), "key").mapInArrow(
+            lambda batches: _save_partition(batches, folder), SAVED_SCHEMA).collect()
+    finally:
+        scored.unpersist()
     candidates, sizes = [0] * len(SPLITS), {}
-    for row in scored.orderBy("split", F.col("score").desc(), "key").mapInArrow(
-            lambda batches: _save_partition(batches, folder), SAVED_SCHEMA).collect():
+    for row in rows:
         candidates[row["split"]] += row["candidates"]
         sizes.setdefault(row["part"], {})[row["split"]] = row["kept"]
-    scored.unpersist()
     return candidates, sizes
 
 
