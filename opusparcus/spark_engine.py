@@ -2,11 +2,11 @@
 
 A task per bitext reads, normalises, counts and pairs it (:mod:`opusparcus.spark_input`); a task
 per language makes its language-wide codes (:mod:`opusparcus.spark_numbering`). The pairs of
-every bitext meet in one shuffle by a hash of their key, and each bucket is combined over the
-bitexts, scored, held out and filtered by edit distance by one Arrow function running the local
-engine's own functions, in the same order (a pair's sums run over its values alone, in bitext
-order; its copies in every split share its bucket). Spark sorts the rows kept (score, then key:
-the local engine's stable sort of key-sorted pairs) and tasks render and write them in parts
+every bitext meet in one shuffle (bucket: key modulo the buckets), and one Arrow function per
+bucket combines them over the bitexts, scores, holds out and filters them by edit distance with
+the local engine's functions, in its order (a pair's sums run over its values alone, in bitext
+order; its copies in every split share its bucket). Spark sorts the rows (split, score, key: the
+local engine's stable sort of key-sorted pairs), and tasks render and write them in parts
 (:mod:`opusparcus.spark_output`). No Python code runs per row; the driver lists the input,
 gathers a few rows of counts and concatenates the parts.
 """
@@ -54,7 +54,6 @@ BATCH_ROWS = 1 << 20
 PAIR_ROWS = "split int, key long, bitext int, pmi double, shared double, bucket int"
 SCORED_ROWS = ("split int, key long, summed_pmi double, expected double, pivots long, "
                "score double, kept boolean")
-_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: consecutive keys, other buckets
 
 
 class SparkEngine:
@@ -67,8 +66,7 @@ class SparkEngine:
 
     def rank_languages(self, opus_dir: Path, plan: dict[str, list[AlignmentSource]],
                        outputs: dict[str, OutputFolder], progress: Progress) -> dict[str, dict]:
-        """Rank every language of `plan` (its bitexts) into its output folder; each language's
-        statistics."""
+        """Rank every language of `plan` (its bitexts) into its output; their statistics."""
         sources = list({source.path: source for chosen in plan.values() for source in chosen}
                        .values())
         merged = self.options.score != "summed-pmi"
@@ -147,8 +145,7 @@ def _bitext_rows(place: int, pairs: Path, codes: Path,
             "split": batch.column("split").cast(pa.int32()), "key": keys.view(np.int64),
             "bitext": np.full(len(keys), place, np.int32), "pmi": batch.column("pmi"),
             "shared": batch.column("shared"),
-            "bucket": (((keys * _SPREAD) >> np.uint64(32)) % np.uint64(buckets)).astype(
-                np.int32)})
+            "bucket": (keys % np.uint64(buckets)).astype(np.int32)})
 
 
 @dataclass
@@ -169,10 +166,9 @@ class _Bucket:
         scored = [self._scored_split(rows.slice(bounds[split], bounds[split + 1] - bounds[split]),
                                      split) for split in range(len(SPLITS))]
         vocabulary = read_arrow(self.files.vocabulary).column("sentence")
-        train = scored[TRAIN]
-        dev = held_out(scored[DEV], [train.keys], vocabulary, self.options)
-        test = held_out(scored[TEST], [train.keys, dev.keys], vocabulary, self.options)
-        kept = [train.keys, dev.keys, test.keys]
+        train = scored[TRAIN].keys
+        dev = held_out(scored[DEV], [train], vocabulary, self.options).keys
+        kept = [train, dev, held_out(scored[TEST], [train, dev], vocabulary, self.options).keys]
         return pa.concat_tables([pa.table({
             "split": np.full(len(pairs), split, np.int32), "key": pairs.keys.view(np.int64),
             "summed_pmi": pairs.summed_pmi, "expected": pairs.expected, "pivots": pairs.pivots,

@@ -1,20 +1,13 @@
-"""`rank --engine spark`, input: the bitexts are read, normalised, counted and paired inside
-Spark tasks.
+"""`rank --engine spark`, input: a task per bitext reads, normalises, counts and pairs it.
 
-The driver only lists the release (it opens none of the input files) and starts one task per
-bitext, the largest first. The task reads its bitext with the local engine's reader, normalises
-each side's distinct sentence keys and, for each side whose language is ranked, counts and
-pairs its links split by split with the local engine's own functions: a pair's S_L and PMI
-depend on its bitext alone. Under the run's folder (on a cluster, storage every executor and
-the driver share) it writes Arrow files per ranked side `NNNNN-S`: `sentences/` (the side's
-sentences in code-point order, a local code being the index), `pairs/` (split, key in local
-codes, PMI, S_L) and, for a merged-bitext scheme, `counts/` (c_L(t) per split). It returns
-its counts, bad-input log and per-split link counts in one row. Paths reach the tasks absolute,
-and their errors name files as given, as the local engine's do.
-
-Local codes order pivots and pairs as the local engine's language-wide codes do (both are
-ranks), so every sum runs in the same order; pairs of different bitexts meet by language-wide
-codes made afterwards (:mod:`opusparcus.spark_numbering`).
+The driver only lists the release (it opens no input file). A task, the largest bitext first,
+reads with the local engine's reader and, for each side whose language is ranked, counts and
+pairs its links split by split with the local engine's functions (S_L and PMI depend on the
+bitext alone), keyed by local codes: ranks among the side's sentences, which order pivots and
+pairs as language-wide codes do, so every sum runs in the same order. It writes Arrow files per
+ranked side under the run's folder (shared storage on a cluster): its sentences, its pairs
+(split, key, PMI, S_L) and, for a merged-bitext scheme, c_L(t); and returns its counts and
+bad-input log, whose errors name files as given, as the local engine's do.
 """
 
 from __future__ import annotations
@@ -128,8 +121,7 @@ def read_arrow(path: Path) -> pa.Table:
 
 
 def write_arrow(table: pa.Table, path: Path) -> None:
-    """A task may run twice (a retry, a speculative copy): each writes the same table, renamed
-    into place when whole."""
+    """Renamed into place when whole: a task may run twice (a retry, a speculative copy)."""
     partial = temporary_name(path, "tmp")
     with pa.ipc.new_file(str(partial), table.schema) as out:
         out.write_table(table)
@@ -212,8 +204,8 @@ def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: 
                              options.max_sentence_length)
     except InputError as raised:
         error = release.as_given(raised)
-        return {"number": number, "report": None,
-                "error": json.dumps([error.path, error.message, error.position, error.kind])}
+        return {"number": number, "error": json.dumps([error.path, error.message,
+                                                       error.position, error.kind])}
     coded = [_local_codes(side) for side in bitext.sides]
     splits = {}
     for side_number, side in enumerate(bitext.sides):

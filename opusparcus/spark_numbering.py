@@ -1,11 +1,10 @@
 """`rank --engine spark`, numbering: language-wide sentence codes, and rows' numbers in rank order.
 
-A task per ranked language merges its bitexts' sorted sentences into the language's, in
-code-point order (a code is the index, as in the local vocabulary, whose memory it takes) and
-writes under `LANG/` the sentences, per bitext the code of each local code (both are ranks: the
-map keeps every order) and, for a merged-bitext scheme, c(t) over all bitexts per split. A
-sorted partition's first row number in a split is the count of that split's rows in the
-partitions before it (:func:`segments`).
+A task per ranked language merges its bitexts' sorted sentences (the memory of the local
+vocabulary) and writes under `LANG/` its sentences in code-point order, per bitext the code of
+each local code (both are ranks: the map keeps every order) and, for a merged-bitext scheme,
+c(t) per split. A sorted partition's first row in a split follows the rows before it
+(:func:`segments`).
 """
 
 from __future__ import annotations
@@ -56,15 +55,14 @@ def _number_language(files: LanguageFiles) -> None:
     chunks = [read_arrow(path).column("sentence").combine_chunks() for path in files.sentences]
     sentences, codes = sorted_distinct(chunks)
     write_arrow(pa.table({"sentence": sentences}), files.vocabulary)
-    starts = np.cumsum([0] + [len(chunk) for chunk in chunks])
-    for place in range(len(chunks)):
-        write_arrow(pa.table({"code": codes[starts[place]:starts[place + 1]]}),
-                    files.codes(place))
+    by_bitext = np.split(codes, np.cumsum([len(chunk) for chunk in chunks])[:-1])
+    for place, bitext_codes in enumerate(by_bitext):
+        write_arrow(pa.table({"code": bitext_codes}), files.codes(place))
     if files.counts is not None:
         merged = np.zeros((len(SPLITS), len(sentences)), np.int64)
-        for place, path in enumerate(files.counts):
-            merged[:, codes[starts[place]:starts[place + 1]]] += np.stack(
-                [column.to_numpy() for column in read_arrow(path).columns])
+        for bitext_codes, path in zip(by_bitext, files.counts):
+            merged[:, bitext_codes] += np.stack([column.to_numpy()
+                                                 for column in read_arrow(path).columns])
         write_arrow(pa.table(dict(zip(SPLITS, merged))), files.merged)
 
 

@@ -87,11 +87,10 @@ def _save_partition(batches: Iterator[pa.RecordBatch], folder: Path
     part = TaskContext.get().partitionId()
     kept = rows.filter(rows.column("kept"))
     write_arrow(kept, folder / f"{part:05d}.arrow")
-    splits = rows.column("split").to_numpy()
     yield pa.record_batch({
         "part": pa.array([part] * len(SPLITS), pa.int32()),
         "split": pa.array(range(len(SPLITS)), pa.int32()),
-        "candidates": np.bincount(splits, minlength=len(SPLITS)),
+        "candidates": np.bincount(rows.column("split").to_numpy(), minlength=len(SPLITS)),
         "kept": np.bincount(kept.column("split").to_numpy(), minlength=len(SPLITS))})
 
 

@@ -156,8 +156,7 @@ def shuffle_partitions(session: SparkSession, input_bytes: int) -> int:
 
 def run_tasks(session: SparkSession, count: int, task: Callable[[int], dict],
               schema: pa.Schema = DONE) -> list:
-    """`task(place)` for every place below `count`, each in a Spark task of its own; the rows
-    they return."""
+    """`task(place)` for each place below `count` in a Spark task of its own; their rows."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     if not count:
