@@ -96,9 +96,8 @@ class SparkEngine:
                 _scored(self.session, lang, sources, read, files, options), sorted_folder)
         written = {SPLITS[split]: sum(found.get(split, 0) for found in sizes.values())
                    for split in (TRAIN, DEV, TEST)}
-        stats = statistics(lang, read.records(sources, lang),
-                           read.split_stats(sources, lang, candidates), written, options,
-                           provenance)
+        stats = statistics(lang, read.records(sources, lang), read.split_stats(
+            sources, lang, candidates), written, options, provenance)
         with progress.stage(f"{lang}: render and write on Spark"):
             parts = write_parts(self.session, sorted_folder, sizes, lang, files.vocabulary,
                                 options.score != "summed-pmi", files.folder / "parts")

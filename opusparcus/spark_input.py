@@ -207,12 +207,9 @@ def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: 
         return {"number": number, "error": json.dumps([error.path, error.message,
                                                        error.position, error.kind])}
     coded = [_local_codes(side) for side in bitext.sides]
-    splits = {}
-    for side_number, side in enumerate(bitext.sides):
-        if side.lang in ranked:
-            sentences, codes = coded[side_number]
-            splits[side_number] = _pair_side(side, sentences, codes, coded[1 - side_number][1],
-                                             options, folder, number, side_number)
+    splits = {side_number: _pair_side(side, *coded[side_number], coded[1 - side_number][1],
+                                      options, folder, number, side_number)
+              for side_number, side in enumerate(bitext.sides) if side.lang in ranked}
     return {"number": number, "error": None, "report": json.dumps({
         "counts": asdict(bitext.counts), "log": log.as_dict(), "splits": splits,
         "without_year": [side.without_year for side in bitext.sides]})}
@@ -236,8 +233,7 @@ def _pair_side(side: Side, sentences: pa.Array, codes: np.ndarray, pivots: np.nd
         chosen = side.splits == split
         bitext = bitext_pairs(codes[chosen], pivots[chosen], len(sentences),
                               options.max_pivot_fanout)
-        counts = bitext.counts
-        pairs = sum_by_pair(*weighted_pairs(counts, bitext.groups))
+        counts, pairs = bitext.counts, sum_by_pair(*weighted_pairs(bitext.counts, bitext.groups))
         pmi = bitext_pmi(counts.links, pairs.shared, counts.target_count[pairs.left],
                          counts.target_count[pairs.right])
         tables.append(pa.table({"split": np.full(len(pairs.keys), split, np.int8),
