@@ -237,7 +237,7 @@ def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return sorted_keys[position] == keys
 
 
-def _held_out(pairs: ScoredPairs, excluded: list[np.ndarray], vocabulary: pa.Array,
+def held_out(pairs: ScoredPairs, excluded: list[np.ndarray], vocabulary: pa.Array,
               options: RankOptions) -> ScoredPairs:
     """Pairs in none of the `excluded` key arrays (each sorted) whose sentences differ enough.
     The arrays are searched one by one: merging the train and dev keys would copy them twice."""
@@ -350,8 +350,8 @@ class LocalEngine:
         with progress.stage(f"{lang}: order and hold out"):
             sentences = job.vocabulary.sentences
             train = results[TRAIN]
-            dev = _held_out(results[DEV], [train.keys], sentences, options)
-            test = _held_out(results[TEST], [train.keys, dev.keys], sentences, options)
+            dev = held_out(results[DEV], [train.keys], sentences, options)
+            test = held_out(results[TEST], [train.keys, dev.keys], sentences, options)
             outputs = {split: ordered_sentences(pairs)
                        for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
         written = {SPLITS[split]: len(outputs[split][0]) for split in (TRAIN, DEV, TEST)}

@@ -1,40 +1,33 @@
-"""`rank --engine spark`, input: the bitexts are read, normalised and coded inside Spark tasks.
+"""`rank --engine spark`, input: a task per bitext reads, normalises, counts and pairs it.
 
-The driver only lists the release (names and sizes; it opens none of the input files) and
-starts one task per bitext, the largest first. The task reads its bitext with the local
-engine's reader (:func:`opusparcus.bitexts.read_bitext`), normalises each side's distinct
-sentence keys (:func:`opusparcus.vocabulary.normalize_keys`) and writes to the run's folder,
-which on a cluster must be storage every executor and the driver share:
-- `links/NNNNN.parquet`: for every link, each side's split and sentence code, a code being the
-  sentence's rank in code-point order among that side's sentences;
-- `sentences/NNNNN-S.parquet`, for a side whose language is ranked: those sentences in order.
-It returns its counts and bad-input log as one small row. Paths reach the tasks absolute (a
-cluster's executors have another working folder), and their errors name files as given, as the
-local engine's do.
-
-A side's own codes serve as its pivot codes: the sums run in pivot order within each bitext,
-and ranks within a bitext order its sentences as the local engine's language-wide ranks do. A
-ranked language's codes must be language-wide: its sentences over all its bitexts are sorted
-and numbered by Spark (:func:`opusparcus.spark_numbering.numbered`), and each side's codes are
-mapped to them by a join. No vocabulary is ever built on the driver.
+The driver only lists the release (it opens no input file). A task, the largest bitext first,
+reads with the local engine's reader and, for each side whose language is ranked, counts and
+pairs its links split by split with the local engine's functions (S_L and PMI depend on the
+bitext alone), keyed by local codes: ranks among the side's sentences, which order pivots and
+pairs as language-wide codes do, so every sum runs in the same order. It writes Arrow files per
+ranked side under the run's folder (shared storage on a cluster): its sentences, its pairs
+(split, key, PMI, S_L) and, for a merged-bitext scheme, c_L(t); and returns its counts and
+bad-input log, whose errors name files as given, as the local engine's do.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from opusparcus.bitexts import BitextCounts, read_bitext
-from opusparcus.rank_inputs import RankOptions
-from opusparcus.spark_numbering import numbered
+from opusparcus.aggregate import bitext_pairs
+from opusparcus.bitexts import SPLITS, BitextCounts, Side, read_bitext
+from opusparcus.counting import FanoutSkips, sum_by_pair, weighted_pairs
+from opusparcus.rank_inputs import RankOptions, pivot_of
+from opusparcus.rank_outputs import BitextRecord
+from opusparcus.scores import bitext_pmi
+from opusparcus.spark_session import run_tasks
 from opusparcus.vocabulary import CHUNK, normalize_keys, sorted_distinct
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.files import temporary_name
@@ -42,22 +35,28 @@ from tapaco.core.opus import AlignmentSource
 from tapaco.core.provenance import Provenance, release_provenance
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import SparkSession
 
-TASK_SCHEMA = "number int, counts string, log string, without_year array<long>, error string"
-_TASK_ROW = pa.schema([("number", pa.int32()), ("counts", pa.string()), ("log", pa.string()),
-                       ("without_year", pa.list_(pa.int64())), ("error", pa.string())])
+_TASK_ROW = pa.schema([("number", pa.int32()), ("report", pa.string()), ("error", pa.string())])
+
+
+class SplitCounts(NamedTuple):
+    """One ranked side's links of a split, the fan-out cap's skips there, its pairs."""
+
+    links: int
+    skips: list[int]
+    pairs: int
 
 
 @dataclass
 class BitextRead:
-    """What a task reports of its bitext: counts, bad-input log, links without a year per
-    side."""
+    """What a task reports of its bitext; `splits`: per ranked side (by number)."""
 
     source: str
     counts: BitextCounts
     log: dict
     without_year: tuple[int, int]
+    splits: dict[int, list[SplitCounts]]
 
 
 def input_bytes(sources: list[AlignmentSource]) -> int:
@@ -75,54 +74,58 @@ class ExecutorInput:
 
     def __init__(self, session: SparkSession, opus_dir: Path, sources: list[AlignmentSource],
                  ranked: set[str], options: RankOptions, folder: Path) -> None:
-        self.session, self.folder = session, folder
+        self.folder = folder
         self.number = {source.path: number for number, source in enumerate(sources)}
         self.sides = {source.path: source.langs for source in sources}
         self.bitexts = _read_on_executors(session, opus_dir, sources, ranked, options, folder)
 
-    def _links(self, lang: str, sources: list[AlignmentSource]) -> DataFrame:
-        """The links of `lang`'s bitexts: bitext (its place in `sources`), split, target
-        (the side's code), pivot."""
-        from pyspark.sql import functions as F
+    def side(self, source: AlignmentSource, lang: str) -> int:
+        return self.sides[source.path].index(lang)
 
-        frames = []
-        for place, source in enumerate(sources):
-            side = self.sides[source.path].index(lang)
-            frames.append(self.session.read.parquet(str(self._links_file(source))).select(
-                F.lit(place).alias("bitext"), F.col(f"split{side}").cast("int").alias("split"),
-                F.col(f"code{side}").alias("local"), F.col(f"code{1 - side}").alias("pivot")))
-        return _union(frames)
+    def records(self, sources: list[AlignmentSource], lang: str) -> list[BitextRecord]:
+        """What `lang`'s statistics say of each of its bitexts."""
+        return [BitextRecord(pivot_of(source, lang), self.bitexts[source.path].source,
+                             self.bitexts[source.path].counts, self.bitexts[source.path].log,
+                             self.bitexts[source.path].without_year[self.side(source, lang)])
+                for source in sources]
 
-    def coded(self, lang: str, sources: list[AlignmentSource],
-              folder: Path) -> tuple[DataFrame, DataFrame]:
-        """`lang`'s links with language-wide target codes (bitext, split, target, pivot), and
-        its sentences (code, sentence); `folder` (new) holds the numbering."""
-        from pyspark.sql import functions as F
+    def split_stats(self, sources: list[AlignmentSource], lang: str,
+                    candidates: list[int]) -> dict:
+        """Per split: links per pivot, what the fan-out cap skipped, candidate pairs."""
+        stats = {}
+        for split, name in enumerate(SPLITS):
+            counts = [self.split_counts(source, lang)[split] for source in sources]
+            stats[name] = {
+                "links_per_pivot": {pivot_of(source, lang): count.links
+                                    for source, count in zip(sources, counts)},
+                "fanout_skips": dict(zip(asdict(FanoutSkips()),
+                                         np.sum([count.skips for count in counts], 0).tolist())),
+                "candidate_pairs": candidates[split]}
+        return stats
 
-        local = _union([self.session.read.parquet(str(self._sentences_file(source, lang)))
-                        .select(F.lit(place).alias("bitext"), "local", "sentence")
-                        for place, source in enumerate(sources)])
-        distinct = local.select("sentence").distinct().withColumn("everything", F.lit(0))
-        codes, _ = numbered(self.session, distinct, "everything", ["sentence"], folder)
-        sentences = codes.select(F.col("row").alias("code"), "sentence")
-        code_of_local = local.join(sentences, "sentence").select("bitext", "local", "code")
-        links = self._links(lang, sources).join(code_of_local, ["bitext", "local"]).select(
-            "bitext", "split", F.col("code").alias("target"), "pivot")
-        return links, sentences
+    def split_counts(self, source: AlignmentSource, lang: str) -> list[SplitCounts]:
+        return self.bitexts[source.path].splits[self.side(source, lang)]
 
-    def _links_file(self, source: AlignmentSource) -> Path:
-        return self.folder / "links" / f"{self.number[source.path]:05d}.parquet"
-
-    def _sentences_file(self, source: AlignmentSource, lang: str) -> Path:
-        side = self.sides[source.path].index(lang)
-        return self.folder / "sentences" / f"{self.number[source.path]:05d}-{side}.parquet"
+    def file(self, kind: str, source: AlignmentSource, lang: str) -> Path:
+        """`lang`'s side of `source`: its `sentences`, `pairs` or `counts` file."""
+        return _side_file(self.folder, kind, self.number[source.path], self.side(source, lang))
 
 
-def _union(frames: list[DataFrame]) -> DataFrame:
-    union = frames[0]
-    for frame in frames[1:]:
-        union = union.unionByName(frame)
-    return union
+def _side_file(folder: Path, kind: str, number: int, side: int) -> Path:
+    return folder / kind / f"{number:05d}-{side}.arrow"
+
+
+def read_arrow(path: Path) -> pa.Table:
+    """An Arrow file written by a task, memory-mapped: only what is used is read."""
+    return pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+
+
+def write_arrow(table: pa.Table, path: Path) -> None:
+    """Renamed into place when whole: a task may run twice (a retry, a speculative copy)."""
+    partial = temporary_name(path, "tmp")
+    with pa.ipc.new_file(str(partial), table.schema) as out:
+        out.write_table(table)
+    partial.replace(path)
 
 
 @dataclass(frozen=True)
@@ -166,60 +169,79 @@ def _read_on_executors(session: SparkSession, opus_dir: Path, sources: list[Alig
                        folder: Path) -> dict[Path, BitextRead]:
     """Read every bitext in a task of its own; one line of error for bad input (unless it is
     skipped)."""
-    for name in ("links", "sentences"):
+    for name in ("sentences", "pairs", "counts"):
         (folder / name).mkdir(parents=True)
     largest_first = sorted(range(len(sources)), key=lambda n: -input_bytes([sources[n]]))
     release = _Release(opus_dir, Path(os.path.abspath(opus_dir)))
     readable = [replace(source, path=Path(os.path.abspath(source.path))) for source in sources]
 
-    def tasks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for place in batch.column(0).to_pylist():
-                number = largest_first[place]
-                row = _read_task(release, readable[number], number, ranked, options, folder)
-                yield pa.RecordBatch.from_pylist([row], _TASK_ROW)
+    def task(place: int) -> dict:
+        number = largest_first[place]
+        return _read_task(release, readable[number], number, ranked, options, folder)
 
-    count = len(sources)
-    rows = session.range(0, count, 1, count).mapInArrow(tasks, TASK_SCHEMA).collect()
+    rows = run_tasks(session, len(sources), task, _TASK_ROW)
     errors = sorted((row["number"], row["error"]) for row in rows if row["error"])
     if errors:
         raise InputError(*json.loads(errors[0][1]))
-    return {sources[row["number"]].path: BitextRead(
-        str(sources[row["number"]].path), BitextCounts(**json.loads(row["counts"])),
-        json.loads(row["log"]), tuple(row["without_year"])) for row in rows}
+    return {sources[row["number"]].path: _reported(str(sources[row["number"]].path), row)
+            for row in rows}
+
+
+def _reported(source: str, row) -> BitextRead:
+    report = json.loads(row["report"])
+    return BitextRead(source, BitextCounts(**report["counts"]), report["log"],
+                      tuple(report["without_year"]),
+                      {int(side): [SplitCounts(*split) for split in splits]
+                       for side, splits in report["splits"].items()})
 
 
 def _read_task(release: _Release, source: AlignmentSource, number: int, ranked: set[str],
                options: RankOptions, folder: Path) -> dict:
-    """Inside a task: read one bitext, write its links and its ranked sides' sentences."""
+    """Inside a task: read one bitext; for each ranked side, write its sentences and pairs."""
     log = _LogAsGiven(options.skip_bad_input, release)
     try:
         bitext = read_bitext(release.absolute, source, log, options.documents,
                              options.max_sentence_length)
     except InputError as raised:
         error = release.as_given(raised)
-        return {"number": number, "counts": None, "log": None, "without_year": None,
-                "error": json.dumps([error.path, error.message, error.position, error.kind])}
-    columns = {}
-    for side_number, side in enumerate(bitext.sides):
-        sentences, rank = sorted_distinct([normalize_keys(side.keys.slice(start, CHUNK),
-                                                          side.lang)
-                                           for start in range(0, len(side.keys), CHUNK)])
-        columns[f"split{side_number}"] = side.splits
-        columns[f"code{side_number}"] = rank[side.codes]
-        if side.lang in ranked:
-            _write_atomically(pa.table({"local": np.arange(len(sentences), dtype=np.int32),
-                                        "sentence": sentences}),
-                              folder / "sentences" / f"{number:05d}-{side_number}.parquet")
-    _write_atomically(pa.table(columns), folder / "links" / f"{number:05d}.parquet")
-    return {"number": number, "counts": json.dumps(asdict(bitext.counts)),
-            "log": json.dumps(log.as_dict()),
-            "without_year": [side.without_year for side in bitext.sides], "error": None}
+        return {"number": number, "error": json.dumps([error.path, error.message,
+                                                       error.position, error.kind])}
+    coded = [_local_codes(side) for side in bitext.sides]
+    splits = {side_number: _pair_side(side, *coded[side_number], coded[1 - side_number][1],
+                                      options, folder, number, side_number)
+              for side_number, side in enumerate(bitext.sides) if side.lang in ranked}
+    return {"number": number, "error": None, "report": json.dumps({
+        "counts": asdict(bitext.counts), "log": log.as_dict(), "splits": splits,
+        "without_year": [side.without_year for side in bitext.sides]})}
 
 
-def _write_atomically(table: pa.Table, path: Path) -> None:
-    """A task may run twice (a retry, a speculative copy): each writes the same table, renamed
-    into place when whole."""
-    partial = temporary_name(path, "tmp")
-    pq.write_table(table, partial)
-    partial.replace(path)
+def _local_codes(side: Side) -> tuple[pa.Array, np.ndarray]:
+    """A side's sentences in code-point order, and each link's sentence code among them."""
+    sentences, rank = sorted_distinct([normalize_keys(side.keys.slice(start, CHUNK), side.lang)
+                                       for start in range(0, len(side.keys), CHUNK)])
+    return sentences, rank[side.codes]
+
+
+def _pair_side(side: Side, sentences: pa.Array, codes: np.ndarray, pivots: np.ndarray,
+               options: RankOptions, folder: Path, number: int, side_number: int) -> list:
+    """Write a ranked side's sentences, its pairs of every split (and c_L(t) for a
+    merged-bitext scheme); each split's links, fan-out skips and pairs."""
+    write_arrow(pa.table({"sentence": sentences}),
+                _side_file(folder, "sentences", number, side_number))
+    tables, reported, target_counts = [], [], []
+    for split in range(len(SPLITS)):
+        chosen = side.splits == split
+        bitext = bitext_pairs(codes[chosen], pivots[chosen], len(sentences),
+                              options.max_pivot_fanout)
+        counts, pairs = bitext.counts, sum_by_pair(*weighted_pairs(bitext.counts, bitext.groups))
+        pmi = bitext_pmi(counts.links, pairs.shared, counts.target_count[pairs.left],
+                         counts.target_count[pairs.right])
+        tables.append(pa.table({"split": np.full(len(pairs.keys), split, np.int8),
+                                "key": pairs.keys, "pmi": pmi, "shared": pairs.shared}))
+        reported.append([counts.links, list(asdict(bitext.skips).values()), len(pairs.keys)])
+        target_counts.append(counts.target_count)
+    write_arrow(pa.concat_tables(tables), _side_file(folder, "pairs", number, side_number))
+    if options.score != "summed-pmi":
+        write_arrow(pa.table(dict(zip(SPLITS, target_counts))),
+                    _side_file(folder, "counts", number, side_number))
+    return reported

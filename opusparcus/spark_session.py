@@ -23,12 +23,13 @@ import shutil
 import sys
 import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, nullcontext
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
 import regex
 
 import opusparcus
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 SHUFFLES_PER_CORE = 4
 INPUT_BYTES_PER_SHUFFLE = 32 << 20
 CODE_ARCHIVE = "pivot-paraphrase-miner-code"
+DONE = pa.schema([("done", pa.int64())])
 NO_PYSPARK = "spark needs pyspark: pip install 'pivot-paraphrase-miner[spark]' (and Java 17)"
 
 
@@ -150,6 +152,23 @@ def shuffle_partitions(session: SparkSession, input_bytes: int) -> int:
     partitions = max(SHUFFLES_PER_CORE * cores, math.ceil(input_bytes / INPUT_BYTES_PER_SHUFFLE))
     session.conf.set("spark.sql.shuffle.partitions", str(partitions))
     return partitions
+
+
+def run_tasks(session: SparkSession, count: int, task: Callable[[int], dict],
+              schema: pa.Schema = DONE) -> list:
+    """`task(place)` for each place below `count` in a Spark task of its own; their rows."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    if not count:
+        return []
+
+    def tasks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for place in batch.column(0).to_pylist():
+                yield pa.RecordBatch.from_pylist([task(place) or {"done": place}], schema)
+
+    return session.range(0, count, 1, count).mapInArrow(tasks, from_arrow_schema(schema)
+                                                        ).collect()
 
 
 def ship_code(session: SparkSession) -> str | None:

@@ -3,7 +3,7 @@ each) on 127.0.0.1, started here from the pyspark package's own `spark-class`. T
 Python cannot import this package (an import hook hides every installed copy), so the run
 also shows the driver ships its code; and no file of the input is opened by the driver (this
 process): every bitext is read by the executors. The release is byte-identical to the local
-engine's, on the real OPUS sample and on a release with heavy pivots (salted joins, the
+engine's, on the real OPUS sample and on a release with heavy pivots (wide pivots, the
 fan-out cap)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`rank --engine spark` on Spark `local[2]` writes the same bytes as the local engine: on the
-real OPUS sample, on a release with frequent pivots (salted self-joins, the fan-out cap), for
+real OPUS sample, on a release with frequent pivots (wide pivots, the fan-out cap), for
 every scoring scheme and for several languages in one run."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from conftest import PROJECT, write_moses
 from test_rank_languages import _files, _release
 
-from opusparcus import spark_engine, spark_session
+from opusparcus import spark_session
 from opusparcus.rank import RankOptions, rank, rank_languages
 from tapaco.core.errors import OptionError
 
@@ -30,13 +30,13 @@ if shutil.which("java") is None:
 # per-test limit (pyproject.toml).
 pytestmark = pytest.mark.timeout(900)
 SPARK = {"engine": "spark", "spark_master": "local[2]"}
-HUB_TARGETS = 3 * spark_engine.SALT_ROWS  # a pivot's targets spread over three salts
-CAPPED_TARGETS = 4 * spark_engine.SALT_ROWS
+HUB_TARGETS = 192  # a pivot with hundreds of targets, paired in one task
+CAPPED_TARGETS = 256
 
 
 def _frequent_pivots(root: Path, seed: int = 5) -> Path:
     """en-fr and en-de where "Oui ." / "Ja ." are the translation of many English sentences
-    (a pivot wider than a salt, another over the fan-out cap), over years of every split."""
+    (a pivot with hundreds of targets, another over the fan-out cap), over years of every split."""
     rng = random.Random(seed)
     answers = [f"Yes {n} ." for n in range(HUB_TARGETS)]
     crowd = [f"Sure thing number {n} ." for n in range(CAPPED_TARGETS)]
@@ -123,7 +123,7 @@ def test_a_killed_spark_runs_folder_is_removed_by_the_next_run(tmp_path):
          "--temp-dir", str(temp), "--workers", "1", "--quiet"],
         cwd=PROJECT, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     deadline = time.monotonic() + 300
-    while not list(temp.glob("opusparcus-spark-*/input/links")):
+    while not list(temp.glob("opusparcus-spark-*/input/pairs")):
         assert killed.poll() is None and time.monotonic() < deadline, "no bitexts read"
         time.sleep(0.01)
     children = _descendants(killed.pid)
