@@ -5,7 +5,7 @@ Each line goes through sacremoses' steps one after another, each step a left-to-
 that copies the line and rewrites what its regular expression matches, so a rule that consumes
 its neighbours consumes them here too. The character classes are one table of bits per code
 point (:data:`WHITESPACE` ... :data:`APOSTROPHE`); the non-breaking prefixes are hashed, and
-compared code point by code point where a hash matches. The multidot markers are written and
+compared in full where a hash matches. The multidot markers are written and
 read back as sacremoses writes and reads them, so a text holding ``DOTMULTI`` comes out as from
 sacremoses. A line longer than :data:`MAX_LINE` is declined, for the batch path.
 """
@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tapaco.core.opus.xml_bytes import starts_with
+from tapaco.core.hashing import hash_range
+from tapaco.core.ranges import equal_ranges, starts_with
 
 #: Bits of the class table.
 WHITESPACE, JUNK, PADDED, DIGIT, ALPHA, LOWER, LETTER_S, APOSTROPHE = 1, 2, 4, 8, 16, 32, 64, 128
@@ -30,15 +31,6 @@ _SPACE, _DOT, _COMMA, _APOSTROPHE, _NEWLINE = 32, 46, 44, 39, 10
 _MULTI = np.array([ord(c) for c in "MULTI"], np.int32)
 _DOT_LETTERS = np.array([ord(c) for c in "DOT"], np.int32)
 _GROWTH = 16
-
-
-@njit(nogil=True, cache=True)
-def prefix_hash(codes, start, end) -> np.int64:
-    """FNV-1a over codes[start:end]: the key of the prefix tables."""
-    value = np.uint64(14695981039346656037)
-    for at in range(start, end):
-        value = (value ^ np.uint64(codes[at])) * np.uint64(1099511628211)
-    return np.int64(value)
 
 
 @njit(nogil=True, cache=True)
@@ -206,18 +198,12 @@ def _apostrophe_rule(src, n, dst, classes, before_bits, before_inside, after_bit
 def _prefix_kind(codes, start, end, prefix_hashes, prefix_kinds, prefix_offsets,
                  prefix_codes) -> int:
     """KEPT, NUMERIC_ONLY or 0 for codes[start:end]."""
-    key = prefix_hash(codes, start, end)
+    key = hash_range(codes, start, end)
     at = np.searchsorted(prefix_hashes, key)
     while at < len(prefix_hashes) and prefix_hashes[at] == key:
-        first, last = prefix_offsets[at], prefix_offsets[at + 1]
-        if last - first == end - start:
-            same = True
-            for k in range(end - start):
-                if prefix_codes[first + k] != codes[start + k]:
-                    same = False
-                    break
-            if same:
-                return prefix_kinds[at]
+        if equal_ranges(prefix_codes, prefix_offsets[at], prefix_offsets[at + 1], codes, start,
+                        end):
+            return prefix_kinds[at]
         at += 1
     return 0
 

@@ -48,6 +48,7 @@ import numpy as np
 from sacremoses import MosesTokenizer
 
 from opusparcus import moses_kernels as kernels
+from tapaco.core.hashing import hash_range
 from tapaco.core.interruptible import LARGE, in_background
 
 #: Sentences joined into one string at a time (bounds memory; larger gains nothing).
@@ -346,7 +347,7 @@ def _prefix_tables(rules: _Rules) -> tuple[np.ndarray, ...]:
     prefixes = sorted([(prefix[::-1], kernels.KEPT) for prefix in rules.kept_reversed]
                       + [(prefix[::-1], kernels.NUMERIC_ONLY) for prefix in rules.numeric_reversed])
     codes = [np.array([ord(c) for c in prefix], np.int32) for prefix, _ in prefixes]
-    hashes = np.array([kernels.prefix_hash(code, 0, len(code)) for code in codes], np.int64)
+    hashes = np.array([hash_range(code, 0, len(code)) for code in codes], np.int64)
     order = np.argsort(hashes, kind="stable")
     lengths = np.array([len(codes[i]) for i in order], np.int64)
     return (hashes[order], np.array([prefixes[i][1] for i in order], np.int64),
