@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.interruptible import in_background
-from tapaco.core.opus.xml_bytes import ends_a_name, is_space, starts_with
+from tapaco.core.opus.xml_bytes import ends_a_name, is_space
+from tapaco.core.ranges import starts_with
 
 _LT, _GT, _QUOTE, _APOSTROPHE, _SLASH, _EQUALS, _SEMICOLON = (ord(c) for c in '<>"\'/=;')
 _LINK = np.frombuffer(b"<link", np.uint8)

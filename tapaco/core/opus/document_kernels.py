@@ -18,10 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from tapaco.core.characters import IS_SPACE, WHITESPACE
+from tapaco.core.characters import WHITESPACE, is_whitespace
 from tapaco.core.interruptible import in_background
 from tapaco.core.opus.sidekeys import plain_id_key
-from tapaco.core.opus.xml_bytes import ends_a_name, starts_with
+from tapaco.core.opus.xml_bytes import ends_a_name
+from tapaco.core.ranges import equal_ranges, starts_with
+from tapaco.core.utf8 import code_point_at
 
 _LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
     ord(c) for c in '<>"&/ \t\n\r')
@@ -63,31 +65,13 @@ def _tag_end(data, at) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _code_point(data, at):
-    byte = data[at]
-    if byte < 0x80:
-        return np.int64(byte), 1
-    if byte < 0xE0:
-        return np.int64(((byte & 0x1F) << 6) | (data[at + 1] & 0x3F)), 2
-    if byte < 0xF0:
-        return np.int64(((byte & 0x0F) << 12) | ((data[at + 1] & 0x3F) << 6)
-                        | (data[at + 2] & 0x3F)), 3
-    return np.int64(((byte & 0x07) << 18) | ((data[at + 1] & 0x3F) << 12)
-                    | ((data[at + 2] & 0x3F) << 6) | (data[at + 3] & 0x3F)), 4
-
-
-@njit(nogil=True, cache=True)
 def _entity(data, at):
     """The byte the XML predefined entity at `at` (its "&") stands for and its length, or
     (0, 0)."""
     for index in range(len(_ENTITY_BYTES)):
         start, end = _ENTITY_OFFSETS[index], _ENTITY_OFFSETS[index + 1]
-        if at + 1 + end - start <= len(data):
-            for k in range(end - start):
-                if data[at + 1 + k] != _ENTITY_NAMES[start + k]:
-                    break
-            else:
-                return _ENTITY_BYTES[index], end - start + 1
+        if equal_ranges(data, at + 1, at + 1 + end - start, _ENTITY_NAMES, start, end):
+            return _ENTITY_BYTES[index], end - start + 1
     return np.uint8(0), 0
 
 
@@ -126,8 +110,8 @@ def _copy_text(data, at, out, written, begin):
             written += 1
             at += max(length, 1)
         elif kind == _MAYBE_SPACE:
-            code, length = _code_point(data, at)
-            alone |= code < len(IS_SPACE) and IS_SPACE[code]
+            code, length = code_point_at(data, at)
+            alone |= is_whitespace(code)
             for k in range(length):
                 out[written + k] = data[at + k]
             written += length
