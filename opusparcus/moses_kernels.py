@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.hashing import hash_range
-from tapaco.core.ranges import equal_ranges, starts_with
+from tapaco.core.ranges import copy_into, equal_ranges, starts_with
 
 #: Bits of the class table.
 WHITESPACE, JUNK, PADDED, DIGIT, ALPHA, LOWER, LETTER_S, APOSTROPHE = 1, 2, 4, 8, 16, 32, 64, 128
@@ -87,7 +87,7 @@ def _padded(src, n, dst, classes, bits) -> int:
 @njit(nogil=True, cache=True)
 def _multidots_marked(src, n, dst) -> int:
     """A run of k >= 2 dots -> " " + "DOT" * k + "MULTI", and " " if anything follows."""
-    m = 0
+    m = np.int64(0)
     at = 0
     while at < n:
         end = at
@@ -101,10 +101,8 @@ def _multidots_marked(src, n, dst) -> int:
         dst[m] = _SPACE
         m += 1
         for _ in range(end - at):
-            dst[m:m + 3] = _DOT_LETTERS
-            m += 3
-        dst[m:m + 5] = _MULTI
-        m += 5
+            m = copy_into(dst, m, _DOT_LETTERS)
+        m = copy_into(dst, m, _MULTI)
         if end < n:
             dst[m] = _SPACE
             m += 1
@@ -247,7 +245,7 @@ def _nonbreaking_prefixes(src, n, dst, classes, prefix_hashes, prefix_kinds, pre
     """handles_nonbreaking_prefixes: tokens joined by single spaces, a token ending in "." split
     before the dot unless its prefix keeps it."""
     m = 0
-    start = 0
+    start = np.int64(0)
     while start < n and src[start] == _SPACE:
         start += 1
     while start < n:
@@ -290,7 +288,7 @@ def _trailing_dot_apostrophe(dst, m) -> int:
 def _multidots_restored(src, n, dst) -> int:
     """``(?:DOT)+MULTI`` -> one dot per DOT."""
     m = 0
-    at = 0
+    at = np.int64(0)
     while at < n:
         if src[at] == _MULTI[0] and starts_with(src[:n], at, _MULTI):
             dots = 0

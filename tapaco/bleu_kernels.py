@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.hashing import mixed, slot_of
+from tapaco.core.ranges import copy_into
 
 MAX_ORDER = 4
 SMOOTH_VALUE = 0.1
@@ -33,7 +34,7 @@ def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
     size = 64
     while size < 2 * tokens:
         size *= 2
-    grams[0, :tokens] = ids[base:base + tokens]
+    copy_into(grams[0], np.int64(0), ids[base:base + tokens])
     slots = table[:size]
     nothing = np.int64(0)
     for order in range(1, MAX_ORDER):
@@ -56,17 +57,20 @@ def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
 
 @njit(nogil=True, cache=True)
 def _sort_small(values, lo, hi) -> None:
-    """Sort values[lo:hi] in place (insertion sort for a sentence's few n-grams)."""
-    if hi - lo > 32:
-        values[lo:hi] = np.sort(values[lo:hi])
-        return
-    for i in range(lo + 1, hi):
-        value = values[i]
-        j = i - 1
-        while j >= lo and values[j] > value:
-            values[j + 1] = values[j]
-            j -= 1
-        values[j + 1] = value
+    """Sort values[lo:hi] in place: a sentence's n-grams, by Shell's sort with Knuth's gaps
+    (insertion sort for a few; numpy's sort would compile a general one on the first run)."""
+    gap = 1
+    while gap < (hi - lo) // 3:
+        gap = 3 * gap + 1
+    while gap:
+        for i in range(lo + gap, hi):
+            value = values[i]
+            j = i
+            while j - gap >= lo and values[j - gap] > value:
+                values[j] = values[j - gap]
+                j -= gap
+            values[j] = value
+        gap //= 3
 
 
 @njit(nogil=True, cache=True)
@@ -151,11 +155,12 @@ def keep_walk(ids, id_offsets, set_offsets, max_bleu):
                 if abs(score - max_bleu) <= TOLERANCE:
                     if n_near == len(near):
                         grown = np.empty((2 * len(near), NEAR_FIELDS), np.int64)
-                        grown[:n_near] = near
+                        for row in range(n_near):
+                            copy_into(grown[row], np.int64(0), near[row])
                         near = grown
                     near[n_near, 0] = ref
                     near[n_near, 1] = hyp
-                    near[n_near, 2:6] = correct
+                    copy_into(near[n_near], np.int64(2), correct)
                     near[n_near, 6] = hyp_len
                     near[n_near, 7] = ref_len
                     near[n_near, 8] = over

@@ -129,7 +129,7 @@ def surface_hashes_of_utf8(data, rows, replaced, replacement_offsets, replacemen
     """:func:`surface_hashes_of_codes` of the first `rows` lines of UTF-8 `data`, each ended by
     a newline (valid UTF-8: the texts were decoded from it)."""
     hashes = np.empty(rows, np.int64)
-    at = 0
+    at = np.int64(0)
     for row in range(rows):
         value = FNV_OFFSET
         while data[at] != 10:

@@ -23,3 +23,12 @@ def equal_ranges(a, a_start, a_end, b, b_start, b_end) -> bool:
 def starts_with(data: np.ndarray, at: int, prefix: np.ndarray) -> bool:
     """Whether `prefix` is at `data[at:]`."""
     return equal_ranges(data, at, at + len(prefix), prefix, np.int64(0), len(prefix))
+
+
+@njit(nogil=True, cache=True)
+def copy_into(target, at, source) -> int:
+    """Copy `source` to target[at:]; where the copy ends. (A slice assignment would compile
+    numba's shape check and its error message into every kernel on the first run.)"""
+    for k in range(len(source)):
+        target[at + k] = source[k]
+    return at + len(source)

@@ -13,7 +13,7 @@ from numba import njit
 
 from tapaco.core.characters import is_whitespace
 from tapaco.core.hashing import hash_range, slot_of, slots_for
-from tapaco.core.ranges import equal_ranges
+from tapaco.core.ranges import copy_into, equal_ranges
 
 _SKIPPED = np.array([ord(c) for c in "<skipped>"], np.int32)
 _DASH_NEWLINE = np.array([ord("-"), ord("\n")], np.int32)
@@ -33,13 +33,12 @@ for _low, _high in ((ord("{"), ord("~")), (ord("["), ord("`")), (ord(" "), ord("
 @njit(nogil=True, cache=True)
 def _replace(source, length, old, new, target) -> int:
     """str.replace(old, new) of source[:length] into target; the new length."""
-    out = 0
-    i = 0
+    out = np.int64(0)
+    i = np.int64(0)
     while i < length:
         if source[i] == old[0] and i + len(old) <= length \
                 and equal_ranges(source, i, i + len(old), old, np.int64(0), len(old)):
-            target[out:out + len(new)] = new
-            out += len(new)
+            out = copy_into(target, out, new)
             i += len(old)
         else:
             target[out] = source[i]
@@ -123,7 +122,7 @@ def _tokenized_13a(codes, isolated, has, one, other) -> tuple:
     for code in codes[:length]:
         if code < 128:
             has[code] = True
-    one[:length] = codes[:length]
+    copy_into(one, np.int64(0), codes[:length])
     source, target = one, other
     if has[60]:  # '<'
         length = _replace(source, length, _SKIPPED, _NOTHING, target)
@@ -136,7 +135,7 @@ def _tokenized_13a(codes, isolated, has, one, other) -> tuple:
             length = _replace(source, length, entity, char, target)
             source, target = target, source
     target[0] = 32
-    target[1:length + 1] = source[:length]
+    copy_into(target, np.int64(1), source[:length])
     target[length + 1] = 32
     length = _isolate(target, length + 2, isolated, source)
     source, target = target, source
@@ -172,11 +171,11 @@ def tokenize_13a(codes, offsets, split_only):
         text = codes[offsets[row]:offsets[row + 1]]
         if split_only:
             length = len(text)
-            one[:length] = text
+            copy_into(one, np.int64(0), text)
             buffer = one
         else:
             buffer, length = _tokenized_13a(text, _ISOLATED, has, one, other)
-        i = 0
+        i = np.int64(0)
         while i < length:
             if is_whitespace(buffer[i]):
                 i += 1
@@ -184,14 +183,12 @@ def tokenize_13a(codes, offsets, split_only):
             j = i
             while j < length and not is_whitespace(buffer[j]):
                 j += 1
-            token = buffer[i:j]
             value = hash_range(buffer, i, j)
             slot = slot_of(slots, hashes, pool, starts, starts[1:], value, buffer, i, j)
             found = slots[slot]
             if found < 0:
                 found = count
-                pool[starts[count]:starts[count] + len(token)] = token
-                starts[count + 1] = starts[count] + len(token)
+                starts[count + 1] = copy_into(pool, starts[count], buffer[i:j])
                 hashes[count] = value
                 slots[slot] = count
                 count += 1

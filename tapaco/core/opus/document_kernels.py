@@ -264,8 +264,9 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
     """The loop of :func:`scan_sentences`, into preallocated arrays; the counts of sentences,
     joined bytes and value bytes, whether any sentence had attributes and whether any had
     tokens (-1 sentences: the chunk is declined)."""
-    count, written, value_written, attributed, tokenised = 0, 0, 0, False, False
-    at = 0
+    count, written, value_written = np.int64(0), np.int64(0), np.int64(0)
+    attributed, tokenised = False, False
+    at = np.int64(0)
     size = len(data)
     while at < size:
         if data[at] != _LT:
