@@ -106,7 +106,7 @@ def _surface_step(value: np.uint64, code: int, replaced, replacement_offsets,
     if index < 0:
         return fnv1a_step(value, code)
     for at in range(replacement_offsets[index], replacement_offsets[index + 1]):
-        value = fnv1a_step(value, replacements[at])
+        value = fnv1a_step(value, np.int64(replacements[at]))
     return value
 
 

@@ -39,7 +39,7 @@ def hash_range(codes, start, end) -> np.int64:
     """The hash of codes[start:end]: FNV-1a over its items, mixed."""
     value = FNV_OFFSET
     for at in range(start, end):
-        value = fnv1a_step(value, codes[at])
+        value = fnv1a_step(value, np.int64(codes[at]))
     return mixed(value)
 
 

@@ -27,6 +27,8 @@ from tapaco.core.utf8 import code_point_at
 
 _LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
     ord(c) for c in '<>"&/ \t\n\r')
+# (ord() inside a kernel would compile numba's str support on the first run)
+_BANG, _QUESTION, _S, _W = (ord(c) for c in "!?sw")
 
 
 def _bytes(text: str) -> np.ndarray:
@@ -54,7 +56,7 @@ def _may_end_a_name(byte) -> bool:
 def _tag_end(data, at) -> int:
     """After the tag starting at `at`, or -1 if it holds another `<` (or never ends) or is
     markup other than an element's tag (`<!`, `<?`)."""
-    if at + 1 >= len(data) or data[at + 1] == ord("!") or data[at + 1] == ord("?"):
+    if at + 1 >= len(data) or data[at + 1] == _BANG or data[at + 1] == _QUESTION:
         return -1
     for end in range(at + 1, len(data)):
         if data[end] == _LT:
@@ -163,9 +165,9 @@ def _body(data, start, out, written):
             alone |= more_alone
         if at >= len(data):
             return -1, -1, False
-        if _closes(data, at, ord("s")):
+        if _closes(data, at, _S):
             break
-        if at + 2 < len(data) and data[at + 1] == ord("w") and _may_end_a_name(data[at + 2]):
+        if at + 2 < len(data) and data[at + 1] == _W and _may_end_a_name(data[at + 2]):
             content = _token_content(data, at)
             if content < 0:
                 return -1, -1, False
@@ -179,7 +181,7 @@ def _body(data, start, out, written):
                                                                 begin)
             collapse |= more_collapse
             alone |= more_alone
-            if not _closes(data, at, ord("w")):
+            if not _closes(data, at, _W):
                 return -1, -1, False
             at += 4
             continue
@@ -272,21 +274,21 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
         if data[at] != _LT:
             at += 1
             continue
-        if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == ord("s")
+        if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == _S
                 and _may_end_a_name(data[at + 3])):
             return -1, 0, 0, False, False  # a </s> outside a sentence
-        if at + 2 < size and data[at + 1] == ord("w") and _may_end_a_name(data[at + 2]):
+        if at + 2 < size and data[at + 1] == _W and _may_end_a_name(data[at + 2]):
             # a token outside sentences: not read, but the document is tokenised
             content = _token_content(data, at)
             end = content
             while 0 <= end < size and data[end] != _LT:
                 end += 1
-            if content < 0 or not _closes(data, end, ord("w")):
+            if content < 0 or not _closes(data, end, _W):
                 return -1, 0, 0, False, False
             tokenised = True
             at = end + 4
             continue
-        if not (at + 2 < size and data[at + 1] == ord("s") and _may_end_a_name(data[at + 2])):
+        if not (at + 2 < size and data[at + 1] == _S and _may_end_a_name(data[at + 2])):
             at += 1  # another element's tag, outside sentences
             continue
         if not starts_with(data, at, _OPEN) or count == len(keys):  # (no room: impossible)
