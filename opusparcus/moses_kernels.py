@@ -18,8 +18,10 @@ from numba import njit
 from tapaco.core.hashing import hash_range
 from tapaco.core.ranges import copy_into, equal_ranges, starts_with
 
-#: Bits of the class table.
-WHITESPACE, JUNK, PADDED, DIGIT, ALPHA, LOWER, LETTER_S, APOSTROPHE = 1, 2, 4, 8, 16, 32, 64, 128
+#: Bits of the class table (numpy numbers: a plain int constant passed to a kernel would compile
+#: it once for each value).
+WHITESPACE, JUNK, PADDED, DIGIT, ALPHA, LOWER, LETTER_S, APOSTROPHE = (np.uint8(1 << bit)
+                                                                      for bit in range(8))
 #: Apostrophe rules: every "'" padded, English's five, French and Italian's four.
 ANY_APOSTROPHE, ENGLISH, FRENCH_ITALIAN = 0, 1, 2
 #: What a prefix table entry is: kept before a dot, or kept before a number only.
@@ -31,6 +33,15 @@ _SPACE, _DOT, _COMMA, _APOSTROPHE, _NEWLINE = 32, 46, 44, 39, 10
 _MULTI = np.array([ord(c) for c in "MULTI"], np.int32)
 _DOT_LETTERS = np.array([ord(c) for c in "DOT"], np.int32)
 _GROWTH = 16
+# The apostrophe rules ``([before])[']([after])``, one a row: the class bits before and whether
+# the character must be in the class, the same after, whether a space goes before and after
+# the "'".
+_ENGLISH_RULES = np.array([[ALPHA, 0, ALPHA, 0, 1, 1], [ALPHA | DIGIT, 0, ALPHA, 1, 1, 1],
+                           [ALPHA, 1, ALPHA, 0, 1, 1], [ALPHA, 1, ALPHA, 1, 1, 0],
+                           [DIGIT, 1, LETTER_S, 1, 1, 0]], np.uint8)
+_FRENCH_ITALIAN_RULES = np.array([[ALPHA, 0, ALPHA, 0, 1, 1], [ALPHA, 0, ALPHA, 1, 1, 1],
+                                  [ALPHA, 1, ALPHA, 0, 1, 1], [ALPHA, 1, ALPHA, 1, 0, 1]],
+                                 np.uint8)
 
 
 @njit(nogil=True, cache=True)
@@ -157,29 +168,23 @@ def _commas_before_non_digits(src, n, dst, classes) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _in_class(classes, code, bits, inside) -> bool:
-    return _has(classes, code, bits) == inside
-
-
-@njit(nogil=True, cache=True)
-def _apostrophe_rule(src, n, dst, classes, before_bits, before_inside, after_bits,
-                     after_inside, spaced_before, spaced_after) -> int:
-    """``([before])[']([after])`` -> ``\\1`` + (" " if spaced_before) + "'" + (" " if
-    spaced_after) + ``\\2``."""
+def _apostrophe_rule(src, n, dst, classes, rule) -> int:
+    """``([before])[']([after])`` -> ``\\1`` + (" " if spaced before) + "'" + (" " if spaced
+    after) + ``\\2`` (`rule`: a row of the rules' tables)."""
     m = 0
     at = 0
     while at < n:
         if (at + 2 < n and src[at + 1] == _APOSTROPHE
-                and _in_class(classes, src[at], before_bits, before_inside)
-                and _in_class(classes, src[at + 2], after_bits, after_inside)):
+                and _has(classes, src[at], rule[0]) == (rule[1] != 0)
+                and _has(classes, src[at + 2], rule[2]) == (rule[3] != 0)):
             dst[m] = src[at]
             m += 1
-            if spaced_before:
+            if rule[4]:
                 dst[m] = _SPACE
                 m += 1
             dst[m] = _APOSTROPHE
             m += 1
-            if spaced_after:
+            if rule[5]:
                 dst[m] = _SPACE
                 m += 1
             dst[m] = src[at + 2]
@@ -325,20 +330,13 @@ def _present(text, n, classes) -> tuple:
 def _apostrophes_split(one, two, n, classes, apostrophes) -> tuple:
     """The apostrophe rules of the language on one[:n]; (whether the result is in `two` rather
     than `one`, its length)."""
-    if apostrophes == ENGLISH:
-        n = _apostrophe_rule(one, n, two, classes, ALPHA, False, ALPHA, False, True, True)
-        n = _apostrophe_rule(two, n, one, classes, ALPHA | DIGIT, False, ALPHA, True, True, True)
-        n = _apostrophe_rule(one, n, two, classes, ALPHA, True, ALPHA, False, True, True)
-        n = _apostrophe_rule(two, n, one, classes, ALPHA, True, ALPHA, True, True, False)
-        n = _apostrophe_rule(one, n, two, classes, DIGIT, True, LETTER_S, True, True, False)
-        return True, n
-    if apostrophes == FRENCH_ITALIAN:
-        n = _apostrophe_rule(one, n, two, classes, ALPHA, False, ALPHA, False, True, True)
-        n = _apostrophe_rule(two, n, one, classes, ALPHA, False, ALPHA, True, True, True)
-        n = _apostrophe_rule(one, n, two, classes, ALPHA, True, ALPHA, False, True, True)
-        n = _apostrophe_rule(two, n, one, classes, ALPHA, True, ALPHA, True, False, True)
-        return False, n
-    return True, _padded(one, n, two, classes, APOSTROPHE)
+    if apostrophes == ANY_APOSTROPHE:
+        return True, _padded(one, n, two, classes, APOSTROPHE)
+    rules = _ENGLISH_RULES if apostrophes == ENGLISH else _FRENCH_ITALIAN_RULES
+    for rule in range(len(rules)):
+        source, target = (one, two) if rule % 2 == 0 else (two, one)
+        n = _apostrophe_rule(source, n, target, classes, rules[rule])
+    return len(rules) % 2 == 1, n
 
 
 @njit(nogil=True, cache=True)

@@ -27,8 +27,9 @@ from tapaco.core.utf8 import code_point_at
 
 _LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
     ord(c) for c in '<>"&/ \t\n\r')
-# (ord() inside a kernel would compile numba's str support on the first run)
-_BANG, _QUESTION, _S, _W = (ord(c) for c in "!?sw")
+# numpy numbers: ord() inside a kernel would compile numba's str support, and a plain int
+# passed to a kernel would compile it once for each value
+_BANG, _QUESTION, _S, _W = (np.uint8(ord(c)) for c in "!?sw")
 
 
 def _bytes(text: str) -> np.ndarray:
