@@ -255,6 +255,8 @@ class SurfaceHasher:
 
 def surface_hashes(texts: list[str]) -> np.ndarray:
     """The hash of each text's surface key (what :class:`SurfaceHasher` gives)."""
+    if not any(texts):  # (readers ask for the hash of "": no kernel, compiled on a first run)
+        return np.full(len(texts), empty_key_hash(), np.int64)
     codes, offsets = code_points(texts)
     return in_background(normalize_kernels.surface_hashes_of_codes, codes, offsets,
                          *_surface_replacements(), size=len(codes))

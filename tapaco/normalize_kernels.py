@@ -68,7 +68,13 @@ def unknown_code_points(codes, known):
         if not known[code] and not met[code]:
             met[code] = True
             count += 1
-    return np.flatnonzero(met) if count else np.zeros(0, np.int64)
+    found = np.empty(count, np.int64)  # (np.flatnonzero would compile on a first run)
+    at = 0
+    for code in range(len(met) if count else 0):
+        if met[code]:
+            found[at] = code
+            at += 1
+    return found
 
 
 @njit(nogil=True, cache=True)
