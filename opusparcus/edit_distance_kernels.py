@@ -121,7 +121,7 @@ def _strip(text, begin, end, table, masks, blocks, high, positive, negative, top
 @njit(nogil=True, cache=True)
 def _one_word(pattern, text, table, masks, infix) -> int:
     """The distance of a pattern of 1 to 64 code points: one block, its deltas in registers."""
-    _masks(pattern, 0, len(pattern), table, masks)
+    _masks(pattern, np.int64(0), len(pattern), table, masks)
     high = np.uint64(len(pattern) - 1)
     top = np.uint64(0 if infix else 1)
     positive, negative = _ONES, np.uint64(0)
@@ -131,7 +131,7 @@ def _one_word(pattern, text, table, masks, infix) -> int:
                                                  np.uint64(0), high)
         score += np.int64(plus) - np.int64(minus)
         best = min(best, score)
-    _forget(pattern, 0, len(pattern), table)
+    _forget(pattern, np.int64(0), len(pattern), table)
     return best if infix else score
 
 

@@ -5,7 +5,7 @@ Each line goes through sacremoses' steps one after another, each step a left-to-
 that copies the line and rewrites what its regular expression matches, so a rule that consumes
 its neighbours consumes them here too. The character classes are one table of bits per code
 point (:data:`WHITESPACE` ... :data:`APOSTROPHE`); the non-breaking prefixes are hashed, and
-compared code point by code point where a hash matches. The multidot markers are written and
+compared in full where a hash matches. The multidot markers are written and
 read back as sacremoses writes and reads them, so a text holding ``DOTMULTI`` comes out as from
 sacremoses. A line longer than :data:`MAX_LINE` is declined, for the batch path.
 """
@@ -15,10 +15,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tapaco.core.opus.xml_bytes import starts_with
+from tapaco.core.hashing import hash_range
+from tapaco.core.ranges import copy_into, equal_ranges, starts_with
 
-#: Bits of the class table.
-WHITESPACE, JUNK, PADDED, DIGIT, ALPHA, LOWER, LETTER_S, APOSTROPHE = 1, 2, 4, 8, 16, 32, 64, 128
+#: Bits of the class table (numpy numbers: a plain int constant passed to a kernel would compile
+#: it once for each value).
+WHITESPACE, JUNK, PADDED, DIGIT, ALPHA, LOWER, LETTER_S, APOSTROPHE = (np.uint8(1 << bit)
+                                                                      for bit in range(8))
 #: Apostrophe rules: every "'" padded, English's five, French and Italian's four.
 ANY_APOSTROPHE, ENGLISH, FRENCH_ITALIAN = 0, 1, 2
 #: What a prefix table entry is: kept before a dot, or kept before a number only.
@@ -30,15 +33,15 @@ _SPACE, _DOT, _COMMA, _APOSTROPHE, _NEWLINE = 32, 46, 44, 39, 10
 _MULTI = np.array([ord(c) for c in "MULTI"], np.int32)
 _DOT_LETTERS = np.array([ord(c) for c in "DOT"], np.int32)
 _GROWTH = 16
-
-
-@njit(nogil=True, cache=True)
-def prefix_hash(codes, start, end) -> np.int64:
-    """FNV-1a over codes[start:end]: the key of the prefix tables."""
-    value = np.uint64(14695981039346656037)
-    for at in range(start, end):
-        value = (value ^ np.uint64(codes[at])) * np.uint64(1099511628211)
-    return np.int64(value)
+# The apostrophe rules ``([before])[']([after])``, one a row: the class bits before and whether
+# the character must be in the class, the same after, whether a space goes before and after
+# the "'".
+_ENGLISH_RULES = np.array([[ALPHA, 0, ALPHA, 0, 1, 1], [ALPHA | DIGIT, 0, ALPHA, 1, 1, 1],
+                           [ALPHA, 1, ALPHA, 0, 1, 1], [ALPHA, 1, ALPHA, 1, 1, 0],
+                           [DIGIT, 1, LETTER_S, 1, 1, 0]], np.uint8)
+_FRENCH_ITALIAN_RULES = np.array([[ALPHA, 0, ALPHA, 0, 1, 1], [ALPHA, 0, ALPHA, 1, 1, 1],
+                                  [ALPHA, 1, ALPHA, 0, 1, 1], [ALPHA, 1, ALPHA, 1, 0, 1]],
+                                 np.uint8)
 
 
 @njit(nogil=True, cache=True)
@@ -95,7 +98,7 @@ def _padded(src, n, dst, classes, bits) -> int:
 @njit(nogil=True, cache=True)
 def _multidots_marked(src, n, dst) -> int:
     """A run of k >= 2 dots -> " " + "DOT" * k + "MULTI", and " " if anything follows."""
-    m = 0
+    m = np.int64(0)
     at = 0
     while at < n:
         end = at
@@ -109,10 +112,8 @@ def _multidots_marked(src, n, dst) -> int:
         dst[m] = _SPACE
         m += 1
         for _ in range(end - at):
-            dst[m:m + 3] = _DOT_LETTERS
-            m += 3
-        dst[m:m + 5] = _MULTI
-        m += 5
+            m = copy_into(dst, m, _DOT_LETTERS)
+        m = copy_into(dst, m, _MULTI)
         if end < n:
             dst[m] = _SPACE
             m += 1
@@ -167,29 +168,23 @@ def _commas_before_non_digits(src, n, dst, classes) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _in_class(classes, code, bits, inside) -> bool:
-    return _has(classes, code, bits) == inside
-
-
-@njit(nogil=True, cache=True)
-def _apostrophe_rule(src, n, dst, classes, before_bits, before_inside, after_bits,
-                     after_inside, spaced_before, spaced_after) -> int:
-    """``([before])[']([after])`` -> ``\\1`` + (" " if spaced_before) + "'" + (" " if
-    spaced_after) + ``\\2``."""
+def _apostrophe_rule(src, n, dst, classes, rule) -> int:
+    """``([before])[']([after])`` -> ``\\1`` + (" " if spaced before) + "'" + (" " if spaced
+    after) + ``\\2`` (`rule`: a row of the rules' tables)."""
     m = 0
     at = 0
     while at < n:
         if (at + 2 < n and src[at + 1] == _APOSTROPHE
-                and _in_class(classes, src[at], before_bits, before_inside)
-                and _in_class(classes, src[at + 2], after_bits, after_inside)):
+                and _has(classes, src[at], rule[0]) == (rule[1] != 0)
+                and _has(classes, src[at + 2], rule[2]) == (rule[3] != 0)):
             dst[m] = src[at]
             m += 1
-            if spaced_before:
+            if rule[4]:
                 dst[m] = _SPACE
                 m += 1
             dst[m] = _APOSTROPHE
             m += 1
-            if spaced_after:
+            if rule[5]:
                 dst[m] = _SPACE
                 m += 1
             dst[m] = src[at + 2]
@@ -206,18 +201,12 @@ def _apostrophe_rule(src, n, dst, classes, before_bits, before_inside, after_bit
 def _prefix_kind(codes, start, end, prefix_hashes, prefix_kinds, prefix_offsets,
                  prefix_codes) -> int:
     """KEPT, NUMERIC_ONLY or 0 for codes[start:end]."""
-    key = prefix_hash(codes, start, end)
+    key = hash_range(codes, start, end)
     at = np.searchsorted(prefix_hashes, key)
     while at < len(prefix_hashes) and prefix_hashes[at] == key:
-        first, last = prefix_offsets[at], prefix_offsets[at + 1]
-        if last - first == end - start:
-            same = True
-            for k in range(end - start):
-                if prefix_codes[first + k] != codes[start + k]:
-                    same = False
-                    break
-            if same:
-                return prefix_kinds[at]
+        if equal_ranges(prefix_codes, prefix_offsets[at], prefix_offsets[at + 1], codes, start,
+                        end):
+            return prefix_kinds[at]
         at += 1
     return 0
 
@@ -261,7 +250,7 @@ def _nonbreaking_prefixes(src, n, dst, classes, prefix_hashes, prefix_kinds, pre
     """handles_nonbreaking_prefixes: tokens joined by single spaces, a token ending in "." split
     before the dot unless its prefix keeps it."""
     m = 0
-    start = 0
+    start = np.int64(0)
     while start < n and src[start] == _SPACE:
         start += 1
     while start < n:
@@ -304,7 +293,7 @@ def _trailing_dot_apostrophe(dst, m) -> int:
 def _multidots_restored(src, n, dst) -> int:
     """``(?:DOT)+MULTI`` -> one dot per DOT."""
     m = 0
-    at = 0
+    at = np.int64(0)
     while at < n:
         if src[at] == _MULTI[0] and starts_with(src[:n], at, _MULTI):
             dots = 0
@@ -341,20 +330,13 @@ def _present(text, n, classes) -> tuple:
 def _apostrophes_split(one, two, n, classes, apostrophes) -> tuple:
     """The apostrophe rules of the language on one[:n]; (whether the result is in `two` rather
     than `one`, its length)."""
-    if apostrophes == ENGLISH:
-        n = _apostrophe_rule(one, n, two, classes, ALPHA, False, ALPHA, False, True, True)
-        n = _apostrophe_rule(two, n, one, classes, ALPHA | DIGIT, False, ALPHA, True, True, True)
-        n = _apostrophe_rule(one, n, two, classes, ALPHA, True, ALPHA, False, True, True)
-        n = _apostrophe_rule(two, n, one, classes, ALPHA, True, ALPHA, True, True, False)
-        n = _apostrophe_rule(one, n, two, classes, DIGIT, True, LETTER_S, True, True, False)
-        return True, n
-    if apostrophes == FRENCH_ITALIAN:
-        n = _apostrophe_rule(one, n, two, classes, ALPHA, False, ALPHA, False, True, True)
-        n = _apostrophe_rule(two, n, one, classes, ALPHA, False, ALPHA, True, True, True)
-        n = _apostrophe_rule(one, n, two, classes, ALPHA, True, ALPHA, False, True, True)
-        n = _apostrophe_rule(two, n, one, classes, ALPHA, True, ALPHA, True, False, True)
-        return False, n
-    return True, _padded(one, n, two, classes, APOSTROPHE)
+    if apostrophes == ANY_APOSTROPHE:
+        return True, _padded(one, n, two, classes, APOSTROPHE)
+    rules = _ENGLISH_RULES if apostrophes == ENGLISH else _FRENCH_ITALIAN_RULES
+    for rule in range(len(rules)):
+        source, target = (one, two) if rule % 2 == 0 else (two, one)
+        n = _apostrophe_rule(source, n, target, classes, rules[rule])
+    return len(rules) % 2 == 1, n
 
 
 @njit(nogil=True, cache=True)

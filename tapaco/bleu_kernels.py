@@ -14,6 +14,9 @@ import math
 import numpy as np
 from numba import njit
 
+from tapaco.core.hashing import mixed, slot_of
+from tapaco.core.ranges import copy_into
+
 MAX_ORDER = 4
 SMOOTH_VALUE = 0.1
 TOLERANCE = 1e-6
@@ -21,31 +24,32 @@ NEAR_FIELDS = 9  # ref, hyp, four matches, hyp length, ref length, over (as the 
 
 
 @njit(nogil=True, cache=True)
-def _set_grams(ids, id_offsets, lo, hi, grams, slot_keys, slot_ids):
+def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
     """Ids of the n-grams of order 1..4 of rows lo..hi (one set), at their first token relative
     to the set's first token, each row's ids of each order sorted; exact within the set (an
-    n-gram is its (n-1)-gram's id and its last token, numbered by a hash table of those keys)."""
+    n-gram is its (n-1)-gram's id and its last token, numbered in a table of those keys, which
+    `no_ranges`, zeros, make integer keys)."""
     base = id_offsets[lo]
     tokens = id_offsets[hi] - base
     size = 64
     while size < 2 * tokens:
         size *= 2
-    grams[0, :tokens] = ids[base:base + tokens]
+    copy_into(grams[0], np.int64(0), ids[base:base + tokens])
+    slots = table[:size]
+    nothing = np.int64(0)
     for order in range(1, MAX_ORDER):
-        slot_ids[:size] = -1
+        slots[:] = -1
         count = 0
         for row in range(lo, hi):
             for at in range(id_offsets[row] - base, id_offsets[row + 1] - base - order):
-                key = (grams[order - 1, at] << 32) | ids[base + at + order]
-                slot = np.int64((np.uint64(key) * np.uint64(11400714819323198485))
-                                >> np.uint64(32)) & (size - 1)
-                while slot_ids[slot] >= 0 and slot_keys[slot] != key:
-                    slot = (slot + 1) & (size - 1)
-                if slot_ids[slot] < 0:
-                    slot_keys[slot] = key
-                    slot_ids[slot] = count
+                value = mixed(np.uint64((grams[order - 1, at] << 32) | ids[base + at + order]))
+                slot = slot_of(slots, hashes, no_ranges, no_ranges, no_ranges, value, no_ranges,
+                               nothing, nothing)
+                if slots[slot] < 0:
+                    hashes[count] = value
+                    slots[slot] = count
                     count += 1
-                grams[order, at] = slot_ids[slot]
+                grams[order, at] = slots[slot]
     for order in range(MAX_ORDER):
         for row in range(lo, hi):
             _sort_small(grams[order], id_offsets[row] - base, id_offsets[row + 1] - base - order)
@@ -53,17 +57,20 @@ def _set_grams(ids, id_offsets, lo, hi, grams, slot_keys, slot_ids):
 
 @njit(nogil=True, cache=True)
 def _sort_small(values, lo, hi) -> None:
-    """Sort values[lo:hi] in place (insertion sort for a sentence's few n-grams)."""
-    if hi - lo > 32:
-        values[lo:hi] = np.sort(values[lo:hi])
-        return
-    for i in range(lo + 1, hi):
-        value = values[i]
-        j = i - 1
-        while j >= lo and values[j] > value:
-            values[j + 1] = values[j]
-            j -= 1
-        values[j + 1] = value
+    """Sort values[lo:hi] in place: a sentence's n-grams, by Shell's sort with Knuth's gaps
+    (insertion sort for a few; numpy's sort would compile a general one on the first run)."""
+    gap = 1
+    while gap < (hi - lo) // 3:
+        gap = 3 * gap + 1
+    while gap:
+        for i in range(lo + gap, hi):
+            value = values[i]
+            j = i
+            while j - gap >= lo and values[j - gap] > value:
+                values[j] = values[j - gap]
+                j -= gap
+            values[j] = value
+        gap //= 3
 
 
 @njit(nogil=True, cache=True)
@@ -124,13 +131,14 @@ def keep_walk(ids, id_offsets, set_offsets, max_bleu):
     table = 64
     while table < 2 * largest:
         table *= 2
-    slot_keys = np.empty(table, np.int64)
-    slot_ids = np.empty(table, np.int64)
+    hashes = np.empty(table, np.int64)
+    slots = np.empty(table, np.int64)
+    no_ranges = np.zeros(table, np.int64)
     for k in range(len(set_offsets) - 1):
         lo, hi = set_offsets[k], set_offsets[k + 1]
         if hi - lo < 2:
             continue
-        _set_grams(ids, id_offsets, lo, hi, grams, slot_keys, slot_ids)
+        _set_grams(ids, id_offsets, lo, hi, grams, hashes, slots, no_ranges)
         base = id_offsets[lo]
         for hyp in range(lo + 1, hi):
             hyp_len = id_offsets[hyp + 1] - id_offsets[hyp]
@@ -147,11 +155,12 @@ def keep_walk(ids, id_offsets, set_offsets, max_bleu):
                 if abs(score - max_bleu) <= TOLERANCE:
                     if n_near == len(near):
                         grown = np.empty((2 * len(near), NEAR_FIELDS), np.int64)
-                        grown[:n_near] = near
+                        for row in range(n_near):
+                            copy_into(grown[row], np.int64(0), near[row])
                         near = grown
                     near[n_near, 0] = ref
                     near[n_near, 1] = hyp
-                    near[n_near, 2:6] = correct
+                    copy_into(near[n_near], np.int64(2), correct)
                     near[n_near, 6] = hyp_len
                     near[n_near, 7] = ref_len
                     near[n_near, 8] = over

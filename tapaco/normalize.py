@@ -31,6 +31,7 @@ from unidecode import unidecode
 from tapaco import normalize_kernels
 from tapaco.core.arrays import code_points, group_offsets
 from tapaco.core.characters import WHITESPACE
+from tapaco.core.hashing import FNV_OFFSET, mixed
 from tapaco.core.interruptible import in_background
 
 _PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}" + regex.escape(WHITESPACE) + "]")
@@ -254,15 +255,16 @@ class SurfaceHasher:
 
 def surface_hashes(texts: list[str]) -> np.ndarray:
     """The hash of each text's surface key (what :class:`SurfaceHasher` gives)."""
+    if not any(texts):  # (readers ask for the hash of "": no kernel, compiled on a first run)
+        return np.full(len(texts), empty_key_hash(), np.int64)
     codes, offsets = code_points(texts)
     return in_background(normalize_kernels.surface_hashes_of_codes, codes, offsets,
                          *_surface_replacements(), size=len(codes))
 
 
-@cache
 def empty_key_hash() -> int:
-    """The surface hash of an empty text."""
-    return int(surface_hashes([""])[0])
+    """The surface hash of an empty text: FNV-1a's offset basis, mixed."""
+    return int(mixed(FNV_OFFSET))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tapaco.core.hash_kernels import hash_range, mixed
+from tapaco.core.hashing import FNV_OFFSET, fnv1a_step, hash_range, mixed, slot_of
+from tapaco.core.utf8 import code_point_at
 
 MAX_FOLDED = 3
 
@@ -67,17 +68,13 @@ def unknown_code_points(codes, known):
         if not known[code] and not met[code]:
             met[code] = True
             count += 1
-    return np.flatnonzero(met) if count else np.zeros(0, np.int64)
-
-
-@njit(nogil=True, cache=True)
-def _same(codes, a_start, a_end, b_start, b_end) -> bool:
-    if a_end - a_start != b_end - b_start:
-        return False
-    for k in range(a_end - a_start):
-        if codes[a_start + k] != codes[b_start + k]:
-            return False
-    return True
+    found = np.empty(count, np.int64)  # (np.flatnonzero would compile on a first run)
+    at = 0
+    for code in range(len(met) if count else 0):
+        if met[code]:
+            found[at] = code
+            at += 1
+    return found
 
 
 @njit(nogil=True, cache=True)
@@ -86,26 +83,24 @@ def first_of_each_key(codes, starts, ends, set_offsets):
     (set k: rows set_offsets[k] to set_offsets[k + 1])."""
     keep = np.ones(len(starts), np.bool_)
     hashes = np.empty(len(starts), np.int64)
-    for row in range(len(starts)):
-        hashes[row] = hash_range(codes, starts[row], ends[row])
+    table = np.empty(64, np.int64)
     for k in range(len(set_offsets) - 1):
         lo, hi = set_offsets[k], set_offsets[k + 1]
-        if hi - lo <= 16:
-            order = np.arange(lo, hi)
-        else:  # rows of a hash together, earlier rows first (a stable sort)
-            order = np.argsort(hashes[lo:hi], kind="mergesort") + lo
-        for i in range(1, hi - lo):
-            row = order[i]
-            for j in range(i - 1, -1, -1):
-                other = order[j]
-                if hashes[other] != hashes[row]:
-                    if hi - lo <= 16:
-                        continue
-                    break
-                if keep[other] and _same(codes, starts[other], ends[other], starts[row],
-                                         ends[row]):
-                    keep[row] = False
-                    break
+        size = 4
+        while size < 2 * (hi - lo):
+            size *= 2
+        if size > len(table):
+            table = np.empty(size, np.int64)
+        slots = table[:size]
+        slots[:] = -1
+        for row in range(lo, hi):
+            hashes[row] = hash_range(codes, starts[row], ends[row])
+            slot = slot_of(slots, hashes, codes, starts, ends, hashes[row], codes, starts[row],
+                           ends[row])
+            if slots[slot] < 0:
+                slots[slot] = row
+            else:
+                keep[row] = False
     return keep
 
 
@@ -115,9 +110,9 @@ def _surface_step(value: np.uint64, code: int, replaced, replacement_offsets,
     """The hash after one more code point, the surface key's replacement in its place."""
     index = replaced[code]
     if index < 0:
-        return (value ^ np.uint64(code)) * np.uint64(1099511628211)
+        return fnv1a_step(value, code)
     for at in range(replacement_offsets[index], replacement_offsets[index + 1]):
-        value = (value ^ np.uint64(replacements[at])) * np.uint64(1099511628211)
+        value = fnv1a_step(value, np.int64(replacements[at]))
     return value
 
 
@@ -127,9 +122,10 @@ def surface_hashes_of_codes(codes, offsets, replaced, replacement_offsets, repla
     replacement), the same in every interpreter."""
     hashes = np.empty(len(offsets) - 1, np.int64)
     for row in range(len(offsets) - 1):
-        value = np.uint64(14695981039346656037)
+        value = FNV_OFFSET
         for at in range(offsets[row], offsets[row + 1]):
-            value = _surface_step(value, codes[at], replaced, replacement_offsets, replacements)
+            value = _surface_step(value, np.int64(codes[at]), replaced, replacement_offsets,
+                                  replacements)
         hashes[row] = mixed(value)
     return hashes
 
@@ -139,21 +135,11 @@ def surface_hashes_of_utf8(data, rows, replaced, replacement_offsets, replacemen
     """:func:`surface_hashes_of_codes` of the first `rows` lines of UTF-8 `data`, each ended by
     a newline (valid UTF-8: the texts were decoded from it)."""
     hashes = np.empty(rows, np.int64)
-    at = 0
+    at = np.int64(0)
     for row in range(rows):
-        value = np.uint64(14695981039346656037)
+        value = FNV_OFFSET
         while data[at] != 10:
-            lead = np.int64(data[at])
-            if lead < 0x80:
-                code, width = lead, 1
-            elif lead < 0xE0:
-                code, width = lead & 0x1F, 2
-            elif lead < 0xF0:
-                code, width = lead & 0x0F, 3
-            else:
-                code, width = lead & 0x07, 4
-            for k in range(1, width):
-                code = (code << 6) | (np.int64(data[at + k]) & 0x3F)
+            code, width = code_point_at(data, at)
             value = _surface_step(value, code, replaced, replacement_offsets, replacements)
             at += width
         hashes[row] = mixed(value)

@@ -93,16 +93,6 @@ def _order_by_distinct_last(keys: list[np.ndarray], widths: list[int]) -> np.nda
     return row_of[_sorted_packed(keys[:-1], widths[:-1], last, widths[-1])]
 
 
-def next_at_or_after(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """For each offset in `after`, the first of the sorted `positions` at or after it (-1 if
-    none)."""
-    index = np.searchsorted(positions, after)
-    found = np.full(len(after), -1, np.int64)
-    inside = index < len(positions)
-    found[inside] = positions[index[inside]]
-    return found
-
-
 def index_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenation of the index ranges [start, start + length)."""
     ends = np.cumsum(lengths)

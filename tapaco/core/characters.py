@@ -32,6 +32,12 @@ _MAY_START_FORBIDDEN[[byte for byte in range(0x20) if byte not in (_TAB, _NEWLIN
 _MAY_START_FORBIDDEN[0xEF] = True
 
 
+@njit(nogil=True, cache=True)
+def is_whitespace(code: int) -> bool:
+    """Whether the code point is whitespace (for kernels)."""
+    return code < len(IS_SPACE) and IS_SPACE[code]
+
+
 def is_allowed(code: int) -> bool:
     """Whether XML 1.0 allows the character of this code point."""
     return (code in (_TAB, _NEWLINE, _RETURN) or 0x20 <= code <= 0xD7FF

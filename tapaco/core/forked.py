@@ -351,11 +351,3 @@ def largest_child_peak_rss_mib() -> float:
     """The largest peak resident memory a second process of this one reported, in MiB."""
     return _SecondProcess.largest_peak_rss_mib
 
-
-def in_two_processes(function: Callable[..., Any], first: tuple, second: tuple,
-                     parallel: bool = True, fresh: bool = False) -> tuple[Any, Any]:
-    """`function(*first)` here and `function(*second)` in a forked child (`fresh`: a new
-    interpreter, see :class:`Fresh`) at the same time; both results (the second run here
-    afterwards where no second process can be started)."""
-    with (Fresh if fresh else Forked)(function, *second, parallel=parallel) as child:
-        return function(*first), child.result()

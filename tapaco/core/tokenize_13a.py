@@ -6,7 +6,6 @@ score read their tokens from here; sacrebleu's `Tokenizer13a` is the reference i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
@@ -33,15 +32,9 @@ class TokenIds:
         return [joined[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-@cache
-def _spaces() -> np.ndarray:
-    """Every code point str.split() splits on, sorted."""
-    return np.array([code for code in range(0x110000) if chr(code).isspace()], np.int32)
-
-
 def token_ids(texts: list[str], split_only: bool = False) -> TokenIds:
     """The 13a tokens of every text, right-stripped first as sacrebleu's BLEU does (with
     `split_only`: the texts are already tokenized and only split on whitespace)."""
     codes, offsets = code_points(texts)
-    return TokenIds(*in_background(tokenize_13a, codes, offsets, _spaces(), split_only,
+    return TokenIds(*in_background(tokenize_13a, codes, offsets, split_only,
                                    size=len(codes)))

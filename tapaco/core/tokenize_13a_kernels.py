@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tapaco.core.hash_kernels import hash_range
+from tapaco.core.characters import is_whitespace
+from tapaco.core.hashing import hash_range, slot_of, slots_for
+from tapaco.core.ranges import copy_into, equal_ranges
 
 _SKIPPED = np.array([ord(c) for c in "<skipped>"], np.int32)
 _DASH_NEWLINE = np.array([ord("-"), ord("\n")], np.int32)
@@ -29,42 +31,20 @@ for _low, _high in ((ord("{"), ord("~")), (ord("["), ord("`")), (ord(" "), ord("
 
 
 @njit(nogil=True, cache=True)
-def _is_space(code: int, spaces: np.ndarray) -> bool:
-    """Whether str.split() splits on the code point (`spaces`: every such code point, sorted)."""
-    if code < 128:
-        return code == 32 or 9 <= code <= 13 or 28 <= code <= 31
-    at = np.searchsorted(spaces, code)
-    return at < len(spaces) and spaces[at] == code
-
-
-@njit(nogil=True, cache=True)
 def _replace(source, length, old, new, target) -> int:
     """str.replace(old, new) of source[:length] into target; the new length."""
-    out = 0
-    i = 0
+    out = np.int64(0)
+    i = np.int64(0)
     while i < length:
-        if source[i] == old[0] and _equal(source, i, old, 0, len(old)) \
-                and i + len(old) <= length:
-            target[out:out + len(new)] = new
-            out += len(new)
+        if source[i] == old[0] and i + len(old) <= length \
+                and equal_ranges(source, i, i + len(old), old, np.int64(0), len(old)):
+            out = copy_into(target, out, new)
             i += len(old)
         else:
             target[out] = source[i]
             out += 1
             i += 1
     return out
-
-
-@njit(nogil=True, cache=True)
-def _equal(a, a_start, b, b_start, length) -> bool:
-    """Whether a[a_start:a_start + length] equals b[b_start:b_start + length] (either may end
-    early: then not)."""
-    if a_start + length > len(a) or b_start + length > len(b):
-        return False
-    for k in range(length):
-        if a[a_start + k] != b[b_start + k]:
-            return False
-    return True
 
 
 @njit(nogil=True, cache=True)
@@ -131,18 +111,18 @@ def _split_pairs(source, length, rule, target) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _tokenized_13a(codes, spaces, isolated, has, one, other) -> tuple:
+def _tokenized_13a(codes, isolated, has, one, other) -> tuple:
     """sacrebleu's 13a of one line (rstripped as BLEU does): the buffer and length holding the
     tokenized text before its whitespace split (`one` and `other` are scratch buffers). A
     replacement runs only where the line holds its first character (`has`: scratch flags)."""
     length = len(codes)
-    while length and _is_space(codes[length - 1], spaces):
+    while length and is_whitespace(codes[length - 1]):
         length -= 1
     has[:] = False
     for code in codes[:length]:
         if code < 128:
             has[code] = True
-    one[:length] = codes[:length]
+    copy_into(one, np.int64(0), codes[:length])
     source, target = one, other
     if has[60]:  # '<'
         length = _replace(source, length, _SKIPPED, _NOTHING, target)
@@ -155,7 +135,7 @@ def _tokenized_13a(codes, spaces, isolated, has, one, other) -> tuple:
             length = _replace(source, length, entity, char, target)
             source, target = target, source
     target[0] = 32
-    target[1:length + 1] = source[:length]
+    copy_into(target, np.int64(1), source[:length])
     target[length + 1] = 32
     length = _isolate(target, length + 2, isolated, source)
     source, target = target, source
@@ -167,7 +147,7 @@ def _tokenized_13a(codes, spaces, isolated, has, one, other) -> tuple:
 
 
 @njit(nogil=True, cache=True)
-def tokenize_13a(codes, offsets, spaces, split_only):
+def tokenize_13a(codes, offsets, split_only):
     """Token ids (0, 1, ... by first occurrence) of every row, the row offsets into them, and the
     tokens' code points with their offsets. With `split_only` the rows are split on whitespace
     as they are (rows already tokenized)."""
@@ -191,51 +171,32 @@ def tokenize_13a(codes, offsets, spaces, split_only):
         text = codes[offsets[row]:offsets[row + 1]]
         if split_only:
             length = len(text)
-            one[:length] = text
+            copy_into(one, np.int64(0), text)
             buffer = one
         else:
-            buffer, length = _tokenized_13a(text, spaces, _ISOLATED, has, one, other)
-        i = 0
+            buffer, length = _tokenized_13a(text, _ISOLATED, has, one, other)
+        i = np.int64(0)
         while i < length:
-            if _is_space(buffer[i], spaces):
+            if is_whitespace(buffer[i]):
                 i += 1
                 continue
             j = i
-            while j < length and not _is_space(buffer[j], spaces):
+            while j < length and not is_whitespace(buffer[j]):
                 j += 1
-            token = buffer[i:j]
             value = hash_range(buffer, i, j)
-            slot = value & (len(slots) - 1)
-            while True:
-                found = slots[slot]
-                if found < 0:
-                    break
-                if hashes[found] == value and starts[found + 1] - starts[found] == j - i \
-                        and _equal(pool, starts[found], buffer, i, j - i):
-                    break
-                slot = (slot + 1) & (len(slots) - 1)
+            slot = slot_of(slots, hashes, pool, starts, starts[1:], value, buffer, i, j)
+            found = slots[slot]
             if found < 0:
                 found = count
-                pool[starts[count]:starts[count] + len(token)] = token
-                starts[count + 1] = starts[count] + len(token)
+                starts[count + 1] = copy_into(pool, starts[count], buffer[i:j])
                 hashes[count] = value
                 slots[slot] = count
                 count += 1
                 if 2 * count > len(slots):
-                    slots = _rehashed(hashes, count, 2 * len(slots))
+                    slots = slots_for(hashes, count, 2 * len(slots))
             ids[n_ids] = found
             n_ids += 1
             i = j
         id_offsets[row + 1] = n_ids
     return ids[:n_ids], id_offsets, pool[:starts[count]].copy(), starts[:count + 1].copy()
 
-
-@njit(nogil=True, cache=True)
-def _rehashed(hashes, count, size):
-    slots = np.full(size, -1, np.int64)
-    for index in range(count):
-        slot = hashes[index] & (size - 1)
-        while slots[slot] >= 0:
-            slot = (slot + 1) & (size - 1)
-        slots[slot] = index
-    return slots

@@ -1,10 +1,9 @@
-"""The Moses tokenizer (the compiled kernel, and the batch path of the lines it declines) must
-return exactly what sacremoses returns, for every input."""
+"""The Moses tokenizer (the compiled kernel, sacremoses for the lines it declines) must return
+exactly what sacremoses returns, for every input."""
 
 from __future__ import annotations
 
 import random
-import re
 from functools import cache
 from pathlib import Path
 
@@ -14,15 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacremoses import MosesTokenizer
 
-import opusparcus.moses_tokenizer as batch
+import opusparcus.moses_tokenizer as tokenizer_module
 from opusparcus import moses_kernels
-from opusparcus.moses_tokenizer import batch_moses_tokenize, moses_tokenize
+from opusparcus.moses_tokenizer import moses_tokenize
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 LANGUAGES = ("en", "fr", "de", "fi", "ru", "sv")
 OPENSUBTITLES_LANGUAGES = ("bn", "bs", "da", "en", "eo", "fr", "hi", "hy", "is", "ru")
 EVERY_CHARACTER = "".join(map(chr, range(0x110000)))
-TOKENIZERS = {"kernel": moses_tokenize, "batch": batch_moses_tokenize}
 
 
 @cache
@@ -30,8 +28,8 @@ def _sacremoses(lang: str) -> MosesTokenizer:
     return MosesTokenizer(lang=lang)
 
 
-def assert_like_sacremoses(texts: list[str], lang: str, tokenizer: str = "kernel") -> None:
-    got = TOKENIZERS[tokenizer](texts, lang)
+def assert_like_sacremoses(texts: list[str], lang: str) -> None:
+    got = moses_tokenize(texts, lang)
     assert len(got) == len(texts)
     tokenizer = _sacremoses(lang)
     wrong = [(text, expected, result) for text, result in zip(texts, got)
@@ -78,21 +76,11 @@ def test_real_text_is_tokenised_as_by_sacremoses(data, corpus):
             assert_like_sacremoses(lines, lang)
 
 
-@pytest.mark.parametrize("tokenizer", TOKENIZERS)
-def test_real_text_of_all_files_as_one_batch(data, tokenizer):
+def test_real_text_of_all_files_as_one_batch(data):
     lines = [line for corpus in ("opensubtitles", "tatoeba", "opus-rf", "tapaco")
              for _, file_lines in _real_files(data, corpus) for line in file_lines]
     for lang in LANGUAGES:
-        assert_like_sacremoses(lines, lang, tokenizer)
-
-
-def test_real_text_takes_the_fast_path(data):
-    """Hardly any real sentence needs the sacremoses fallback."""
-    lines = [line for _, file_lines in _real_files(data, "tapaco") for line in file_lines]
-    lines += [line for _, file_lines in _real_files(data, "opensubtitles") for line in file_lines]
-    text = batch._normalize_space(batch._joined(lines))
-    for lang in ("en", "fr", "de"):
-        assert len(batch._crowded_lines(text, batch._rules(lang))) <= len(lines) // 100
+        assert_like_sacremoses(lines, lang)
 
 
 # --- hand-made cases -------------------------------------------------------------------------
@@ -131,10 +119,9 @@ EDGE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("tokenizer", TOKENIZERS)
 @pytest.mark.parametrize("lang", [*LANGUAGES, "it", "is", "pt", "nl", "ja", "zh", "xx"])
-def test_hand_made_cases(lang, tokenizer):
-    assert_like_sacremoses(EDGE_CASES, lang, tokenizer)
+def test_hand_made_cases(lang):
+    assert_like_sacremoses(EDGE_CASES, lang)
 
 
 @pytest.mark.parametrize("text", EDGE_CASES[:40])
@@ -145,7 +132,7 @@ def test_each_hand_made_case_alone(text):
 
 def test_small_chunks_give_the_same_result(monkeypatch):
     whole = moses_tokenize(EDGE_CASES, "en")
-    monkeypatch.setattr(batch, "CHUNK", 7)
+    monkeypatch.setattr(tokenizer_module, "CHUNK", 7)
     assert moses_tokenize(EDGE_CASES, "en") == whole
     assert moses_tokenize([], "en") == []
 
@@ -180,13 +167,12 @@ def _sentence(rng: random.Random) -> str:
     return frame.format(text)
 
 
-@pytest.mark.parametrize("tokenizer", TOKENIZERS)
 @pytest.mark.parametrize("lang", ["en", "fr", "fi"])
-def test_random_strings(lang, tokenizer):
+def test_random_strings(lang):
     rng = random.Random(20240611)
     texts = [_pool_string(rng) for _ in range(20_000)] + [_sentence(rng) for _ in range(5_000)]
     rng.shuffle(texts)
-    assert_like_sacremoses(texts, lang, tokenizer)
+    assert_like_sacremoses(texts, lang)
 
 
 PIECES = st.sampled_from([*"aAsSzZéÉñÅжЖяΣς日本한0٣５ .,'`-\"!?;:()…@%", "\t", "\x01", "\x1c",
@@ -214,18 +200,23 @@ def test_the_kernel_declines_only_overlong_lines():
     codes = np.frombuffer("".join(texts).encode("utf-32-le"), "<i4")
     offsets = np.cumsum([0, *map(len, texts)]).astype(np.int64)
     _, declined = moses_kernels.tokenize_lines(codes, offsets,
-                                               *batch._kernel_tables("en").arguments())
+                                               *tokenizer_module._kernel_tables("en").arguments())
     assert declined.tolist() == [False, True, False]
     assert_like_sacremoses(texts, "en")
 
 
 # --- the sets the module writes out must be sacremoses' ones ----------------------------------
 
-def test_whitespace_is_python_whitespace():
-    spaces = {c for c in EVERY_CHARACTER if c.isspace()}
-    assert batch.WHITESPACE == spaces == set(re.findall(r"\s", EVERY_CHARACTER))
-    odd = set(batch._ODD_CHARACTER.findall(EVERY_CHARACTER))
-    assert odd == (spaces | {chr(i) for i in range(32)}) - {" ", "\n"}
+def _with_bit(lang: str, bit: int) -> str:
+    classes = tokenizer_module._kernel_tables(lang).classes
+    return "".join(chr(code) for code in np.flatnonzero(classes & bit).tolist())
+
+
+def test_whitespace_and_junk_are_what_sacremoses_squeezes_and_deletes():
+    assert _with_bit("en", moses_kernels.WHITESPACE) == "".join(
+        c for c in EVERY_CHARACTER if c.isspace())
+    assert _with_bit("en", moses_kernels.JUNK) == "".join(
+        chr(i) for i in range(32) if not chr(i).isspace())
 
 
 def test_padding_class_is_sacremoses_class():
@@ -235,8 +226,9 @@ def test_padding_class_is_sacremoses_class():
         for characters in (tokenizer.IsAlnum, tokenizer.IsAlpha, tokenizer.IsN, tokenizer.IsLower):
             assert not set(characters) & set("\\]-[^")
     padding = _sacremoses("en").PAD_NOT_ISALNUM[0]
-    assert batch._rules("en").pad.findall(EVERY_CHARACTER) == padding.findall(EVERY_CHARACTER)
+    assert _with_bit("en", moses_kernels.PADDED) == "".join(padding.findall(EVERY_CHARACTER))
     # sacremoses' own CJK class is too slow to run over every code point: a sample.
     sample = EVERY_CHARACTER[::307] + "".join(EDGE_CASES[:200])
     padding = _sacremoses("ja").PAD_NOT_ISALNUM[0]
-    assert batch._rules("ja").pad.findall(sample) == padding.findall(sample)
+    padded = set(_with_bit("ja", moses_kernels.PADDED))
+    assert [c for c in sample if c in padded] == padding.findall(sample)

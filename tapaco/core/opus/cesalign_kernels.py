@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.interruptible import in_background
-from tapaco.core.opus.xml_bytes import ends_a_name, is_space, starts_with
+from tapaco.core.opus.xml_bytes import ends_a_name, is_space
+from tapaco.core.ranges import starts_with
 
 _LT, _GT, _QUOTE, _APOSTROPHE, _SLASH, _EQUALS, _SEMICOLON = (ord(c) for c in '<>"\'/=;')
 _LINK = np.frombuffer(b"<link", np.uint8)
@@ -73,8 +74,8 @@ def _link_tag(data, at, sides, link):
 @njit(nogil=True, cache=True)
 def _scan(data, sides, groups):
     """The loop of :func:`scan_links`: the counts of links and groups (-1 links: declined)."""
-    links, group_count = 0, 0
-    at, size = 0, len(data)
+    links, group_count = np.int64(0), np.int64(0)
+    at, size = np.int64(0), len(data)
     while at < size:
         if data[at] != _LT or not starts_with(data, at, _LINK):
             at += 1

@@ -18,13 +18,18 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from tapaco.core.characters import IS_SPACE, WHITESPACE
+from tapaco.core.characters import WHITESPACE, is_whitespace
 from tapaco.core.interruptible import in_background
 from tapaco.core.opus.sidekeys import plain_id_key
-from tapaco.core.opus.xml_bytes import ends_a_name, starts_with
+from tapaco.core.opus.xml_bytes import ends_a_name
+from tapaco.core.ranges import equal_ranges, starts_with
+from tapaco.core.utf8 import code_point_at
 
 _LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
     ord(c) for c in '<>"&/ \t\n\r')
+# numpy numbers: ord() inside a kernel would compile numba's str support, and a plain int
+# passed to a kernel would compile it once for each value
+_BANG, _QUESTION, _S, _W = (np.uint8(ord(c)) for c in "!?sw")
 
 
 def _bytes(text: str) -> np.ndarray:
@@ -52,7 +57,7 @@ def _may_end_a_name(byte) -> bool:
 def _tag_end(data, at) -> int:
     """After the tag starting at `at`, or -1 if it holds another `<` (or never ends) or is
     markup other than an element's tag (`<!`, `<?`)."""
-    if at + 1 >= len(data) or data[at + 1] == ord("!") or data[at + 1] == ord("?"):
+    if at + 1 >= len(data) or data[at + 1] == _BANG or data[at + 1] == _QUESTION:
         return -1
     for end in range(at + 1, len(data)):
         if data[end] == _LT:
@@ -63,31 +68,13 @@ def _tag_end(data, at) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _code_point(data, at):
-    byte = data[at]
-    if byte < 0x80:
-        return np.int64(byte), 1
-    if byte < 0xE0:
-        return np.int64(((byte & 0x1F) << 6) | (data[at + 1] & 0x3F)), 2
-    if byte < 0xF0:
-        return np.int64(((byte & 0x0F) << 12) | ((data[at + 1] & 0x3F) << 6)
-                        | (data[at + 2] & 0x3F)), 3
-    return np.int64(((byte & 0x07) << 18) | ((data[at + 1] & 0x3F) << 12)
-                    | ((data[at + 2] & 0x3F) << 6) | (data[at + 3] & 0x3F)), 4
-
-
-@njit(nogil=True, cache=True)
 def _entity(data, at):
     """The byte the XML predefined entity at `at` (its "&") stands for and its length, or
     (0, 0)."""
     for index in range(len(_ENTITY_BYTES)):
         start, end = _ENTITY_OFFSETS[index], _ENTITY_OFFSETS[index + 1]
-        if at + 1 + end - start <= len(data):
-            for k in range(end - start):
-                if data[at + 1 + k] != _ENTITY_NAMES[start + k]:
-                    break
-            else:
-                return _ENTITY_BYTES[index], end - start + 1
+        if equal_ranges(data, at + 1, at + 1 + end - start, _ENTITY_NAMES, start, end):
+            return _ENTITY_BYTES[index], end - start + 1
     return np.uint8(0), 0
 
 
@@ -126,8 +113,8 @@ def _copy_text(data, at, out, written, begin):
             written += 1
             at += max(length, 1)
         elif kind == _MAYBE_SPACE:
-            code, length = _code_point(data, at)
-            alone |= code < len(IS_SPACE) and IS_SPACE[code]
+            code, length = code_point_at(data, at)
+            alone |= is_whitespace(code)
             for k in range(length):
                 out[written + k] = data[at + k]
             written += length
@@ -179,9 +166,9 @@ def _body(data, start, out, written):
             alone |= more_alone
         if at >= len(data):
             return -1, -1, False
-        if _closes(data, at, ord("s")):
+        if _closes(data, at, _S):
             break
-        if at + 2 < len(data) and data[at + 1] == ord("w") and _may_end_a_name(data[at + 2]):
+        if at + 2 < len(data) and data[at + 1] == _W and _may_end_a_name(data[at + 2]):
             content = _token_content(data, at)
             if content < 0:
                 return -1, -1, False
@@ -195,7 +182,7 @@ def _body(data, start, out, written):
                                                                 begin)
             collapse |= more_collapse
             alone |= more_alone
-            if not _closes(data, at, ord("w")):
+            if not _closes(data, at, _W):
                 return -1, -1, False
             at += 4
             continue
@@ -280,28 +267,29 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
     """The loop of :func:`scan_sentences`, into preallocated arrays; the counts of sentences,
     joined bytes and value bytes, whether any sentence had attributes and whether any had
     tokens (-1 sentences: the chunk is declined)."""
-    count, written, value_written, attributed, tokenised = 0, 0, 0, False, False
-    at = 0
+    count, written, value_written = np.int64(0), np.int64(0), np.int64(0)
+    attributed, tokenised = False, False
+    at = np.int64(0)
     size = len(data)
     while at < size:
         if data[at] != _LT:
             at += 1
             continue
-        if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == ord("s")
+        if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == _S
                 and _may_end_a_name(data[at + 3])):
             return -1, 0, 0, False, False  # a </s> outside a sentence
-        if at + 2 < size and data[at + 1] == ord("w") and _may_end_a_name(data[at + 2]):
+        if at + 2 < size and data[at + 1] == _W and _may_end_a_name(data[at + 2]):
             # a token outside sentences: not read, but the document is tokenised
             content = _token_content(data, at)
             end = content
             while 0 <= end < size and data[end] != _LT:
                 end += 1
-            if content < 0 or not _closes(data, end, ord("w")):
+            if content < 0 or not _closes(data, end, _W):
                 return -1, 0, 0, False, False
             tokenised = True
             at = end + 4
             continue
-        if not (at + 2 < size and data[at + 1] == ord("s") and _may_end_a_name(data[at + 2])):
+        if not (at + 2 < size and data[at + 1] == _S and _may_end_a_name(data[at + 2])):
             at += 1  # another element's tag, outside sentences
             continue
         if not starts_with(data, at, _OPEN) or count == len(keys):  # (no room: impossible)

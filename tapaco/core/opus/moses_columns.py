@@ -33,7 +33,7 @@ from tapaco.core.opus.textstream import FileRef, LineChunks, Lines
 LINES_PER_CHUNK = 1 << 20
 BLOCK_BYTES = 16 << 20
 NO_YEAR = -1
-_TAB, _SPACE, _SLASH, _DOT, _RETURN = (ord(c) for c in "\t /.\r")
+_TAB, _SPACE, _SLASH, _DOT, _RETURN, _ZERO = (ord(c) for c in "\t /.\r0")
 
 
 @dataclass
@@ -56,7 +56,7 @@ def _year(data: np.ndarray, start: int, end: int) -> int:
         return NO_YEAR
     year = 0
     for at in range(slash + 1, after):
-        digit = np.int64(data[at]) - ord("0")
+        digit = np.int64(data[at]) - _ZERO
         if digit < 0 or digit > 9:
             return NO_YEAR
         year = year * 10 + digit

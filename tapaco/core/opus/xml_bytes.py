@@ -1,22 +1,9 @@
 """Byte tests the compiled XML scanners share (:mod:`tapaco.core.opus.document_kernels`,
-:mod:`tapaco.core.opus.cesalign_kernels`); `starts_with` serves the Moses tokenizer's kernel
-too."""
+:mod:`tapaco.core.opus.cesalign_kernels`)."""
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
-
-
-@njit(nogil=True, cache=True)
-def starts_with(data: np.ndarray, at: int, prefix: np.ndarray) -> bool:
-    """Whether `prefix` is at `data[at:]`."""
-    if at + len(prefix) > len(data):
-        return False
-    for k in range(len(prefix)):
-        if data[at + k] != prefix[k]:
-            return False
-    return True
 
 
 @njit(nogil=True, cache=True)

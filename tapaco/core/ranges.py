@@ -1,0 +1,34 @@
+"""Comparisons of ranges of arrays for the compiled kernels (code points, bytes, ids)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(nogil=True, cache=True)
+def equal_ranges(a, a_start, a_end, b, b_start, b_end) -> bool:
+    """Whether a[a_start:a_end] equals b[b_start:b_end]; a range past its array's end is equal
+    to none."""
+    length = a_end - a_start
+    if b_end - b_start != length or a_end > len(a) or b_end > len(b):
+        return False
+    for k in range(length):
+        if a[a_start + k] != b[b_start + k]:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def starts_with(data: np.ndarray, at: int, prefix: np.ndarray) -> bool:
+    """Whether `prefix` is at `data[at:]`."""
+    return equal_ranges(data, at, at + len(prefix), prefix, np.int64(0), len(prefix))
+
+
+@njit(nogil=True, cache=True)
+def copy_into(target, at, source) -> int:
+    """Copy `source` to target[at:]; where the copy ends. (A slice assignment would compile
+    numba's shape check and its error message into every kernel on the first run.)"""
+    for k in range(len(source)):
+        target[at + k] = source[k]
+    return at + len(source)
