@@ -19,6 +19,7 @@ import pandas as pd
 from tapaco.components import components, components_and_edge_keys, distinct_edge_keys
 from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.core.forked import Fresh
+from tapaco.core.text_column import TextColumn
 from tapaco.normalize import SurfaceHashes, surface_keys
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
@@ -58,10 +59,10 @@ def _same_keys(edges: np.ndarray, vertex_lang: np.ndarray, texts: Sequence[str])
     """Whether both ends of every edge have one language and one surface key."""
     if not (vertex_lang[edges[:, 0]] == vertex_lang[edges[:, 1]]).all():
         return False
-    ends = edges.tolist()
-    differing = [(a, b) for a, b in ends if texts[a] != texts[b]]
-    return (surface_keys([texts[a] for a, _ in differing])
-            == surface_keys([texts[b] for _, b in differing]))
+    column = TextColumn.of(texts)
+    differing = [(a, b) for a, b in zip(column.strings(edges[:, 0]), column.strings(edges[:, 1]))
+                 if a != b]
+    return (surface_keys([a for a, _ in differing]) == surface_keys([b for _, b in differing]))
 
 
 def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str],

@@ -32,6 +32,7 @@ from tapaco import normalize_kernels
 from tapaco.core.arrays import code_points, group_offsets
 from tapaco.core.characters import WHITESPACE
 from tapaco.core.interruptible import in_background
+from tapaco.core.text_column import TextColumn
 
 _PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}" + regex.escape(WHITESPACE) + "]")
 
@@ -234,29 +235,18 @@ def _surface_replacements() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 class SurfaceHasher:
     """Hashes of texts' surface keys as documents are read (a
-    :class:`tapaco.core.opus.documents.TextHasher`), by a kernel that replaces the characters
-    :func:`surface_key` changes as it hashes: no key is built, and the hashes are the same in
-    every interpreter."""
+    :class:`tapaco.core.opus.documents.TextHasher`), by a kernel over their UTF-8 that replaces
+    the characters :func:`surface_key` changes as it hashes: no key is built, and the hashes
+    are the same in every interpreter."""
 
-    def texts(self, texts: list[str]) -> np.ndarray:
-        return surface_hashes(texts)
-
-    def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
-        """Hashed on the UTF-8 of the texts; those not exact there from the texts."""
-        hashes = in_background(normalize_kernels.surface_hashes_of_utf8,
-                               np.frombuffer(joined, np.uint8), len(texts),
-                               *_surface_replacements(), size=len(joined))
-        rows = np.flatnonzero(~exact)
-        if len(rows):
-            hashes[rows] = surface_hashes([texts[row] for row in rows.tolist()])
-        return hashes
+    def hashes(self, texts: TextColumn) -> np.ndarray:
+        return in_background(normalize_kernels.surface_hashes_of_utf8, texts.data, texts.offsets,
+                             *_surface_replacements(), size=len(texts))
 
 
-def surface_hashes(texts: list[str]) -> np.ndarray:
+def surface_hashes(texts: Sequence[str]) -> np.ndarray:
     """The hash of each text's surface key (what :class:`SurfaceHasher` gives)."""
-    codes, offsets = code_points(texts)
-    return in_background(normalize_kernels.surface_hashes_of_codes, codes, offsets,
-                         *_surface_replacements(), size=len(codes))
+    return SurfaceHasher().hashes(TextColumn.of(texts))
 
 
 @cache
@@ -275,7 +265,7 @@ class SurfaceHashes:
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> SurfaceHashes:
-        return cls.of_hashes(SurfaceHasher().texts(list(texts)), texts.__getitem__)
+        return cls.of_hashes(surface_hashes(texts), texts.__getitem__)
 
     @classmethod
     def of_hashes(cls, hashes: np.ndarray, text_at: Callable[[int], str]) -> SurfaceHashes:

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.hash_kernels import hash_range, mixed
+from tapaco.core.text_column import code_point
 
 MAX_FOLDED = 3
 
@@ -122,40 +123,17 @@ def _surface_step(value: np.uint64, code: int, replaced, replacement_offsets,
 
 
 @njit(nogil=True, cache=True)
-def surface_hashes_of_codes(codes, offsets, replaced, replacement_offsets, replacements):
-    """The hash of every row's surface key (each code point `replaced` marks stands for its
+def surface_hashes_of_utf8(data, offsets, replaced, replacement_offsets, replacements):
+    """The hash of the surface key of every text (text k: the valid UTF-8
+    `data[offsets[k]:offsets[k + 1]]`; each code point `replaced` marks stands for its
     replacement), the same in every interpreter."""
     hashes = np.empty(len(offsets) - 1, np.int64)
     for row in range(len(offsets) - 1):
         value = np.uint64(14695981039346656037)
-        for at in range(offsets[row], offsets[row + 1]):
-            value = _surface_step(value, codes[at], replaced, replacement_offsets, replacements)
-        hashes[row] = mixed(value)
-    return hashes
-
-
-@njit(nogil=True, cache=True)
-def surface_hashes_of_utf8(data, rows, replaced, replacement_offsets, replacements):
-    """:func:`surface_hashes_of_codes` of the first `rows` lines of UTF-8 `data`, each ended by
-    a newline (valid UTF-8: the texts were decoded from it)."""
-    hashes = np.empty(rows, np.int64)
-    at = 0
-    for row in range(rows):
-        value = np.uint64(14695981039346656037)
-        while data[at] != 10:
-            lead = np.int64(data[at])
-            if lead < 0x80:
-                code, width = lead, 1
-            elif lead < 0xE0:
-                code, width = lead & 0x1F, 2
-            elif lead < 0xF0:
-                code, width = lead & 0x0F, 3
-            else:
-                code, width = lead & 0x07, 4
-            for k in range(1, width):
-                code = (code << 6) | (np.int64(data[at + k]) & 0x3F)
+        at = offsets[row]
+        while at < offsets[row + 1]:
+            code, width = code_point(data, at)
             value = _surface_step(value, code, replaced, replacement_offsets, replacements)
             at += width
         hashes[row] = mixed(value)
-        at += 1
     return hashes

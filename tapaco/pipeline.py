@@ -17,7 +17,6 @@ import numpy as np
 from tapaco.communities import Split, SplitOptions, split_oversized
 from tapaco.core.arrays import (
     garbage_collector_paused,
-    gathered,
     group_starts,
     lexicographic_order,
 )
@@ -134,7 +133,7 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
         vertices = rows.vertex[start:end]
         ids = display_ids(corpus, vertices, documents_per_rank[rank] > 1)
         files[languages[rank]] = list(zip(
-            graph.set_id[vertices].tolist(), ids, gathered(corpus.texts, vertices),
+            graph.set_id[vertices].tolist(), ids, corpus.texts.strings(vertices),
             corpus.lists.take(vertices), corpus.tags.take(vertices)))
     return files
 

@@ -5,6 +5,7 @@ score read their tokens from here; sacrebleu's `Tokenizer13a` is the reference i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -39,7 +40,7 @@ def _spaces() -> np.ndarray:
     return np.array([code for code in range(0x110000) if chr(code).isspace()], np.int32)
 
 
-def token_ids(texts: list[str], split_only: bool = False) -> TokenIds:
+def token_ids(texts: Sequence[str], split_only: bool = False) -> TokenIds:
     """The 13a tokens of every text, right-stripped first as sacrebleu's BLEU does (with
     `split_only`: the texts are already tokenized and only split on whitespace)."""
     codes, offsets = code_points(texts)

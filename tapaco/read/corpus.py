@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 from pathlib import Path
 
 import numpy as np
 
-from tapaco.core.arrays import SparseStrings, gathered
+from tapaco.core.arrays import SparseStrings
 from tapaco.core.errors import BadInputLog
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.documents import TextHasher
 from tapaco.core.opus.sidekeys import SideColumn
 from tapaco.core.progress import Progress
+from tapaco.core.text_column import TextColumn
 from tapaco.read.links import LinkCollector, ReadCounts, collect_links
 from tapaco.read.texts import DocumentTexts, read_documents
 
@@ -27,6 +27,7 @@ class Corpus:
     `edges` is an (m, 2) int32 array of vertex ids, `edge_kind` says INTRA or INTER for each.
     `sides` reads as strings (a :class:`SideColumn` when read from OPUS). `surface_hashes`: the
     hash of each text's surface key, where the reader was handed the graph step's hasher.
+    `texts` is a :class:`TextColumn` (a list of strings given is made one).
     """
 
     languages: list[str]
@@ -35,13 +36,16 @@ class Corpus:
     vertex_lang: np.ndarray
     vertex_doc: np.ndarray
     sides: Sequence[str]
-    texts: list[str]
+    texts: TextColumn
     lists: SparseStrings
     tags: SparseStrings
     edges: np.ndarray
     edge_kind: np.ndarray
     counts: ReadCounts
     surface_hashes: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.texts = TextColumn.of(self.texts)
 
     @property
     def vertex_count(self) -> int:
@@ -91,9 +95,9 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
     edges, kinds = _edges(collector, offsets)
     vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     doc_lang = np.array([document.lang for document in collector.documents], np.int32)
-    texts = list(chain.from_iterable(part.texts for part in parts))
+    texts = TextColumn.concatenate([part.texts for part in parts])
     known = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
-    valid = known & _nonempty(texts)
+    valid = known & texts.nonempty()
     keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]] if len(edges) else np.ones(0, bool)
     unknown = ~(known[edges[:, 0]] & known[edges[:, 1]]) if len(edges) else keep_edge
     collector.counts.links_to_unknown_sentences = int(unknown.sum())
@@ -103,7 +107,7 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
     pick = np.flatnonzero(valid)
 
     if len(pick) < len(texts):
-        texts = gathered(texts, pick)
+        texts = texts.take(pick)
 
     def sparse(name: str) -> SparseStrings:
         column = SparseStrings.of_parts([getattr(part, name) for part in parts], sizes.tolist())
@@ -119,14 +123,6 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
         surface_hashes=_concatenated([part.hashes for part in parts])[pick] if hashed else None,
     )
-
-
-def _nonempty(texts: list[str]) -> np.ndarray:
-    """Whether each text is not empty: an empty sentence is no sentence (its links are left
-    out, and counted)."""
-    if "" not in texts:  # a search in C: the common case costs no Python call per text
-        return np.ones(len(texts), bool)
-    return np.fromiter(map(bool, texts), bool, len(texts))
 
 
 def _concatenated(arrays: list[np.ndarray]) -> np.ndarray:

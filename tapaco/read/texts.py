@@ -1,36 +1,36 @@
 """The texts of the linked sentences, read from the release's documents (or the Moses lines that
 linked them) document by document, from both ends of the list as the links are; each text
-hashed as it is read by the caller's hasher, if given one."""
+hashed as it is read by the caller's hasher, if given one. A document's texts are picked from
+its sentences as a column (:mod:`tapaco.core.text_column`): no Python string per sentence."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import Forked, FromBothEnds, JoinedTexts
+from tapaco.core.forked import Forked, FromBothEnds
 from tapaco.core.opus import Document, DocumentStore, preference
 from tapaco.core.opus.documents import TextHasher
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.progress import Progress
+from tapaco.core.text_column import TextColumn
 from tapaco.read.links import LinkCollector, LinkedDocument, ReadCounts
 
 
-@dataclass
 class TextHashes:
     """Each text's hash by the caller's hasher (none: every hash 0), and the hash of ""."""
 
     def __init__(self, hasher: TextHasher | None) -> None:
         self.hasher = hasher
-        self.empty = int(hasher.texts([""])[0]) if hasher is not None else 0
+        self.empty = int(self.of(TextColumn.of([""]))[0])
 
-    def of(self, texts: list[str]) -> np.ndarray:
-        return self.hasher.texts(texts) if self.hasher is not None else np.zeros(len(texts),
-                                                                                   np.int64)
+    def of(self, texts: TextColumn) -> np.ndarray:
+        return (self.hasher.hashes(texts) if self.hasher is not None
+                else np.zeros(len(texts), np.int64))
 
 
 @dataclass
@@ -38,7 +38,7 @@ class DocumentTexts:
     """The texts of a document's sides, their lists and tags by row where not empty, whether
     each side was found, and the texts' hashes."""
 
-    texts: list[str]
+    texts: TextColumn
     lists: dict[int, str]
     tags: dict[int, str]
     valid: np.ndarray
@@ -46,13 +46,15 @@ class DocumentTexts:
 
     @classmethod
     def empty(cls, size: int, hashing: TextHashes) -> DocumentTexts:
-        return cls([""] * size, {}, {}, np.zeros(size, bool),
+        return cls(TextColumn.of([""] * size), {}, {}, np.zeros(size, bool),
                    np.full(size, hashing.empty, np.int64))
 
-    def rehash(self, rows: list[int], hashing: TextHashes) -> None:
-        """Hash again the texts of `rows` (filled after picking)."""
+    def fill(self, rows: list[int], texts: list[str], hashing: TextHashes) -> None:
+        """Set the texts of `rows` (not picked from the document) and their hashes."""
         if rows:
-            self.hashes[rows] = hashing.of([self.texts[row] for row in rows])
+            filled = TextColumn.of(texts)
+            self.texts = self.texts.with_rows(rows, filled)
+            self.hashes[rows] = hashing.of(filled)
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -97,17 +99,16 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
     sentences = found.sentences
     index = SentenceIndex(found.keys(table))
     positions = index.positions(sides)
-    indexes = positions.tolist()
-    result = DocumentTexts(_picked_values(sentences.texts, indexes),
+    result = DocumentTexts(sentences.texts.take(positions),
                            _picked_nonempty(sentences.lists, positions),
                            _picked_nonempty(sentences.tags, positions),
                            np.ones(len(sides), bool),
                            _picked_hashes(sentences.hashes, positions, hashing.empty))
     unfound = np.flatnonzero(positions < 0).tolist()
-    for number in unfound:
-        _multi_id_side(result, number, table.text(sides[number]), index, found,
-                       document.moses_texts.get(int(sides[number])), table, log, counts)
-    result.rehash(unfound, hashing)
+    result.fill(unfound, [_multi_id_side(result, number, table.text(sides[number]), index, found,
+                                         document.moses_texts.get(int(sides[number])), table,
+                                         log, counts)
+                          for number in unfound], hashing)
     return result
 
 
@@ -131,27 +132,15 @@ def _picked_hashes(hashes: np.ndarray | None, positions: np.ndarray, empty: int)
     return picked
 
 
-def _picked_values(values: list[str], indexes: list[int]) -> list[str]:
-    """values[i] for each index (-1: the last value, or "" if there is none; the caller
-    fills those rows)."""
-    if not indexes:
-        return []
-    if not values or not any(values):
-        return [""] * len(indexes)
-    picked = itemgetter(*indexes)(values)
-    return list(picked) if len(indexes) > 1 else [picked]
-
-
 def _moses_texts(document: LinkedDocument, store: DocumentStore, log: BadInputLog,
                  hashing: TextHashes) -> DocumentTexts:
     """Texts of a document no file holds: the Moses lines; a missing document otherwise."""
     result = DocumentTexts.empty(len(document.sides), hashing)
     known = document.moses_texts
-    for number, side in enumerate(document.sides.tolist()):
-        if side in known:
-            result.texts[number] = known[side]
-            result.valid[number] = True
-    result.rehash(np.flatnonzero(result.valid).tolist(), hashing)
+    sides = document.sides.tolist()
+    rows = [number for number, side in enumerate(sides) if side in known]
+    result.valid[rows] = True
+    result.fill(rows, [known[sides[row]] for row in rows], hashing)
     if not result.valid.all():
         log.report(store.missing(document.name))
     return result
@@ -159,46 +148,26 @@ def _moses_texts(document: LinkedDocument, store: DocumentStore, log: BadInputLo
 
 def _multi_id_side(result: DocumentTexts, number: int, side: str, index: SentenceIndex,
                    found: Document, moses_text: str | None, table: SideTable, log: BadInputLog,
-                   counts: ReadCounts) -> None:
-    """Fill row `number` for a side of several ids; for an id not in the document, the side's
-    Moses line, or mark it invalid."""
+                   counts: ReadCounts) -> str:
+    """The text of row `number`, a side of several ids (its lists and tags filled); for an id
+    not in the document, the side's Moses line, or "" and the row marked invalid."""
     ids = side.split()
     indexes = index.positions(table.keys(ids)).tolist()
     sentences = found.sentences
     if -1 in indexes:
         if moses_text is not None:
-            result.texts[number] = moses_text
-            return
+            return moses_text
         missing = ids[indexes.index(-1)]
         log.report(InputError(found.ref, f"sentence id {missing!r} is linked by an alignment "
                               "but is not in this document", kind="unknown sentence id"))
         result.valid[number] = False
         indexes = []
     counts.multi_id_sides += len(indexes) > 1
-    result.texts[number] = " ".join(filter(None, (sentences.texts[i] for i in indexes)))
     for values, found_values in ((result.lists, sentences.lists), (result.tags, sentences.tags)):
         joined = _joined([found_values[i] for i in indexes], ";")
         if joined:
             values[number] = joined
-
-
-@dataclass
-class PackedTexts:
-    """A document's texts for the pipe between processes (one joined string, not one object
-    per sentence), its lists and tags by row where not empty."""
-
-    texts: JoinedTexts
-    lists: dict[int, str]
-    tags: dict[int, str]
-    valid: np.ndarray
-    hashes: np.ndarray
-
-    @classmethod
-    def of(cls, part: DocumentTexts) -> PackedTexts:
-        return cls(JoinedTexts(part.texts), part.lists, part.tags, part.valid, part.hashes)
-
-    def unpacked(self) -> DocumentTexts:
-        return DocumentTexts(list(self.texts), self.lists, self.tags, self.valid, self.hashes)
+    return " ".join(filter(None, sentences.texts.strings(np.array(indexes, np.int64))))
 
 
 def _texts_of(documents: list[LinkedDocument], claimed: Iterable[int], opus_dir: Path,
@@ -217,8 +186,8 @@ def _texts_of(documents: list[LinkedDocument], claimed: Iterable[int], opus_dir:
 
 def _texts_from_the_back(claims: FromBothEnds, documents: list[LinkedDocument], opus_dir: Path,
                          folder: str, table: SideTable, skip: bool, hasher: TextHasher | None
-                         ) -> tuple[list[PackedTexts], ReadCounts, list[BadInputLog]]:
-    """The documents claimed from the back, read in the second process: their texts packed in
+                         ) -> tuple[list[DocumentTexts], ReadCounts, list[BadInputLog]]:
+    """The documents claimed from the back, read in the second process: their texts in
     document order, its counts and each document's log (in document order, those with
     entries)."""
     counts, read = ReadCounts(), []
@@ -232,7 +201,7 @@ def _texts_from_the_back(claims: FromBothEnds, documents: list[LinkedDocument], 
             read.append((_document_texts(documents[index], store, table, current[0], counts,
                                          hashing), current[0]))
     read.reverse()
-    return ([PackedTexts.of(part) for part, _ in read], counts,
+    return ([part for part, _ in read], counts,
             [log for _, log in read if log.total])
 
 
@@ -249,9 +218,9 @@ def read_documents(collector: LinkCollector, opus_dir: Path, folder: str, log: B
         parts = _texts_of(documents, claims.front(), opus_dir, folder, collector.table, log,
                           counts, progress, hasher)
         progress.update("waiting for the second reading process", len(parts), len(documents))
-        packed, second_counts, second_logs = second.result()
+        second_parts, second_counts, second_logs = second.result()
     for name in ("documents", "document_sentences", "multi_id_sides"):
         setattr(counts, name, getattr(counts, name) + getattr(second_counts, name))
     for document_log in second_logs:
         log.merge(document_log)
-    return parts + [part.unpacked() for part in packed]
+    return parts + second_parts

@@ -22,6 +22,7 @@ from tapaco.core.characters import IS_SPACE, WHITESPACE
 from tapaco.core.interruptible import in_background
 from tapaco.core.opus.sidekeys import plain_id_key
 from tapaco.core.opus.xml_bytes import ends_a_name, starts_with
+from tapaco.core.text_column import code_point
 
 _LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
     ord(c) for c in '<>"&/ \t\n\r')
@@ -60,20 +61,6 @@ def _tag_end(data, at) -> int:
         if data[end] == _GT:
             return end + 1
     return -1
-
-
-@njit(nogil=True, cache=True)
-def _code_point(data, at):
-    byte = data[at]
-    if byte < 0x80:
-        return np.int64(byte), 1
-    if byte < 0xE0:
-        return np.int64(((byte & 0x1F) << 6) | (data[at + 1] & 0x3F)), 2
-    if byte < 0xF0:
-        return np.int64(((byte & 0x0F) << 12) | ((data[at + 1] & 0x3F) << 6)
-                        | (data[at + 2] & 0x3F)), 3
-    return np.int64(((byte & 0x07) << 18) | ((data[at + 1] & 0x3F) << 12)
-                    | ((data[at + 2] & 0x3F) << 6) | (data[at + 3] & 0x3F)), 4
 
 
 @njit(nogil=True, cache=True)
@@ -126,7 +113,7 @@ def _copy_text(data, at, out, written, begin):
             written += 1
             at += max(length, 1)
         elif kind == _MAYBE_SPACE:
-            code, length = _code_point(data, at)
+            code, length = code_point(data, at)
             alone |= code < len(IS_SPACE) and IS_SPACE[code]
             for k in range(length):
                 out[written + k] = data[at + k]

@@ -11,8 +11,9 @@ A chunk whose sentences are all `<s id=".." [lists=".."] [tags=".."]>body</s>`, 
 holding at most `<w>` tokens and one-line `<time .../>` elements (Tatoeba's and OpenSubtitles'
 raw and tokenised documents), is read by a compiled scanner
 (:mod:`tapaco.core.opus.document_kernels`): ids become keys (:mod:`tapaco.core.opus.sidekeys`)
-and the texts of a chunk are decoded at once. Any other chunk is read by regular expressions,
-sentence by sentence: that general path is the reference the scanner is tested against.
+and the texts of a chunk stay UTF-8, a :class:`tapaco.core.text_column.TextColumn`. Any other
+chunk is read by regular expressions, sentence by sentence: that general path is the reference
+the scanner is tested against.
 
 XML's other markup is read as XML defines it before any of these sees a chunk
 (:mod:`tapaco.core.opus.xml_markup`: comments and processing instructions dropped, CDATA
@@ -38,6 +39,7 @@ from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chun
 from tapaco.core.opus.xml_markup import markup_resolved
 from tapaco.core.opus.xml_text import attribute_value, unescape
 from tapaco.core.opus.xmlcheck import malformed
+from tapaco.core.text_column import TextColumn
 
 # an attribute value, in either quotes, may hold ">"
 _SENTENCE = re.compile(r"""<s\b((?:[^>"']|"[^"]*"|'[^']*')*?)(?:/>|>(.*?)</s\s*>)""", re.S)
@@ -50,13 +52,13 @@ _ATTRIBUTE = re.compile(r"""([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 @dataclass
 class Sentences:
-    """The sentences of one document, as parallel lists; `tokenised` if it has `<w>` tokens.
+    """The sentences of one document, as parallel columns; `tokenised` if it has `<w>` tokens.
 
     Ids are kept as keys (`keys`, for plain ids such as `s12`) and strings (`other_ids`, by
     index, for the rest); `ids` gives them all as strings.
     """
 
-    texts: list[str] = field(default_factory=list)
+    texts: TextColumn = field(default_factory=lambda: TextColumn.of([]))
     lists: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
@@ -80,12 +82,8 @@ class TextHasher(Protocol):
     """Hashes texts to int64 as documents are read, while they are at hand (the keys a caller
     would otherwise compute by walking millions of texts again)."""
 
-    def texts(self, texts: list[str]) -> np.ndarray:
+    def hashes(self, texts: TextColumn) -> np.ndarray:
         """A hash of each text."""
-
-    def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
-        """A hash of each text, given `joined`: the UTF-8 of the texts, each followed by a
-        newline, where `exact` (elsewhere an empty line: that text must be hashed alone)."""
 
 
 class _Builder:
@@ -94,33 +92,28 @@ class _Builder:
     def __init__(self, hasher: TextHasher | None = None) -> None:
         self.sentences = Sentences()
         self.key_parts: list[np.ndarray] = []
+        self.text_parts: list[TextColumn] = []
         self.hasher = hasher
-        self.hash_parts: list[np.ndarray] = []
 
-    def add(self, ids: list[str] | None, texts: list[str], lists: list[str], tags: list[str],
-            keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None,
-            joined: tuple[bytes, np.ndarray] | None = None) -> None:
-        """Sentences of a chunk, their ids as strings, or as keys and other ids; `joined`: the
-        texts' bytes and where they are exact, as :meth:`TextHasher.joined` takes them."""
+    def add(self, ids: list[str] | None, texts: TextColumn, lists: list[str], tags: list[str],
+            keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None) -> None:
+        """Sentences of a chunk, their ids as strings, or as keys and other ids."""
         sentences = self.sentences
-        offset = len(sentences.texts)
+        offset = len(sentences.lists)
         if ids is not None:
             keys, other_ids = _keys_of(ids)
         sentences.other_ids.update((offset + i, value) for i, value in other_ids.items())
         self.key_parts.append(keys)
-        sentences.texts.extend(texts)
+        self.text_parts.append(texts)
         sentences.lists.extend(lists)
         sentences.tags.extend(tags)
-        if self.hasher is not None:
-            self.hash_parts.append(self.hasher.texts(texts) if joined is None
-                                   else self.hasher.joined(texts, *joined))
 
     def finish(self) -> Sentences:
         if self.key_parts:
             self.sentences.keys = np.concatenate(self.key_parts)
+        self.sentences.texts = TextColumn.concatenate(self.text_parts)
         if self.hasher is not None:
-            self.sentences.hashes = (np.concatenate(self.hash_parts) if self.hash_parts
-                                     else np.zeros(0, np.int64))
+            self.sentences.hashes = self.hasher.hashes(self.sentences.texts)
         return self.sentences
 
 
@@ -199,7 +192,7 @@ def _add_chunk(builder: _Builder, chunk: TextChunk, ref: FileRef) -> None:
         texts.append(sentence_text(body))
         lists.append(attributes.get("lists", ""))
         tags.append(attributes.get("tags", ""))
-    builder.add(ids, texts, lists, tags)
+    builder.add(ids, TextColumn.of(texts), lists, tags)
 
 
 def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
@@ -209,15 +202,15 @@ def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
     scanned = scan_sentences(raw)
     if scanned is None:
         return False
-    texts = scanned.joined.decode("utf-8").split("\n")[:-1]
-    for index in np.flatnonzero(scanned.alone).tolist():
-        start, end = scanned.text_bounds[index].tolist()
-        texts[index] = sentence_text(raw[start:end].decode("utf-8"))
+    alone = np.flatnonzero(scanned.alone)
+    texts = TextColumn.of_lines(scanned.joined).with_rows(alone, [
+        sentence_text(raw[start:end].decode("utf-8"))
+        for start, end in scanned.text_bounds[alone].tolist()])
     others = {index: raw[start:end].decode("utf-8") for index, (start, end) in zip(
         np.flatnonzero(~scanned.plain).tolist(), scanned.id_bounds[~scanned.plain].tolist())}
     builder.sentences.tokenised |= scanned.tokenised
     builder.add(None, texts, *_attribute_values_of(scanned), keys=scanned.keys,
-                other_ids=others, joined=(scanned.joined, ~scanned.alone))
+                other_ids=others)
     return True
 
 

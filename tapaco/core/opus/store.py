@@ -17,6 +17,7 @@ import zipfile
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,11 @@ class Document:
             self._keys = (table, keys)
         return self._keys[1]
 
+    @cached_property
+    def texts(self) -> list[str]:
+        """The sentences' texts as Python strings, made once (for readers looking up many)."""
+        return self.sentences.texts.strings()
+
     @property
     def kind(self) -> str:
         """`tokenised` if the texts are `<w>` tokens joined by spaces, else `raw`."""
@@ -73,7 +79,7 @@ class Document:
 
     def side_text(self, side: str) -> str | None:
         """The text of a link side (ids separated by spaces), None if an id is not here."""
-        texts = self.sentences.texts
+        texts = self.texts
         positions = [self.position.get(sentence_id) for sentence_id in side.split()]
         if not positions or None in positions:
             return None
