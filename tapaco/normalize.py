@@ -50,12 +50,19 @@ def _ascii_punctuation(char: str) -> str:
 
 
 @cache
+def _every_character() -> str:
+    """Every code point, in order, as one string (scanned by C loops: `map`, `filter`, regular
+    expressions; a Python call per code point would take seconds)."""
+    return "".join(map(chr, range(sys.maxunicode + 1)))
+
+
+@cache
 def _surface_table() -> dict[int, str]:
     table = {}
-    for code in range(sys.maxunicode + 1):
-        char = chr(code)
-        if not _is_punctuation(char):
-            continue
+    every = _every_character()
+    categories = list(map(unicodedata.category, every))
+    for char in [char for char, category in zip(every, categories) if category[0] == "P"]:
+        code = ord(char)
         mapped = _ascii_punctuation(char) if code > 127 else char
         mapped = mapped.replace('"', "").replace("!", ".")
         if mapped != char:
@@ -88,8 +95,7 @@ def _dropped_table() -> dict[int, None]:
     """Every punctuation character (by the regex module's Unicode tables, which may be newer
     than unicodedata's) and whitespace character, as a str.translate table that drops them
     (faster than substituting the pattern)."""
-    every = "".join(map(chr, range(sys.maxunicode + 1)))
-    return dict.fromkeys(map(ord, _PUNCTUATION_OR_SPACE.findall(every)))
+    return dict.fromkeys(map(ord, _PUNCTUATION_OR_SPACE.findall(_every_character())))
 
 
 def _ascii_near_identical_key(text: str) -> str:
@@ -109,9 +115,8 @@ def _composing_seconds() -> frozenset[int]:
     combining marks (the second half of a primary composite, and Hangul's vowel and trailing
     jamo)."""
     seconds = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))
-    for code in range(sys.maxunicode + 1):
-        decomposition = unicodedata.decomposition(chr(code))
-        if decomposition and decomposition[0] != "<" and decomposition.count(" ") == 1:
+    for decomposition in filter(None, map(unicodedata.decomposition, _every_character())):
+        if decomposition[0] != "<" and decomposition.count(" ") == 1:
             seconds.add(int(decomposition.split()[1], 16))
     return frozenset(seconds)
 
@@ -275,14 +280,3 @@ class SurfaceHashes:
         maybe_empty = np.flatnonzero(~nonempty).tolist()
         nonempty[maybe_empty] = [surface_key(text_at(row)) != "" for row in maybe_empty]
         return cls(hashes, nonempty)
-
-    @classmethod
-    def concatenate(cls, parts: Sequence[SurfaceHashes]) -> SurfaceHashes:
-        """One row after another."""
-        if not parts:
-            return cls(np.zeros(0, np.int64), np.zeros(0, bool))
-        return cls(np.concatenate([part.hashes for part in parts]),
-                   np.concatenate([part.nonempty for part in parts]))
-
-    def take(self, rows: np.ndarray) -> SurfaceHashes:
-        return SurfaceHashes(self.hashes[rows], self.nonempty[rows])

@@ -134,9 +134,12 @@ class TextColumn(Sequence[str]):
 
     def strings(self, rows: np.ndarray | None = None) -> list[str]:
         """The texts (of `rows`) as Python strings."""
-        column = self if rows is None else self.take(rows)
-        return pa.LargeStringArray.from_buffers(
-            len(column), pa.py_buffer(column.offsets), pa.py_buffer(column.data)).to_pylist()
+        return (self if rows is None else self.take(rows)).arrow().to_pylist()
+
+    def arrow(self) -> pa.LargeStringArray:
+        """The texts as an Arrow array over the same buffers."""
+        return pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(self.offsets),
+                                                pa.py_buffer(self.data))
 
     def with_rows(self, rows: Sequence[int], texts: Sequence[str]) -> TextColumn:
         """The column with the text of each of `rows` replaced by the text given for it."""

@@ -12,6 +12,7 @@ from functools import cache
 import numpy as np
 
 from tapaco.core.arrays import code_points
+from tapaco.core.characters import WHITESPACE
 from tapaco.core.interruptible import in_background
 from tapaco.core.tokenize_13a_kernels import tokenize_13a
 
@@ -37,7 +38,7 @@ class TokenIds:
 @cache
 def _spaces() -> np.ndarray:
     """Every code point str.split() splits on, sorted."""
-    return np.array([code for code in range(0x110000) if chr(code).isspace()], np.int32)
+    return np.array(sorted(map(ord, WHITESPACE)), np.int32)
 
 
 def token_ids(texts: Sequence[str], split_only: bool = False) -> TokenIds:
