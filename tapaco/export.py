@@ -12,12 +12,15 @@ folder itself is written atomically by :mod:`tapaco.core.outputs`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from tapaco.core.dataset_card import Card, Config
 from tapaco.core.provenance import Provenance
+from tapaco.core.text_column import TextColumn
 
 Row = tuple[int, str, str, str, str]
 ROW_COLUMNS = ("set_id", "sentence_id", "text", "lists", "tags")
@@ -36,11 +39,13 @@ CITATION = """@inproceedings{scherrer-2020-tapaco,
 
 
 def language_rows_table(set_ids: pa.Array, sentence_ids: list[str], texts: pa.Array,
-                        lists: list[str], tags: list[str]) -> pa.Table:
-    """A language's rows as the table of :data:`ROW_COLUMNS` the writers take."""
+                        lists: Sequence[str], tags: Sequence[str]) -> pa.Table:
+    """A language's rows as the table of :data:`ROW_COLUMNS` the writers take (`lists`, `tags`:
+    strings, or :class:`TextColumn`)."""
     return pa.table([set_ids, pa.array(sentence_ids, pa.string()), texts,
-                     pa.array(lists, pa.string()), pa.array(tags, pa.string())],
-                    names=list(ROW_COLUMNS))
+                     *(values.arrow().cast(pa.string()) if isinstance(values, TextColumn)
+                       else pa.array(values, pa.string())
+                       for values in (lists, tags))], names=list(ROW_COLUMNS))
 
 
 def rows_of(table: pa.Table) -> list[Row]:

@@ -185,12 +185,6 @@ class SparseStrings(Sequence[str]):
 
     __hash__ = None
 
-    def kept(self, keep: np.ndarray) -> SparseStrings:
-        """The rows where `keep` (a mask over the rows) is True, numbered anew."""
-        rows = np.flatnonzero(keep[self.rows])
-        return SparseStrings(int(keep.sum()), (np.cumsum(keep) - 1)[self.rows[rows]],
-                             [self.values[row] for row in rows.tolist()])
-
     @cached_property
     def _value_at(self) -> np.ndarray:
         """For every row, the index of its value, -1 where it is empty."""

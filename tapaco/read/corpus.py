@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 
-from tapaco.core.arrays import SparseStrings
 from tapaco.core.errors import BadInputLog
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.documents import TextHasher
@@ -27,7 +26,8 @@ class Corpus:
     `edges` is an (m, 2) int32 array of vertex ids, `edge_kind` says INTRA or INTER for each.
     `sides` reads as strings (a :class:`SideColumn` when read from OPUS). `surface_hashes`: the
     hash of each text's surface key, where the reader was handed the graph step's hasher.
-    `texts` is a :class:`TextColumn` (a list of strings given is made one).
+    `texts` is a :class:`TextColumn` (a list of strings given is made one); `lists` and `tags`
+    are columns of strings with `take(rows)` (a :class:`TextColumn` when read from OPUS).
     """
 
     languages: list[str]
@@ -37,8 +37,8 @@ class Corpus:
     vertex_doc: np.ndarray
     sides: Sequence[str]
     texts: TextColumn
-    lists: SparseStrings
-    tags: SparseStrings
+    lists: Sequence[str]
+    tags: Sequence[str]
     edges: np.ndarray
     edge_kind: np.ndarray
     counts: ReadCounts
@@ -95,7 +95,8 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
     edges, kinds = _edges(collector, offsets)
     vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     doc_lang = np.array([document.lang for document in collector.documents], np.int32)
-    texts = TextColumn.concatenate([part.texts for part in parts])
+    texts, lists, tags = (TextColumn.concatenate([getattr(part, name) for part in parts])
+                          for name in ("texts", "lists", "tags"))
     known = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
     valid = known & texts.nonempty()
     keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]] if len(edges) else np.ones(0, bool)
@@ -107,11 +108,7 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
     pick = np.flatnonzero(valid)
 
     if len(pick) < len(texts):
-        texts = texts.take(pick)
-
-    def sparse(name: str) -> SparseStrings:
-        column = SparseStrings.of_parts([getattr(part, name) for part in parts], sizes.tolist())
-        return column if len(pick) == len(valid) else column.kept(valid)
+        texts, lists, tags = texts.take(pick), lists.take(pick), tags.take(pick)
 
     keys = (np.concatenate([document.sides for document in documents]) if documents
             else np.zeros(0, np.uint64))
@@ -119,7 +116,7 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
         languages=list(collector.languages), documents=[d.name for d in collector.documents],
         document_lang=doc_lang, vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
         sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
-        texts=texts, lists=sparse("lists"), tags=sparse("tags"),
+        texts=texts, lists=lists, tags=tags,
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
         surface_hashes=_concatenated([part.hashes for part in parts])[pick] if hashed else None,
     )

@@ -35,26 +35,31 @@ class TextHashes:
 
 @dataclass
 class DocumentTexts:
-    """The texts of a document's sides, their lists and tags by row where not empty, whether
-    each side was found, and the texts' hashes."""
+    """The texts of a document's sides, their lists and tags, whether each side was found,
+    and the texts' hashes."""
 
     texts: TextColumn
-    lists: dict[int, str]
-    tags: dict[int, str]
+    lists: TextColumn
+    tags: TextColumn
     valid: np.ndarray
     hashes: np.ndarray
 
     @classmethod
     def empty(cls, size: int, hashing: TextHashes) -> DocumentTexts:
-        return cls(TextColumn.of([""] * size), {}, {}, np.zeros(size, bool),
+        empty = TextColumn(np.zeros(size + 1, np.int64), np.zeros(0, np.uint8))
+        return cls(empty, empty, empty, np.zeros(size, bool),
                    np.full(size, hashing.empty, np.int64))
 
-    def fill(self, rows: list[int], texts: list[str], hashing: TextHashes) -> None:
-        """Set the texts of `rows` (not picked from the document) and their hashes."""
+    def fill(self, rows: list[int], values: list[tuple[str, str, str]],
+             hashing: TextHashes) -> None:
+        """Set the text, lists and tags of `rows` (not picked from the document), and hash the
+        texts."""
         if rows:
-            filled = TextColumn.of(texts)
-            self.texts = self.texts.with_rows(rows, filled)
-            self.hashes[rows] = hashing.of(filled)
+            texts, lists, tags = zip(*values)
+            self.texts = self.texts.with_rows(rows, texts)
+            self.lists = self.lists.with_rows(rows, lists)
+            self.tags = self.tags.with_rows(rows, tags)
+            self.hashes[rows] = hashing.of(TextColumn.of(list(texts)))
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -99,10 +104,8 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
     sentences = found.sentences
     index = SentenceIndex(found.keys(table))
     positions = index.positions(sides)
-    result = DocumentTexts(sentences.texts.take(positions),
-                           _picked_nonempty(sentences.lists, positions),
-                           _picked_nonempty(sentences.tags, positions),
-                           np.ones(len(sides), bool),
+    result = DocumentTexts(sentences.texts.take(positions), sentences.lists.take(positions),
+                           sentences.tags.take(positions), np.ones(len(sides), bool),
                            _picked_hashes(sentences.hashes, positions, hashing.empty))
     unfound = np.flatnonzero(positions < 0).tolist()
     result.fill(unfound, [_multi_id_side(result, number, table.text(sides[number]), index, found,
@@ -110,16 +113,6 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
                                          log, counts)
                           for number in unfound], hashing)
     return result
-
-
-def _picked_nonempty(values: list[str], positions: np.ndarray) -> dict[int, str]:
-    """values[p] by row for each position p (not -1) whose value is not empty."""
-    if not any(values):
-        return {}
-    nonempty = np.fromiter(map(bool, values), bool, len(values))
-    rows = np.flatnonzero(positions >= 0)
-    rows = rows[nonempty[positions[rows]]]
-    return dict(zip(rows.tolist(), map(values.__getitem__, positions[rows].tolist())))
 
 
 def _picked_hashes(hashes: np.ndarray | None, positions: np.ndarray, empty: int) -> np.ndarray:
@@ -140,7 +133,7 @@ def _moses_texts(document: LinkedDocument, store: DocumentStore, log: BadInputLo
     sides = document.sides.tolist()
     rows = [number for number, side in enumerate(sides) if side in known]
     result.valid[rows] = True
-    result.fill(rows, [known[sides[row]] for row in rows], hashing)
+    result.fill(rows, [(known[sides[row]], "", "") for row in rows], hashing)
     if not result.valid.all():
         log.report(store.missing(document.name))
     return result
@@ -148,26 +141,24 @@ def _moses_texts(document: LinkedDocument, store: DocumentStore, log: BadInputLo
 
 def _multi_id_side(result: DocumentTexts, number: int, side: str, index: SentenceIndex,
                    found: Document, moses_text: str | None, table: SideTable, log: BadInputLog,
-                   counts: ReadCounts) -> str:
-    """The text of row `number`, a side of several ids (its lists and tags filled); for an id
-    not in the document, the side's Moses line, or "" and the row marked invalid."""
+                   counts: ReadCounts) -> tuple[str, str, str]:
+    """The text, lists and tags of row `number`, a side of several ids; for an id not in the
+    document, the side's Moses line, or nothing and the row marked invalid."""
     ids = side.split()
     indexes = index.positions(table.keys(ids)).tolist()
     sentences = found.sentences
     if -1 in indexes:
         if moses_text is not None:
-            return moses_text
+            return moses_text, "", ""
         missing = ids[indexes.index(-1)]
         log.report(InputError(found.ref, f"sentence id {missing!r} is linked by an alignment "
                               "but is not in this document", kind="unknown sentence id"))
         result.valid[number] = False
         indexes = []
     counts.multi_id_sides += len(indexes) > 1
-    for values, found_values in ((result.lists, sentences.lists), (result.tags, sentences.tags)):
-        joined = _joined([found_values[i] for i in indexes], ";")
-        if joined:
-            values[number] = joined
-    return " ".join(filter(None, sentences.texts.strings(np.array(indexes, np.int64))))
+    rows = np.array(indexes, np.int64)
+    return (" ".join(filter(None, sentences.texts.strings(rows))),
+            _joined(sentences.lists.strings(rows), ";"), _joined(sentences.tags.strings(rows), ";"))
 
 
 def _texts_of(documents: list[LinkedDocument], claimed: Iterable[int], opus_dir: Path,

@@ -168,8 +168,6 @@ def test_sparse_strings_read_as_the_list_of_their_values():
         assert column[cut] == values[cut], cut
     with pytest.raises(IndexError):
         column[len(values)]
-    keep = np.array([rng.random() < 0.6 for _ in values])
-    assert column.kept(keep) == [value for value, kept in zip(values, keep) if kept]
     assert SparseStrings.of_parts([], []) == []
     assert SparseStrings.of_parts([{}], [2]).take(np.array([1])) == [""]
 

@@ -59,8 +59,8 @@ class Sentences:
     """
 
     texts: TextColumn = field(default_factory=lambda: TextColumn.of([]))
-    lists: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
+    lists: TextColumn = field(default_factory=lambda: TextColumn.of([]))
+    tags: TextColumn = field(default_factory=lambda: TextColumn.of([]))
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     other_ids: dict[int, str] = field(default_factory=dict)
     tokenised: bool = False
@@ -92,26 +92,25 @@ class _Builder:
     def __init__(self, hasher: TextHasher | None = None) -> None:
         self.sentences = Sentences()
         self.key_parts: list[np.ndarray] = []
-        self.text_parts: list[TextColumn] = []
+        self.column_parts: list[tuple[TextColumn, TextColumn, TextColumn]] = []
+        self.count = 0
         self.hasher = hasher
 
-    def add(self, ids: list[str] | None, texts: TextColumn, lists: list[str], tags: list[str],
+    def add(self, ids: list[str] | None, texts: TextColumn, lists: TextColumn, tags: TextColumn,
             keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None) -> None:
         """Sentences of a chunk, their ids as strings, or as keys and other ids."""
-        sentences = self.sentences
-        offset = len(sentences.lists)
         if ids is not None:
             keys, other_ids = _keys_of(ids)
-        sentences.other_ids.update((offset + i, value) for i, value in other_ids.items())
+        self.sentences.other_ids.update((self.count + i, value) for i, value in other_ids.items())
         self.key_parts.append(keys)
-        self.text_parts.append(texts)
-        sentences.lists.extend(lists)
-        sentences.tags.extend(tags)
+        self.column_parts.append((texts, lists, tags))
+        self.count += len(texts)
 
     def finish(self) -> Sentences:
         if self.key_parts:
             self.sentences.keys = np.concatenate(self.key_parts)
-        self.sentences.texts = TextColumn.concatenate(self.text_parts)
+        for name, parts in zip(("texts", "lists", "tags"), zip(*self.column_parts)):
+            setattr(self.sentences, name, TextColumn.concatenate(parts))
         if self.hasher is not None:
             self.sentences.hashes = self.hasher.hashes(self.sentences.texts)
         return self.sentences
@@ -192,7 +191,7 @@ def _add_chunk(builder: _Builder, chunk: TextChunk, ref: FileRef) -> None:
         texts.append(sentence_text(body))
         lists.append(attributes.get("lists", ""))
         tags.append(attributes.get("tags", ""))
-    builder.add(ids, TextColumn.of(texts), lists, tags)
+    builder.add(ids, TextColumn.of(texts), TextColumn.of(lists), TextColumn.of(tags))
 
 
 def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
@@ -214,18 +213,16 @@ def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
     return True
 
 
-def _attribute_values_of(scanned: ScannedSentences) -> tuple[list[str], list[str]]:
+def _attribute_values_of(scanned: ScannedSentences) -> tuple[TextColumn, TextColumn]:
     """Each sentence's `lists` and `tags` values, read as :func:`_attributes` reads them."""
     count = len(scanned.keys)
     if scanned.values is None:
-        return [""] * count, [""] * count
-    joined = scanned.values.decode("utf-8")
-    if "\t" in joined or "\r" in joined:  # (the scanner declines a value with a newline)
-        joined = joined.replace("\t", " ").replace("\r", " ")
-    values = joined.split("\n")[:-1]
-    for position in np.flatnonzero(scanned.value_ampersands.ravel()).tolist():
-        values[position] = attribute_value(values[position])
-    return values[0::2], values[1::2]
+        return (TextColumn(np.zeros(count + 1, np.int64), np.zeros(0, np.uint8)),) * 2
+    # (the scanner declines a value with a newline)
+    values = TextColumn.of_lines(scanned.values.replace(b"\t", b" ").replace(b"\r", b" "))
+    read = np.flatnonzero(scanned.value_ampersands.ravel())
+    values = values.with_rows(read, [attribute_value(values[row]) for row in read.tolist()])
+    return values.take(np.arange(0, 2 * count, 2)), values.take(np.arange(1, 2 * count, 2))
 
 
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
