@@ -65,17 +65,15 @@ def _same_keys(edges: np.ndarray, vertex_lang: np.ndarray, texts: Sequence[str])
     return (surface_keys([a for a, _ in differing]) == surface_keys([b for _, b in differing]))
 
 
-def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str],
-                  hashed: SurfaceHashes | None = None) -> np.ndarray:
+def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str]) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same surface key.
 
     An empty key (an empty text) joins nothing: sentences without text are not similar. Keys
-    are grouped by their hashes (`hashed`, made by the reader), and
-    every edge is checked to join equal keys (a hash collision would make the exact grouping,
-    by the keys themselves, run instead).
+    are grouped by their hashes (a kernel over the texts' UTF-8), and every edge is checked to
+    join equal keys (a hash collision would make the exact grouping, by the keys themselves,
+    run instead).
     """
-    if hashed is None:
-        hashed = SurfaceHashes.of(texts)
+    hashed = SurfaceHashes.of(texts)
     edges = _star_edges(hashed.hashes, vertex_lang, hashed.nonempty)
     if _same_keys(edges, vertex_lang, texts):
         return edges
@@ -133,9 +131,7 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
     with Fresh(components_and_edge_keys, corpus.vertex_count, corpus.edges,
                parallel=parallel) as aligned:
-        hashed = (None if corpus.surface_hashes is None else
-                  SurfaceHashes.of_hashes(corpus.surface_hashes, corpus.texts.__getitem__))
-        surface = surface_edges(corpus.vertex_lang, corpus.texts, hashed)
+        surface = surface_edges(corpus.vertex_lang, corpus.texts)
         number, fraction = numeric_keys(corpus.sides)
         row_rank = _ranks(lexicographic_order(corpus.vertex_doc, number, fraction))
         aligned_components, aligned_keys = aligned.result()

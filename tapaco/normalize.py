@@ -7,11 +7,9 @@
   whitespace character (:mod:`tapaco.core.characters`, for ASCII and other text alike) dropped.
 
 Both functions are the readable references. For millions of texts, compiled kernels
-(:mod:`tapaco.normalize_kernels`) do the same from per-code-point tables: filter (c) with
-:func:`first_near_identical`, and :class:`SurfaceHashes`, the surface keys of many texts as
-hashes, which the reading processes compute while the texts are at hand
-(:class:`SurfaceHasher`, as each chunk of a document is read), so the graph step does not walk
-millions of texts again.
+(:mod:`tapaco.normalize_kernels`) do the same from per-code-point tables, over the texts' UTF-8
+(:mod:`tapaco.core.text_column`): filter (c) with :func:`first_near_identical`, and
+:class:`SurfaceHashes`, the surface keys of many texts as hashes.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ import re
 import sys
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 
@@ -238,20 +236,13 @@ def _surface_replacements() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return replaced, offsets, codes
 
 
-class SurfaceHasher:
-    """Hashes of texts' surface keys as documents are read (a
-    :class:`tapaco.core.opus.documents.TextHasher`), by a kernel over their UTF-8 that replaces
-    the characters :func:`surface_key` changes as it hashes: no key is built, and the hashes
-    are the same in every interpreter."""
-
-    def hashes(self, texts: TextColumn) -> np.ndarray:
-        return in_background(normalize_kernels.surface_hashes_of_utf8, texts.data, texts.offsets,
-                             *_surface_replacements(), size=len(texts))
-
-
 def surface_hashes(texts: Sequence[str]) -> np.ndarray:
-    """The hash of each text's surface key (what :class:`SurfaceHasher` gives)."""
-    return SurfaceHasher().hashes(TextColumn.of(texts))
+    """The hash of each text's surface key, by a kernel over the texts' UTF-8 that replaces the
+    characters :func:`surface_key` changes as it hashes: no key is built, and the hashes are
+    the same in every interpreter."""
+    column = TextColumn.of(texts)
+    return in_background(normalize_kernels.surface_hashes_of_utf8, column.data, column.offsets,
+                         *_surface_replacements(), size=len(column))
 
 
 @cache
@@ -262,7 +253,7 @@ def empty_key_hash() -> int:
 
 @dataclass(frozen=True)
 class SurfaceHashes:
-    """The hash of each text's surface key (int64, by :class:`SurfaceHasher`) and whether that
+    """The hash of each text's surface key (int64, by :func:`surface_hashes`) and whether that
     key is nonempty."""
 
     hashes: np.ndarray
@@ -270,13 +261,9 @@ class SurfaceHashes:
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> SurfaceHashes:
-        return cls.of_hashes(surface_hashes(texts), texts.__getitem__)
-
-    @classmethod
-    def of_hashes(cls, hashes: np.ndarray, text_at: Callable[[int], str]) -> SurfaceHashes:
-        """From the hashes of texts' surface keys (`text_at`: the text of a row, looked at only
-        where its hash is that of "")."""
+        """The texts' hashes; a text whose hash is that of "" is keyed to tell."""
+        hashes = surface_hashes(texts)
         nonempty = hashes != empty_key_hash()
         maybe_empty = np.flatnonzero(~nonempty).tolist()
-        nonempty[maybe_empty] = [surface_key(text_at(row)) != "" for row in maybe_empty]
+        nonempty[maybe_empty] = [surface_key(texts[row]) != "" for row in maybe_empty]
         return cls(hashes, nonempty)

@@ -43,7 +43,6 @@ from tapaco.export import (
 from tapaco.filters import FilterOptions, Funnel, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.marks import mark_languages, marked_share, marks_text
-from tapaco.normalize import SurfaceHasher
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_ids
 from tapaco.tatoeba_export import read_export
@@ -206,7 +205,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
         if options.languages:
             _check_languages(opus_dir, options.languages)
         read = partial(read_corpus, opus_dir, log, progress, options.documents,
-                       parallel=options.worker_count > 1, surface_hasher=SurfaceHasher())
+                       parallel=options.worker_count > 1)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export,
                       provenance)
@@ -285,10 +284,9 @@ def _rescued(rows: Rows, split: Split, funnel: Funnel) -> dict:
 
 
 def _without_graph_inputs(corpus: Corpus) -> Corpus:
-    """The corpus without what only the graph step reads (edges and surface hashes: ~130 MB at
-    full scale), so that the process that runs the filters holds less."""
-    return replace(corpus, edges=np.zeros((0, 2), np.int32), edge_kind=np.zeros(0, np.int8),
-                   surface_hashes=None)
+    """The corpus without what only the graph step reads (edges: ~60 MB at full scale), so
+    that the process that runs the filters holds less."""
+    return replace(corpus, edges=np.zeros((0, 2), np.int32), edge_kind=np.zeros(0, np.int8))
 
 
 def _without_sort_keys(graph: SentenceGraph) -> SentenceGraph:

@@ -165,14 +165,14 @@ def test_surface_hashes_say_which_keys_are_empty():
     assert hashed.hashes.tolist() == [key_hash(key) for key in keys]
 
 
-def test_surface_hasher_hashes_the_key_of_texts_holding_each_character_it_changes():
+def test_surface_hashes_key_texts_holding_each_character_the_key_changes():
     """Every character surface_key changes, alone and among others (ASCII, Cyrillic, CJK, an
     emoji: UTF-8 sequences of one to four bytes), gets its text keyed; the rest are hashed as
     they are."""
     import sys
 
     from tapaco.core.text_column import TextColumn
-    from tapaco.normalize import SurfaceHasher
+    from tapaco.normalize import surface_hashes
 
     changed = [chr(code) for code in range(sys.maxunicode + 1)
                if surface_key(chr(code)) != chr(code)]
@@ -180,31 +180,31 @@ def test_surface_hasher_hashes_the_key_of_texts_holding_each_character_it_change
     texts = [f"{prefix}{char}{suffix}" for char in changed
              for prefix, suffix in (("", ""), ("Он ", " 東京😀"), ("😀", "x"))]
     texts += ["Plain.", "", "Он устал.", "東京へ行きます", "emoji 😀 ok", "Ü ß é"]
-    hashed = SurfaceHasher().hashes(TextColumn.of(texts))
+    hashed = surface_hashes(TextColumn.of(texts))
     assert hashed.tolist() == [key_hash(surface_key(text)) for text in texts]
 
 
-def test_surface_hasher_reads_a_slice_of_a_column_and_replaced_rows():
+def test_surface_hashes_read_a_slice_of_a_column_and_replaced_rows():
     """A column cut from a larger one starts inside its buffer; replaced rows move to its end."""
     from tapaco.core.text_column import TextColumn
-    from tapaco.normalize import SurfaceHasher
+    from tapaco.normalize import surface_hashes
 
     texts = ["Go!", "Stay.", "“Hi”", "Plain"]
     column = TextColumn.of(["Ahead!", "", "Stay.", "", "Plain"])[1:]
     for hashed in (column.with_rows([0, 2], ["Go!", "“Hi”"]), TextColumn.of(["Ahead", *texts])[1:]):
-        assert (SurfaceHasher().hashes(hashed).tolist()
+        assert (surface_hashes(hashed).tolist()
                 == [key_hash(surface_key(text)) for text in texts])
 
 
 @pytest.mark.parametrize("general", [False, True])
-def test_surface_hashes_of_documents_read_with_the_surface_hasher(tmp_path, general):
-    """As documents are read: texts whose entities decode to a character the key changes
-    (&quot;), texts read one by one (spaces, tabs); by the compiled scanner, and by the
-    general path (a child element in a sentence sends the chunk there)."""
+def test_surface_hashes_of_the_texts_documents_read_into_columns(tmp_path, general):
+    """Texts as documents are read into columns: texts whose entities decode to a character
+    the key changes (&quot;), texts read one by one (spaces, tabs); by the compiled scanner,
+    and by the general path (a child element in a sentence sends the chunk there)."""
     import random
 
     from tapaco.core.opus import FileRef, read_sentences
-    from tapaco.normalize import SurfaceHasher
+    from tapaco.normalize import surface_hashes
 
     rng = random.Random(4)
     pieces = ["&quot;Go&quot;", "Don’t", "stop!", "«да»", "我饿了！", "a  b", "tab\tx", " lead",
@@ -215,6 +215,7 @@ def test_surface_hashes_of_documents_read_with_the_surface_hasher(tmp_path, gene
         lines[1500] = '<s id="s1500"><b>x</b>Hi “there”!</s>'
     path = tmp_path / "d.xml"
     path.write_text("\n".join(["<document>", *lines, "</document>", ""]), encoding="utf-8")
-    sentences = read_sentences(FileRef(path), hasher=SurfaceHasher())
+    sentences = read_sentences(FileRef(path))
     assert len(sentences.texts) == 3000
-    assert sentences.hashes.tolist() == [key_hash(surface_key(text)) for text in sentences.texts]
+    assert (surface_hashes(sentences.texts).tolist()
+            == [key_hash(surface_key(text)) for text in sentences.texts])

@@ -11,7 +11,6 @@ import numpy as np
 
 from tapaco.core.errors import BadInputLog
 from tapaco.core.opus import find_alignment_sources
-from tapaco.core.opus.documents import TextHasher
 from tapaco.core.opus.sidekeys import SideColumn
 from tapaco.core.progress import Progress
 from tapaco.core.text_column import TextColumn
@@ -24,8 +23,7 @@ class Corpus:
     """Vertices (link sides) with their texts, and the alignment edges between them.
 
     `edges` is an (m, 2) int32 array of vertex ids, `edge_kind` says INTRA or INTER for each.
-    `sides` reads as strings (a :class:`SideColumn` when read from OPUS). `surface_hashes`: the
-    hash of each text's surface key, where the reader was handed the graph step's hasher.
+    `sides` reads as strings (a :class:`SideColumn` when read from OPUS).
     `texts` is a :class:`TextColumn` (a list of strings given is made one); `lists` and `tags`
     are columns of strings with `take(rows)` (a :class:`TextColumn` when read from OPUS).
     """
@@ -42,7 +40,6 @@ class Corpus:
     edges: np.ndarray
     edge_kind: np.ndarray
     counts: ReadCounts
-    surface_hashes: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.texts = TextColumn.of(self.texts)
@@ -67,28 +64,24 @@ def _edges(collector: LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, n
 
 
 def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
-                documents: str = "raw", parallel: bool = True,
-                surface_hasher: TextHasher | None = None) -> Corpus:
+                documents: str = "raw", parallel: bool = True) -> Corpus:
     """Read every alignment of the release and the texts of every linked sentence (an empty
     text is no sentence: the links of a side without one are left out, and counted).
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
     `parallel`: a forked process reads alignments, then documents, from the back of their lists
     while this one reads from the front (where the system can fork and two cores are free);
-    the corpus is the same. `surface_hasher` (the graph step's
-    :class:`tapaco.normalize.SurfaceHasher`) hashes each text as it is read, which spares that
-    step a walk over every text: the corpus's `surface_hashes`.
+    the corpus is the same.
     """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):
         collector = collect_links(sources, log, progress, parallel)
     with progress.stage("read documents"):
-        parts = read_documents(collector, opus_dir, documents, log, progress, surface_hasher,
-                               parallel)
-        return _assemble(collector, parts, surface_hasher is not None)
+        parts = read_documents(collector, opus_dir, documents, log, progress, parallel)
+        return _assemble(collector, parts)
 
 
-def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool) -> Corpus:
+def _assemble(collector: LinkCollector, parts: list[DocumentTexts]) -> Corpus:
     documents = collector.documents
     sizes = np.array([len(document.sides) for document in documents], np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
@@ -118,9 +111,4 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
         sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
         texts=texts, lists=lists, tags=tags,
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
-        surface_hashes=_concatenated([part.hashes for part in parts])[pick] if hashed else None,
     )
-
-
-def _concatenated(arrays: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(arrays) if arrays else np.zeros(0, np.int64)

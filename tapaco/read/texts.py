@@ -1,7 +1,7 @@
 """The texts of the linked sentences, read from the release's documents (or the Moses lines that
-linked them) document by document, from both ends of the list as the links are; each text
-hashed as it is read by the caller's hasher, if given one. A document's texts are picked from
-its sentences as a column (:mod:`tapaco.core.text_column`): no Python string per sentence."""
+linked them) document by document, from both ends of the list as the links are. A document's
+texts, lists and tags are picked from its sentences as columns (:mod:`tapaco.core.text_column`):
+no Python string per sentence."""
 
 from __future__ import annotations
 
@@ -14,52 +14,34 @@ import numpy as np
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.forked import Forked, FromBothEnds
 from tapaco.core.opus import Document, DocumentStore, preference
-from tapaco.core.opus.documents import TextHasher
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.progress import Progress
 from tapaco.core.text_column import TextColumn
 from tapaco.read.links import LinkCollector, LinkedDocument, ReadCounts
 
 
-class TextHashes:
-    """Each text's hash by the caller's hasher (none: every hash 0), and the hash of ""."""
-
-    def __init__(self, hasher: TextHasher | None) -> None:
-        self.hasher = hasher
-        self.empty = int(self.of(TextColumn.of([""]))[0])
-
-    def of(self, texts: TextColumn) -> np.ndarray:
-        return (self.hasher.hashes(texts) if self.hasher is not None
-                else np.zeros(len(texts), np.int64))
-
-
 @dataclass
 class DocumentTexts:
-    """The texts of a document's sides, their lists and tags, whether each side was found,
-    and the texts' hashes."""
+    """The texts of a document's sides, their lists and tags, and whether each side was
+    found."""
 
     texts: TextColumn
     lists: TextColumn
     tags: TextColumn
     valid: np.ndarray
-    hashes: np.ndarray
 
     @classmethod
-    def empty(cls, size: int, hashing: TextHashes) -> DocumentTexts:
+    def empty(cls, size: int) -> DocumentTexts:
         empty = TextColumn(np.zeros(size + 1, np.int64), np.zeros(0, np.uint8))
-        return cls(empty, empty, empty, np.zeros(size, bool),
-                   np.full(size, hashing.empty, np.int64))
+        return cls(empty, empty, empty, np.zeros(size, bool))
 
-    def fill(self, rows: list[int], values: list[tuple[str, str, str]],
-             hashing: TextHashes) -> None:
-        """Set the text, lists and tags of `rows` (not picked from the document), and hash the
-        texts."""
+    def fill(self, rows: list[int], values: list[tuple[str, str, str]]) -> None:
+        """Set the text, lists and tags of `rows` (not picked from the document)."""
         if rows:
             texts, lists, tags = zip(*values)
             self.texts = self.texts.with_rows(rows, texts)
             self.lists = self.lists.with_rows(rows, lists)
             self.tags = self.tags.with_rows(rows, tags)
-            self.hashes[rows] = hashing.of(TextColumn.of(list(texts)))
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -88,7 +70,7 @@ class SentenceIndex:
 
 
 def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideTable,
-                    log: BadInputLog, counts: ReadCounts, hashing: TextHashes) -> DocumentTexts:
+                    log: BadInputLog, counts: ReadCounts) -> DocumentTexts:
     """Texts of the document's sides: from the document where one exists, else (per side)
     from the Moses line that linked it."""
     sides = document.sides
@@ -96,44 +78,33 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
         found = store.find(document.name)
     except InputError as error:
         log.report(error)
-        return DocumentTexts.empty(len(sides), hashing)
+        return DocumentTexts.empty(len(sides))
     if found is None:
-        return _moses_texts(document, store, log, hashing)
+        return _moses_texts(document, store, log)
     counts.documents += 1
     counts.document_sentences += len(found.sentences)
     sentences = found.sentences
     index = SentenceIndex(found.keys(table))
     positions = index.positions(sides)
     result = DocumentTexts(sentences.texts.take(positions), sentences.lists.take(positions),
-                           sentences.tags.take(positions), np.ones(len(sides), bool),
-                           _picked_hashes(sentences.hashes, positions, hashing.empty))
+                           sentences.tags.take(positions), np.ones(len(sides), bool))
     unfound = np.flatnonzero(positions < 0).tolist()
     result.fill(unfound, [_multi_id_side(result, number, table.text(sides[number]), index, found,
                                          document.moses_texts.get(int(sides[number])), table,
                                          log, counts)
-                          for number in unfound], hashing)
+                          for number in unfound])
     return result
 
 
-def _picked_hashes(hashes: np.ndarray | None, positions: np.ndarray, empty: int) -> np.ndarray:
-    """hashes[p] for each position, `empty` (the hash of "") where it is -1 (the caller fills
-    those) or where the texts were not hashed."""
-    picked = np.full(len(positions), empty, np.int64)
-    if hashes is not None:
-        found = positions >= 0
-        picked[found] = hashes[positions[found]]
-    return picked
-
-
-def _moses_texts(document: LinkedDocument, store: DocumentStore, log: BadInputLog,
-                 hashing: TextHashes) -> DocumentTexts:
+def _moses_texts(document: LinkedDocument, store: DocumentStore,
+                 log: BadInputLog) -> DocumentTexts:
     """Texts of a document no file holds: the Moses lines; a missing document otherwise."""
-    result = DocumentTexts.empty(len(document.sides), hashing)
+    result = DocumentTexts.empty(len(document.sides))
     known = document.moses_texts
     sides = document.sides.tolist()
     rows = [number for number, side in enumerate(sides) if side in known]
     result.valid[rows] = True
-    result.fill(rows, [(known[sides[row]], "", "") for row in rows], hashing)
+    result.fill(rows, [(known[sides[row]], "", "") for row in rows])
     if not result.valid.all():
         log.report(store.missing(document.name))
     return result
@@ -163,51 +134,48 @@ def _multi_id_side(result: DocumentTexts, number: int, side: str, index: Sentenc
 
 def _texts_of(documents: list[LinkedDocument], claimed: Iterable[int], opus_dir: Path,
               folder: str, table: SideTable, log: BadInputLog, counts: ReadCounts,
-              progress: Progress, hasher: TextHasher | None) -> list[DocumentTexts]:
+              progress: Progress) -> list[DocumentTexts]:
     """The texts of the claimed documents (increasing indexes), in that order."""
-    hashing = TextHashes(hasher)
-    with DocumentStore(opus_dir, preference(folder), hasher=hasher,
+    with DocumentStore(opus_dir, preference(folder),
                        bad_sentence=log.report if log.skip else None) as store:
         parts = []
         for index in claimed:
             progress.update(documents[index].name, index + 1, len(documents))
-            parts.append(_document_texts(documents[index], store, table, log, counts, hashing))
+            parts.append(_document_texts(documents[index], store, table, log, counts))
     return parts
 
 
 def _texts_from_the_back(claims: FromBothEnds, documents: list[LinkedDocument], opus_dir: Path,
-                         folder: str, table: SideTable, skip: bool, hasher: TextHasher | None
+                         folder: str, table: SideTable, skip: bool
                          ) -> tuple[list[DocumentTexts], ReadCounts, list[BadInputLog]]:
     """The documents claimed from the back, read in the second process: their texts in
     document order, its counts and each document's log (in document order, those with
     entries)."""
     counts, read = ReadCounts(), []
     current = [BadInputLog(skip)]
-    hashing = TextHashes(hasher)
-    with DocumentStore(opus_dir, preference(folder), hasher=hasher,
+    with DocumentStore(opus_dir, preference(folder),
                        bad_sentence=(lambda error: current[0].report(error)) if skip else None
                        ) as store:
         for index in claims.back():
             current[0] = BadInputLog(skip)
-            read.append((_document_texts(documents[index], store, table, current[0], counts,
-                                         hashing), current[0]))
+            read.append((_document_texts(documents[index], store, table, current[0], counts),
+                         current[0]))
     read.reverse()
     return ([part for part, _ in read], counts,
             [log for _, log in read if log.total])
 
 
 def read_documents(collector: LinkCollector, opus_dir: Path, folder: str, log: BadInputLog,
-                   progress: Progress, hasher: TextHasher | None = None,
-                   parallel: bool = True) -> list[DocumentTexts]:
-    """The texts of every document's sides (hashed by `hasher`, if given); a forked process
-    reads documents from the back of the list meanwhile, until the two meet."""
+                   progress: Progress, parallel: bool = True) -> list[DocumentTexts]:
+    """The texts of every document's sides; a forked process reads documents from the back of
+    the list meanwhile, until the two meet."""
     documents = collector.documents
     counts = collector.counts
     claims = FromBothEnds(len(documents))
     with Forked(_texts_from_the_back, claims, documents, opus_dir, folder, collector.table,
-                log.skip, hasher, parallel=parallel and len(documents) > 1) as second:
+                log.skip, parallel=parallel and len(documents) > 1) as second:
         parts = _texts_of(documents, claims.front(), opus_dir, folder, collector.table, log,
-                          counts, progress, hasher)
+                          counts, progress)
         progress.update("waiting for the second reading process", len(parts), len(documents))
         second_parts, second_counts, second_logs = second.result()
     for name in ("documents", "document_sentences", "multi_id_sides"):

@@ -27,7 +27,6 @@ import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
@@ -64,7 +63,6 @@ class Sentences:
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     other_ids: dict[int, str] = field(default_factory=dict)
     tokenised: bool = False
-    hashes: np.ndarray | None = None  # of the texts, by the reader's TextHasher if it had one
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -78,23 +76,14 @@ class Sentences:
         return ids
 
 
-class TextHasher(Protocol):
-    """Hashes texts to int64 as documents are read, while they are at hand (the keys a caller
-    would otherwise compute by walking millions of texts again)."""
-
-    def hashes(self, texts: TextColumn) -> np.ndarray:
-        """A hash of each text."""
-
-
 class _Builder:
-    """Collects a document's sentences chunk by chunk, hashing their texts if given a hasher."""
+    """Collects a document's sentences chunk by chunk."""
 
-    def __init__(self, hasher: TextHasher | None = None) -> None:
+    def __init__(self) -> None:
         self.sentences = Sentences()
         self.key_parts: list[np.ndarray] = []
         self.column_parts: list[tuple[TextColumn, TextColumn, TextColumn]] = []
         self.count = 0
-        self.hasher = hasher
 
     def add(self, ids: list[str] | None, texts: TextColumn, lists: TextColumn, tags: TextColumn,
             keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None) -> None:
@@ -111,8 +100,6 @@ class _Builder:
             self.sentences.keys = np.concatenate(self.key_parts)
         for name, parts in zip(("texts", "lists", "tags"), zip(*self.column_parts)):
             setattr(self.sentences, name, TextColumn.concatenate(parts))
-        if self.hasher is not None:
-            self.sentences.hashes = self.hasher.hashes(self.sentences.texts)
         return self.sentences
 
 
@@ -226,13 +213,12 @@ def _attribute_values_of(scanned: ScannedSentences) -> tuple[TextColumn, TextCol
 
 
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
-                   hasher: TextHasher | None = None,
                    bad_sentence: Callable[[InputError], None] | None = None) -> Sentences:
-    """All sentences of one document, in document order (`archive`: the open zip of `ref`),
-    their texts hashed by `hasher` if given. Bad input (a byte that is not UTF-8, a character
+    """All sentences of one document, in document order (`archive`: the open zip of `ref`).
+    Bad input (a byte that is not UTF-8, a character
     XML forbids) makes the document bad, or, given `bad_sentence`, is reported there and costs
     only the sentence it is in (see :mod:`tapaco.core.opus.document_checks`)."""
-    builder = _Builder(hasher)
+    builder = _Builder()
     seen_root = False
     start = ""
     for chunk in markup_resolved(byte_chunks(ref, b"</s>", archive), ref):
