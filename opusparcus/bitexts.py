@@ -158,7 +158,7 @@ class _Reader:
                 return _Keys([None] * len(keep), False)
             return _Keys([RAW + lines[i] for i in keep], True)
         mark = TOKENIZED if document.kind == TOKENISED else RAW
-        position, texts = document.position, document.sentences.texts
+        position, texts = document.position, document.texts
         keys: list[str | None] = []
         for i in keep:
             at = position.get(side.ids[i])

@@ -24,6 +24,7 @@ from tapaco import bleu_kernels
 from tapaco.core.arrays import group_chunks, group_offsets
 from tapaco.core.forked import map_on_threads
 from tapaco.core.interruptible import in_background
+from tapaco.core.text_column import TextColumn
 from tapaco.core.tokenize_13a import TokenIds, token_ids
 
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
@@ -73,7 +74,7 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
     sacrebleu tokenizer; `workers` threads share the chunks.
     """
     groups = np.asarray(groups)
-    texts = list(texts)
+    texts = TextColumn.of(texts)
     if groups.shape != (len(texts),):
         raise ValueError(f"{len(texts)} texts but groups of shape {groups.shape}")
     set_offsets = group_offsets(groups)
@@ -108,7 +109,7 @@ def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str
     return np.frombuffer(keep, np.uint8).astype(bool)
 
 
-def _token_ids(texts: list[str], tokenizer: str) -> TokenIds:
+def _token_ids(texts: Sequence[str], tokenizer: str) -> TokenIds:
     """The tokens of the texts as BLEU sees them (other tokenizers than 13a run in sacrebleu,
     then their output is split)."""
     if tokenizer != "13a":
@@ -117,7 +118,7 @@ def _token_ids(texts: list[str], tokenizer: str) -> TokenIds:
 
 
 def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarray,
-                       texts: list[str], tokenizer: str, max_bleu: float) -> None:
+                       texts: Sequence[str], tokenizer: str, max_bleu: float) -> None:
     """Score the pairs the kernels scored within a hair of `max_bleu` with sacrebleu; walk a set
     again by the reference where sacrebleu decides one of its pairs otherwise."""
     redo: set[int] = set()
@@ -134,7 +135,7 @@ def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarr
     keep[:] = np.frombuffer(flags, np.uint8).astype(bool)
 
 
-def _walk_pairwise(keep: bytearray, texts: list[str], tokenizer: str, max_bleu: float,
+def _walk_pairwise(keep: bytearray, texts: Sequence[str], tokenizer: str, max_bleu: float,
                    lo: int, hi: int) -> None:
     """The BLEU filter on the set of rows [lo, hi) with sacrebleu, pair by pair."""
     for hyp in range(lo + 1, hi):

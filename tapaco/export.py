@@ -2,7 +2,9 @@
 with Parquet, `OUT/data/<lang>.parquet` and the dataset card `OUT/README.md`.
 
 Each language file is UTF-8, tab-separated, no header, five fields per row: set id, sentence id,
-text, lists, tags. The Parquet files hold the same rows in the columns of the Hugging Face
+text, lists, tags. A language's rows arrive as an Arrow table of those five columns
+(:data:`ROW_COLUMNS`); both files are made from it by Arrow's compiled string operations. The
+Parquet files hold the same rows in the columns of the Hugging Face
 `tapaco` dataset (`paraphrase_set_id`, `sentence_id`, `paraphrase`, `lists`, `tags`,
 `language`; lists and tags split on `;` as its loader did, so an empty field is `[""]`). The
 folder itself is written atomically by :mod:`tapaco.core.outputs`.
@@ -10,12 +12,18 @@ folder itself is written atomically by :mod:`tapaco.core.outputs`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tapaco.core.dataset_card import Card, Config
 from tapaco.core.provenance import Provenance
+from tapaco.core.text_column import TextColumn
 
 Row = tuple[int, str, str, str, str]
+ROW_COLUMNS = ("set_id", "sentence_id", "text", "lists", "tags")
 SCHEMA = pa.schema([("paraphrase_set_id", pa.string()), ("sentence_id", pa.string()),
                     ("paraphrase", pa.string()), ("lists", pa.list_(pa.string())),
                     ("tags", pa.list_(pa.string())), ("language", pa.string())])
@@ -30,16 +38,38 @@ CITATION = """@inproceedings{scherrer-2020-tapaco,
 }"""
 
 
-def language_file_text(rows: list[Row]) -> str:
+def language_rows_table(set_ids: pa.Array, sentence_ids: list[str], texts: pa.Array,
+                        lists: Sequence[str], tags: Sequence[str]) -> pa.Table:
+    """A language's rows as the table of :data:`ROW_COLUMNS` the writers take (`lists`, `tags`:
+    strings, or :class:`TextColumn`)."""
+    return pa.table([set_ids, pa.array(sentence_ids, pa.string()), texts,
+                     *(values.arrow().cast(pa.string()) if isinstance(values, TextColumn)
+                       else pa.array(values, pa.string())
+                       for values in (lists, tags))], names=list(ROW_COLUMNS))
+
+
+def rows_of(table: pa.Table) -> list[Row]:
+    """The rows of a language's table as tuples (for the readers of Python rows)."""
+    return list(zip(*(table[name].to_pylist() for name in ROW_COLUMNS)))
+
+
+def language_file_bytes(table: pa.Table) -> bytes:
     """The released layout: one `set<TAB>id<TAB>text<TAB>lists<TAB>tags` line per row."""
-    return "".join(f"{s}\t{i}\t{text}\t{lists}\t{tags}\n" for s, i, text, lists, tags in rows)
+    fields = [pc.cast(table[name], pa.large_string()) for name in ROW_COLUMNS]
+    empty, tab, newline = (pa.scalar(text, pa.large_string()) for text in ("", "\t", "\n"))
+    lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*fields, tab), empty, newline)
+    lines = lines.combine_chunks()
+    _, offsets, data = lines.buffers()
+    start, end = np.frombuffer(offsets, np.int64)[[lines.offset, lines.offset + len(lines)]]
+    return bytes(memoryview(data)[start:end]) if len(lines) else b""
 
 
-def language_table(lang: str, rows: list[Row]) -> pa.Table:
+def language_table(lang: str, table: pa.Table) -> pa.Table:
     """The rows of one language in the columns of the Hugging Face `tapaco` dataset."""
-    return pa.table([[str(row[0]) for row in rows], [row[1] for row in rows],
-                     [row[2] for row in rows], [row[3].split(";") for row in rows],
-                     [row[4].split(";") for row in rows], [lang] * len(rows)], schema=SCHEMA)
+    lists, tags = (pc.split_pattern(table[name], ";") for name in ("lists", "tags"))
+    return pa.table([pc.cast(table["set_id"], pa.string()), table["sentence_id"],
+                     pc.cast(table["text"], pa.string()), lists, tags,
+                     pa.array([lang] * len(table), pa.string())], schema=SCHEMA)
 
 
 def parquet_path(lang: str) -> str:

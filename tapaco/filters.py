@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tapaco.bleu import bleu_keep_mask, tokenizer_for
-from tapaco.core.arrays import gathered, group_chunks, group_offsets, group_starts
+from tapaco.core.arrays import group_chunks, group_offsets, group_starts
 from tapaco.core.forked import map_on_threads
 from tapaco.core.options import check_range
+from tapaco.core.text_column import TextColumn
 from tapaco.normalize import first_near_identical
 
 
@@ -95,7 +96,7 @@ def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
 _CHUNK_ROWS = 1 << 16  # rows of whole sets keyed at a time by filter (c)
 
 
-def _near_identical_kept(group: np.ndarray, texts: list[str], workers: int) -> np.ndarray:
+def _near_identical_kept(group: np.ndarray, texts: TextColumn, workers: int) -> np.ndarray:
     """Filter (c): keep the first sentence of each near-identical key in a set; a chunk of
     whole sets at a time, on `workers` threads."""
     offsets = group_offsets(group)
@@ -108,13 +109,13 @@ def _near_identical_kept(group: np.ndarray, texts: list[str], workers: int) -> n
     return np.concatenate([np.ones(0, bool), *kept])
 
 
-def _bleu_kept(group: np.ndarray, texts: list[str], tokenizers: np.ndarray, bleu_max: float,
+def _bleu_kept(group: np.ndarray, texts: TextColumn, tokenizers: np.ndarray, bleu_max: float,
                workers: int) -> np.ndarray:
     """Filter (d): the rows it keeps (`tokenizers`: each row's BLEU tokenizer)."""
     keep = np.ones(len(group), bool)
     for tokenizer in sorted(set(tokenizers.tolist())):
         chosen = np.flatnonzero(tokenizers == tokenizer)
-        keep[chosen] = bleu_keep_mask(group[chosen], gathered(texts, chosen), tokenizer, bleu_max,
+        keep[chosen] = bleu_keep_mask(group[chosen], texts.take(chosen), tokenizer, bleu_max,
                                       workers)
     return keep
 
@@ -124,12 +125,13 @@ def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarra
     return sets[rows.lang] >= min_sets
 
 
-def apply_filters(rows: Rows, texts: list[str], languages: list[str],
+def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
                   options: FilterOptions, funnel: Funnel | None = None,
                   workers: int = 1) -> tuple[Rows, Funnel]:
     """Run filters (a)-(e) over sorted rows; return the kept rows and the funnel (`funnel`, when
     given, already holds the steps before the filters). Filters (c) and (d) run their compiled
-    kernels on `workers` threads."""
+    kernels on `workers` threads, over the texts' UTF-8."""
+    texts = TextColumn.of(texts)
     if funnel is None:
         funnel = Funnel(languages)
         funnel.record("components split by language", rows, 0, 0)
@@ -139,10 +141,10 @@ def apply_filters(rows: Rows, texts: list[str], languages: list[str],
     rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
                   sizes <= options.max_set_size)
     rows = _apply(funnel, "(c) near-identical sentences", rows,
-                  _near_identical_kept(rows.group, gathered(texts, rows.vertex), workers))
+                  _near_identical_kept(rows.group, texts.take(rows.vertex), workers))
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
     rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows,
-                  _bleu_kept(rows.group, gathered(texts, rows.vertex), tokenizers[rows.lang],
+                  _bleu_kept(rows.group, texts.take(rows.vertex), tokenizers[rows.lang],
                              options.bleu_max, workers))
     rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} "
                   f"{'set' if options.min_sets == 1 else 'sets'}", rows,

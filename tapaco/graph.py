@@ -19,6 +19,7 @@ import pandas as pd
 from tapaco.components import components, components_and_edge_keys, distinct_edge_keys
 from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.core.forked import Fresh
+from tapaco.core.text_column import TextColumn
 from tapaco.normalize import SurfaceHashes, surface_keys
 from tapaco.read import INTER, INTRA, Corpus
 from tapaco.sentence_ids import numeric_keys
@@ -58,23 +59,21 @@ def _same_keys(edges: np.ndarray, vertex_lang: np.ndarray, texts: Sequence[str])
     """Whether both ends of every edge have one language and one surface key."""
     if not (vertex_lang[edges[:, 0]] == vertex_lang[edges[:, 1]]).all():
         return False
-    ends = edges.tolist()
-    differing = [(a, b) for a, b in ends if texts[a] != texts[b]]
-    return (surface_keys([texts[a] for a, _ in differing])
-            == surface_keys([texts[b] for _, b in differing]))
+    column = TextColumn.of(texts)
+    differing = [(a, b) for a, b in zip(column.strings(edges[:, 0]), column.strings(edges[:, 1]))
+                 if a != b]
+    return (surface_keys([a for a, _ in differing]) == surface_keys([b for _, b in differing]))
 
 
-def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str],
-                  hashed: SurfaceHashes | None = None) -> np.ndarray:
+def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str]) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same surface key.
 
     An empty key (an empty text) joins nothing: sentences without text are not similar. Keys
-    are grouped by their hashes (`hashed`, made by the reader), and
-    every edge is checked to join equal keys (a hash collision would make the exact grouping,
-    by the keys themselves, run instead).
+    are grouped by their hashes (a kernel over the texts' UTF-8), and every edge is checked to
+    join equal keys (a hash collision would make the exact grouping, by the keys themselves,
+    run instead).
     """
-    if hashed is None:
-        hashed = SurfaceHashes.of(texts)
+    hashed = SurfaceHashes.of(texts)
     edges = _star_edges(hashed.hashes, vertex_lang, hashed.nonempty)
     if _same_keys(edges, vertex_lang, texts):
         return edges
@@ -132,9 +131,7 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True)
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
     with Fresh(components_and_edge_keys, corpus.vertex_count, corpus.edges,
                parallel=parallel) as aligned:
-        hashed = (None if corpus.surface_hashes is None else
-                  SurfaceHashes.of_hashes(corpus.surface_hashes, corpus.texts.__getitem__))
-        surface = surface_edges(corpus.vertex_lang, corpus.texts, hashed)
+        surface = surface_edges(corpus.vertex_lang, corpus.texts)
         number, fraction = numeric_keys(corpus.sides)
         row_rank = _ranks(lexicographic_order(corpus.vertex_doc, number, fraction))
         aligned_components, aligned_keys = aligned.result()

@@ -7,11 +7,9 @@
   whitespace character (:mod:`tapaco.core.characters`, for ASCII and other text alike) dropped.
 
 Both functions are the readable references. For millions of texts, compiled kernels
-(:mod:`tapaco.normalize_kernels`) do the same from per-code-point tables: filter (c) with
-:func:`first_near_identical`, and :class:`SurfaceHashes`, the surface keys of many texts as
-hashes, which the reading processes compute while the texts are at hand
-(:class:`SurfaceHasher`, as each chunk of a document is read), so the graph step does not walk
-millions of texts again.
+(:mod:`tapaco.normalize_kernels`) do the same from per-code-point tables, over the texts' UTF-8
+(:mod:`tapaco.core.text_column`): filter (c) with :func:`first_near_identical`, and
+:class:`SurfaceHashes`, the surface keys of many texts as hashes.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ import re
 import sys
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 
@@ -33,6 +31,7 @@ from tapaco.core.arrays import code_points, group_offsets
 from tapaco.core.characters import WHITESPACE
 from tapaco.core.hashing import FNV_OFFSET, mixed
 from tapaco.core.interruptible import in_background
+from tapaco.core.text_column import TextColumn
 
 _PUNCTUATION_OR_SPACE = regex.compile(r"[\p{P}" + regex.escape(WHITESPACE) + "]")
 
@@ -50,12 +49,19 @@ def _ascii_punctuation(char: str) -> str:
 
 
 @cache
+def _every_character() -> str:
+    """Every code point, in order, as one string (scanned by C loops: `map`, `filter`, regular
+    expressions; a Python call per code point would take seconds)."""
+    return "".join(map(chr, range(sys.maxunicode + 1)))
+
+
+@cache
 def _surface_table() -> dict[int, str]:
     table = {}
-    for code in range(sys.maxunicode + 1):
-        char = chr(code)
-        if not _is_punctuation(char):
-            continue
+    every = _every_character()
+    categories = list(map(unicodedata.category, every))
+    for char in [char for char, category in zip(every, categories) if category[0] == "P"]:
+        code = ord(char)
         mapped = _ascii_punctuation(char) if code > 127 else char
         mapped = mapped.replace('"', "").replace("!", ".")
         if mapped != char:
@@ -88,8 +94,7 @@ def _dropped_table() -> dict[int, None]:
     """Every punctuation character (by the regex module's Unicode tables, which may be newer
     than unicodedata's) and whitespace character, as a str.translate table that drops them
     (faster than substituting the pattern)."""
-    every = "".join(map(chr, range(sys.maxunicode + 1)))
-    return dict.fromkeys(map(ord, _PUNCTUATION_OR_SPACE.findall(every)))
+    return dict.fromkeys(map(ord, _PUNCTUATION_OR_SPACE.findall(_every_character())))
 
 
 def _ascii_near_identical_key(text: str) -> str:
@@ -109,9 +114,8 @@ def _composing_seconds() -> frozenset[int]:
     combining marks (the second half of a primary composite, and Hangul's vowel and trailing
     jamo)."""
     seconds = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))
-    for code in range(sys.maxunicode + 1):
-        decomposition = unicodedata.decomposition(chr(code))
-        if decomposition and decomposition[0] != "<" and decomposition.count(" ") == 1:
+    for decomposition in filter(None, map(unicodedata.decomposition, _every_character())):
+        if decomposition[0] != "<" and decomposition.count(" ") == 1:
             seconds.add(int(decomposition.split()[1], 16))
     return frozenset(seconds)
 
@@ -233,33 +237,13 @@ def _surface_replacements() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return replaced, offsets, codes
 
 
-class SurfaceHasher:
-    """Hashes of texts' surface keys as documents are read (a
-    :class:`tapaco.core.opus.documents.TextHasher`), by a kernel that replaces the characters
-    :func:`surface_key` changes as it hashes: no key is built, and the hashes are the same in
-    every interpreter."""
-
-    def texts(self, texts: list[str]) -> np.ndarray:
-        return surface_hashes(texts)
-
-    def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
-        """Hashed on the UTF-8 of the texts; those not exact there from the texts."""
-        hashes = in_background(normalize_kernels.surface_hashes_of_utf8,
-                               np.frombuffer(joined, np.uint8), len(texts),
-                               *_surface_replacements(), size=len(joined))
-        rows = np.flatnonzero(~exact)
-        if len(rows):
-            hashes[rows] = surface_hashes([texts[row] for row in rows.tolist()])
-        return hashes
-
-
-def surface_hashes(texts: list[str]) -> np.ndarray:
-    """The hash of each text's surface key (what :class:`SurfaceHasher` gives)."""
-    if not any(texts):  # (readers ask for the hash of "": no kernel, compiled on a first run)
-        return np.full(len(texts), empty_key_hash(), np.int64)
-    codes, offsets = code_points(texts)
-    return in_background(normalize_kernels.surface_hashes_of_codes, codes, offsets,
-                         *_surface_replacements(), size=len(codes))
+def surface_hashes(texts: Sequence[str]) -> np.ndarray:
+    """The hash of each text's surface key, by a kernel over the texts' UTF-8 that replaces the
+    characters :func:`surface_key` changes as it hashes: no key is built, and the hashes are
+    the same in every interpreter."""
+    column = TextColumn.of(texts)
+    return in_background(normalize_kernels.surface_hashes_of_utf8, column.data, column.offsets,
+                         *_surface_replacements(), size=len(column))
 
 
 def empty_key_hash() -> int:
@@ -269,7 +253,7 @@ def empty_key_hash() -> int:
 
 @dataclass(frozen=True)
 class SurfaceHashes:
-    """The hash of each text's surface key (int64, by :class:`SurfaceHasher`) and whether that
+    """The hash of each text's surface key (int64, by :func:`surface_hashes`) and whether that
     key is nonempty."""
 
     hashes: np.ndarray
@@ -277,24 +261,9 @@ class SurfaceHashes:
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> SurfaceHashes:
-        return cls.of_hashes(SurfaceHasher().texts(list(texts)), texts.__getitem__)
-
-    @classmethod
-    def of_hashes(cls, hashes: np.ndarray, text_at: Callable[[int], str]) -> SurfaceHashes:
-        """From the hashes of texts' surface keys (`text_at`: the text of a row, looked at only
-        where its hash is that of "")."""
+        """The texts' hashes; a text whose hash is that of "" is keyed to tell."""
+        hashes = surface_hashes(texts)
         nonempty = hashes != empty_key_hash()
         maybe_empty = np.flatnonzero(~nonempty).tolist()
-        nonempty[maybe_empty] = [surface_key(text_at(row)) != "" for row in maybe_empty]
+        nonempty[maybe_empty] = [surface_key(texts[row]) != "" for row in maybe_empty]
         return cls(hashes, nonempty)
-
-    @classmethod
-    def concatenate(cls, parts: Sequence[SurfaceHashes]) -> SurfaceHashes:
-        """One row after another."""
-        if not parts:
-            return cls(np.zeros(0, np.int64), np.zeros(0, bool))
-        return cls(np.concatenate([part.hashes for part in parts]),
-                   np.concatenate([part.nonempty for part in parts]))
-
-    def take(self, rows: np.ndarray) -> SurfaceHashes:
-        return SurfaceHashes(self.hashes[rows], self.nonempty[rows])

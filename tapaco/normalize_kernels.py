@@ -117,31 +117,17 @@ def _surface_step(value: np.uint64, code: int, replaced, replacement_offsets,
 
 
 @njit(nogil=True, cache=True)
-def surface_hashes_of_codes(codes, offsets, replaced, replacement_offsets, replacements):
-    """The hash of every row's surface key (each code point `replaced` marks stands for its
+def surface_hashes_of_utf8(data, offsets, replaced, replacement_offsets, replacements):
+    """The hash of the surface key of every text (text k: the valid UTF-8
+    `data[offsets[k]:offsets[k + 1]]`; each code point `replaced` marks stands for its
     replacement), the same in every interpreter."""
     hashes = np.empty(len(offsets) - 1, np.int64)
     for row in range(len(offsets) - 1):
         value = FNV_OFFSET
-        for at in range(offsets[row], offsets[row + 1]):
-            value = _surface_step(value, np.int64(codes[at]), replaced, replacement_offsets,
-                                  replacements)
-        hashes[row] = mixed(value)
-    return hashes
-
-
-@njit(nogil=True, cache=True)
-def surface_hashes_of_utf8(data, rows, replaced, replacement_offsets, replacements):
-    """:func:`surface_hashes_of_codes` of the first `rows` lines of UTF-8 `data`, each ended by
-    a newline (valid UTF-8: the texts were decoded from it)."""
-    hashes = np.empty(rows, np.int64)
-    at = np.int64(0)
-    for row in range(rows):
-        value = FNV_OFFSET
-        while data[at] != 10:
+        at = offsets[row]
+        while at < offsets[row + 1]:
             code, width = code_point_at(data, at)
             value = _surface_step(value, code, replaced, replacement_offsets, replacements)
             at += width
         hashes[row] = mixed(value)
-        at += 1
     return hashes

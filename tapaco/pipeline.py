@@ -13,18 +13,18 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from tapaco.communities import Split, SplitOptions, split_oversized
 from tapaco.core.arrays import (
     garbage_collector_paused,
-    gathered,
     group_starts,
     lexicographic_order,
 )
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
-from tapaco.core.forked import largest_child_peak_rss_mib, usable_cores
+from tapaco.core.forked import largest_child_peak_rss_mib, map_on_threads, usable_cores
 from tapaco.core.options import check_range
 from tapaco.core.opus import FOLDERS, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
@@ -32,17 +32,17 @@ from tapaco.core.progress import Progress
 from tapaco.core.provenance import TATOEBA_EXPORT, Provenance, release_provenance
 from tapaco.core.versions import library_versions, signature
 from tapaco.export import (
-    Row,
     dataset_card,
-    language_file_text,
+    language_file_bytes,
+    language_rows_table,
     language_table,
     parquet_path,
+    rows_of,
     stats_markdown,
 )
 from tapaco.filters import FilterOptions, Funnel, Rows, apply_filters
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.marks import mark_languages, marked_share, marks_text
-from tapaco.normalize import SurfaceHasher
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_ids
 from tapaco.tatoeba_export import read_export
@@ -121,8 +121,9 @@ def display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -
     return ids
 
 
-def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, list[Row]]:
-    """The output rows of every language (rows are sorted by language)."""
+def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, pa.Table]:
+    """The output rows of every language, a table of :data:`tapaco.export.ROW_COLUMNS` each
+    (rows are sorted by language)."""
     languages = sorted(corpus.languages)
     documents_per_rank = np.zeros(len(languages), np.int64)
     ranks = np.array([languages.index(lang) for lang in corpus.languages], np.int64)
@@ -133,9 +134,9 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
         rank = rows.lang[start]
         vertices = rows.vertex[start:end]
         ids = display_ids(corpus, vertices, documents_per_rank[rank] > 1)
-        files[languages[rank]] = list(zip(
-            graph.set_id[vertices].tolist(), ids, gathered(corpus.texts, vertices),
-            corpus.lists.take(vertices), corpus.tags.take(vertices)))
+        files[languages[rank]] = language_rows_table(
+            pa.array(graph.set_id[vertices]), ids, corpus.texts.take(vertices).arrow(),
+            corpus.lists.take(vertices), corpus.tags.take(vertices))
     return files
 
 
@@ -197,15 +198,14 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     output.check()
     log = BadInputLog(options.skip_bad_input)
     if tatoeba_export:
-        read = partial(read_export, opus_dir, progress, options.export_language_codes,
-                       options.worker_count)
+        read = partial(read_export, opus_dir, progress, options.export_language_codes)
         provenance = Provenance("Tatoeba", TATOEBA_EXPORT)
     else:
         provenance = release_provenance(opus_dir)
         if options.languages:
             _check_languages(opus_dir, options.languages)
         read = partial(read_corpus, opus_dir, log, progress, options.documents,
-                       parallel=options.worker_count > 1, surface_hasher=SurfaceHasher())
+                       parallel=options.worker_count > 1)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export,
                       provenance)
@@ -285,10 +285,9 @@ def _rescued(rows: Rows, split: Split, funnel: Funnel) -> dict:
 
 
 def _without_graph_inputs(corpus: Corpus) -> Corpus:
-    """The corpus without what only the graph step reads (edges and surface hashes: ~130 MB at
-    full scale), so that the process that runs the filters holds less."""
-    return replace(corpus, edges=np.zeros((0, 2), np.int32), edge_kind=np.zeros(0, np.int8),
-                   surface_hashes=None)
+    """The corpus without what only the graph step reads (edges: ~60 MB at full scale), so
+    that the process that runs the filters holds less."""
+    return replace(corpus, edges=np.zeros((0, 2), np.int32), edge_kind=np.zeros(0, np.int8))
 
 
 def _without_sort_keys(graph: SentenceGraph) -> SentenceGraph:
@@ -326,17 +325,20 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     marks = {}
     if options.marks:
         with progress.stage("marks"):
-            marks = mark_languages(files, parallel=options.worker_count > 1)
-            stats["marks"] = {lang: marked_share(marks[lang], files[lang]) for lang in marks}
+            file_rows = {lang: rows_of(table) for lang, table in files.items()}
+            marks = mark_languages(file_rows, parallel=options.worker_count > 1)
+            stats["marks"] = {lang: marked_share(marks[lang], file_rows[lang]) for lang in marks}
     with progress.stage("write output"):
 
         def write(folder: Path) -> None:
-            for lang, language in files.items():
+            def write_language(item: tuple[str, pa.Table]) -> None:
+                lang, language = item
                 if "tsv" in formats:
-                    (folder / f"{lang}.txt").write_text(language_file_text(language),
-                                                       encoding="utf-8")
+                    (folder / f"{lang}.txt").write_bytes(language_file_bytes(language))
                 if "parquet" in formats:
                     write_parquet(folder / parquet_path(lang), language_table(lang, language))
+
+            map_on_threads(write_language, list(files.items()), options.worker_count)
             if "parquet" in formats:
                 card = dataset_card(stats, command_line(options, formats, tatoeba_export),
                                     formats)

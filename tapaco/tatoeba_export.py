@@ -32,7 +32,6 @@ import io
 import re
 import tarfile
 from collections.abc import Iterator
-from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
@@ -44,12 +43,11 @@ import pyarrow.csv as pacsv
 from tapaco.core.arrays import SparseStrings, group_offsets, lexicographic_order, sorted_distinct
 from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
-from tapaco.core.forked import map_on_threads
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus.sidekeys import SideColumn, SideTable
 from tapaco.core.progress import Progress
+from tapaco.core.text_column import TextColumn
 from tapaco.language_codes import opus_codes
-from tapaco.normalize import SurfaceHasher
 from tapaco.read import INTER, INTRA, Corpus, ReadCounts
 
 FILES = {"sentences": ("sentences.csv", [("id", pa.int64()), ("lang", pa.string()),
@@ -181,10 +179,9 @@ def _parse(source: BinaryIO, columns: list[tuple[str, pa.DataType]]) -> pa.Table
                                                strings_can_be_null=False))
 
 
-def read_export(folder: Path, progress: Progress, export_codes: bool = False,
-                workers: int = 1) -> Corpus:
+def read_export(folder: Path, progress: Progress, export_codes: bool = False) -> Corpus:
     """The corpus of the Tatoeba export in `folder`, its languages named as OPUS names them
-    (`eng` -> `en`) unless `export_codes`; its texts made strings on `workers` threads."""
+    (`eng` -> `en`) unless `export_codes`."""
     if not folder.is_dir():
         raise InputError(folder, "Tatoeba export folder not found", kind="missing file")
     with progress.stage("read alignments"):
@@ -199,7 +196,7 @@ def read_export(folder: Path, progress: Progress, export_codes: bool = False,
         vertex_rows = rows[vertices]
         del rows, ids, index, lang_of_id, pairs, vertices  # the strings need the room
         release_freed_memory()
-        corpus.texts, corpus.surface_hashes = _texts_and_hashes(texts, vertex_rows, workers)
+        corpus.texts = _texts(texts, vertex_rows)
         del texts
         release_freed_memory()
     return corpus
@@ -360,21 +357,9 @@ def _sides(ids: np.ndarray) -> SideColumn:
     return SideColumn(keys, table)
 
 
-_TEXT_CHUNK = 1 << 20  # texts made strings at a time
-
-
-def _texts_and_hashes(column: pa.LargeStringArray, rows: np.ndarray,
-                      workers: int) -> tuple[list[str], np.ndarray]:
-    """The texts of these rows as strings and their surface hashes (on the UTF-8, each text
-    ended by a newline, which none holds), a chunk of rows at a time on `workers` threads."""
-    hasher = SurfaceHasher()
-
-    def read(start: int) -> tuple[list[str], np.ndarray]:
-        texts = column.take(rows[start:start + _TEXT_CHUNK])
-        strings = texts.to_pylist()
-        lines = pc.binary_join_element_wise(texts, *pa.array(["", "\n"], pa.large_string()))
-        return strings, hasher.joined(strings, lines.buffers()[2], np.ones(len(texts), bool))
-
-    parts = map_on_threads(read, list(range(0, len(rows), _TEXT_CHUNK)), workers)
-    return (list(chain.from_iterable(strings for strings, _ in parts)),
-            np.concatenate([np.zeros(0, np.int64), *(hashes for _, hashes in parts)]))
+def _texts(texts: pa.LargeStringArray | pa.ChunkedArray, rows: np.ndarray) -> TextColumn:
+    """The texts of these rows as a column: Arrow's take of their UTF-8, no `str` made."""
+    taken = texts.take(pa.array(rows))
+    if isinstance(taken, pa.ChunkedArray):
+        taken = taken.combine_chunks()
+    return TextColumn.of_arrow(taken)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 
-from tapaco.export import language_file_text, stats_markdown
+from tapaco.export import language_file_bytes, language_rows_table, rows_of, stats_markdown
 
 
 def test_layout_reproduces_the_released_tapaco_heads(shared_data):
@@ -15,8 +16,13 @@ def test_layout_reproduces_the_released_tapaco_heads(shared_data):
         complete = text.split("\n")[:-1]  # the last line was cut from the file
         rows = [line.split("\t") for line in complete]
         assert all(len(row) == 5 and row[0].isdigit() and row[1].isdigit() for row in rows)
-        rebuilt = language_file_text((int(r[0]), r[1], r[2], r[3], r[4]) for r in rows)
+        columns = list(zip(*rows)) or [()] * 5
+        table = language_rows_table(pa.array([int(s) for s in columns[0]], pa.int64()),
+                                    list(columns[1]), pa.array(columns[2], pa.large_string()),
+                                    list(columns[3]), list(columns[4]))
+        rebuilt = language_file_bytes(table).decode("utf-8")
         assert rebuilt == "".join(line + "\n" for line in complete), path.name
+        assert rows_of(table) == [(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
 
 
 def test_stats_markdown_has_the_three_tables():

@@ -165,19 +165,14 @@ def test_surface_hashes_say_which_keys_are_empty():
     assert hashed.hashes.tolist() == [key_hash(key) for key in keys]
 
 
-def _joined(texts: list[str]) -> bytes:
-    return "".join(f"{text}\n" for text in texts).encode()
-
-
-def test_surface_hasher_hashes_the_key_of_texts_holding_each_character_it_changes():
+def test_surface_hashes_key_texts_holding_each_character_the_key_changes():
     """Every character surface_key changes, alone and among others (ASCII, Cyrillic, CJK, an
     emoji: UTF-8 sequences of one to four bytes), gets its text keyed; the rest are hashed as
     they are."""
     import sys
 
-    import numpy as np
-
-    from tapaco.normalize import SurfaceHasher
+    from tapaco.core.text_column import TextColumn
+    from tapaco.normalize import surface_hashes
 
     changed = [chr(code) for code in range(sys.maxunicode + 1)
                if surface_key(chr(code)) != chr(code)]
@@ -185,38 +180,32 @@ def test_surface_hasher_hashes_the_key_of_texts_holding_each_character_it_change
     texts = [f"{prefix}{char}{suffix}" for char in changed
              for prefix, suffix in (("", ""), ("Он ", " 東京😀"), ("😀", "x"))]
     texts += ["Plain.", "", "Он устал.", "東京へ行きます", "emoji 😀 ok", "Ü ß é"]
-    hashed = SurfaceHasher().joined(texts, _joined(texts), np.ones(len(texts), bool))
+    hashed = surface_hashes(TextColumn.of(texts))
     assert hashed.tolist() == [key_hash(surface_key(text)) for text in texts]
 
 
-def test_surface_hasher_keys_texts_that_are_not_exactly_in_the_joined_bytes():
-    import numpy as np
-
-    from tapaco.normalize import SurfaceHasher
+def test_surface_hashes_read_a_slice_of_a_column_and_replaced_rows():
+    """A column cut from a larger one starts inside its buffer; replaced rows move to its end."""
+    from tapaco.core.text_column import TextColumn
+    from tapaco.normalize import surface_hashes
 
     texts = ["Go!", "Stay.", "“Hi”", "Plain"]
-    exact = np.array([False, True, False, True])
-    joined = _joined(["", "Stay.", "", "Plain"])
-    assert (SurfaceHasher().joined(texts, joined, exact).tolist()
-            == [key_hash(surface_key(text)) for text in texts])
+    column = TextColumn.of(["Ahead!", "", "Stay.", "", "Plain"])[1:]
+    for hashed in (column.with_rows([0, 2], ["Go!", "“Hi”"]), TextColumn.of(["Ahead", *texts])[1:]):
+        assert (surface_hashes(hashed).tolist()
+                == [key_hash(surface_key(text)) for text in texts])
 
 
 @pytest.mark.parametrize("general", [False, True])
-def test_surface_hashes_of_documents_read_with_the_surface_hasher(tmp_path, monkeypatch, general):
-    """As documents are read: texts whose entities decode to a character the key changes
-    (&quot;), texts read one by one (spaces, tabs); by the compiled scanner, and by the
-    general path (a child element in a sentence sends the chunk there)."""
+def test_surface_hashes_of_the_texts_documents_read_into_columns(tmp_path, general):
+    """Texts as documents are read into columns: texts whose entities decode to a character
+    the key changes (&quot;), texts read one by one (spaces, tabs); by the compiled scanner,
+    and by the general path (a child element in a sentence sends the chunk there)."""
     import random
 
     from tapaco.core.opus import FileRef, read_sentences
-    from tapaco.normalize import SurfaceHasher
+    from tapaco.normalize import surface_hashes
 
-    calls = []
-    for method in ("texts", "joined"):
-        real = getattr(SurfaceHasher, method)
-        monkeypatch.setattr(SurfaceHasher, method,
-                            lambda self, *args, real=real, method=method:
-                            calls.append(method) or real(self, *args))
     rng = random.Random(4)
     pieces = ["&quot;Go&quot;", "Don’t", "stop!", "«да»", "我饿了！", "a  b", "tab\tx", " lead",
               "plain", "R&amp;D", "¿Qué?", "😀", "…", "Ա՞"]
@@ -226,7 +215,7 @@ def test_surface_hashes_of_documents_read_with_the_surface_hasher(tmp_path, monk
         lines[1500] = '<s id="s1500"><b>x</b>Hi “there”!</s>'
     path = tmp_path / "d.xml"
     path.write_text("\n".join(["<document>", *lines, "</document>", ""]), encoding="utf-8")
-    sentences = read_sentences(FileRef(path), hasher=SurfaceHasher())
-    assert ("texts" in calls) == general
+    sentences = read_sentences(FileRef(path))
     assert len(sentences.texts) == 3000
-    assert sentences.hashes.tolist() == [key_hash(surface_key(text)) for text in sentences.texts]
+    assert (surface_hashes(sentences.texts).tolist()
+            == [key_hash(surface_key(text)) for text in sentences.texts])

@@ -5,12 +5,11 @@ import zipfile
 
 import numpy as np
 import pytest
-from independent import key_hash, read_links
+from independent import read_links
 
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.forked import can_fork, usable_cores
 from tapaco.core.progress import Progress
-from tapaco.normalize import SurfaceHasher, SurfaceHashes, surface_key
 from tapaco.read import INTER, read_corpus
 from tapaco.read import links as link_reading
 from tapaco.read import texts as text_reading
@@ -42,15 +41,6 @@ def _same_corpus(first, second) -> None:
     for name in ("document_lang", "vertex_lang", "vertex_doc", "edges", "edge_kind"):
         assert np.array_equal(getattr(first, name), getattr(second, name)), name
     assert first.counts == second.counts
-    for corpus in (first, second):
-        _assert_surface_hashes(corpus)
-
-
-def _assert_surface_hashes(corpus) -> None:
-    keys = [surface_key(text) for text in corpus.texts]
-    assert corpus.surface_hashes.tolist() == [key_hash(key) for key in keys]
-    hashed = SurfaceHashes.of_hashes(corpus.surface_hashes, corpus.texts.__getitem__)
-    assert hashed.nonempty.tolist() == [key != "" for key in keys]
 
 
 def test_reading_in_two_processes_gives_the_same_corpus(shared_data):
@@ -58,7 +48,7 @@ def test_reading_in_two_processes_gives_the_same_corpus(shared_data):
 
     for release in (shared_data / "opus-rf", SAMPLE):
         apart, alone = (read_corpus(release, BadInputLog(), Progress(enabled=False),
-                                    parallel=parallel, surface_hasher=SurfaceHasher())
+                                    parallel=parallel)
                         for parallel in (True, False))
         _same_corpus(apart, alone)
 
@@ -89,8 +79,7 @@ def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
     with zipfile.ZipFile(root / "raw" / "ff.zip", "w") as archive:
         archive.writestr("Tatoeba/raw/ff/t.xml", "<document><s id='s1'>unclosed</document>")
     logs = [BadInputLog(skip=True), BadInputLog(skip=True)]
-    corpora = [read_corpus(root, log, Progress(enabled=False), parallel=parallel,
-                           surface_hasher=SurfaceHasher())
+    corpora = [read_corpus(root, log, Progress(enabled=False), parallel=parallel)
                for log, parallel in zip(logs, (True, False))]
     _same_corpus(*corpora)
     assert logs[0].as_dict() == logs[1].as_dict()
@@ -123,8 +112,7 @@ def _read_with_one_reader_slowed(root, monkeypatch, read_module, function: str, 
     import time
 
     expected_log = BadInputLog(skip=True)
-    expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False,
-                           surface_hasher=SurfaceHasher())
+    expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False)
     parent, real, read_by = os.getpid(), getattr(read_module, function), root.parent / "readers.txt"
 
     def timed(item, *args):
@@ -137,8 +125,7 @@ def _read_with_one_reader_slowed(root, monkeypatch, read_module, function: str, 
 
     monkeypatch.setattr(read_module, function, timed)
     log = BadInputLog(skip=True)
-    corpus = read_corpus(root, log, Progress(enabled=False), parallel=True,
-                         surface_hasher=SurfaceHasher())
+    corpus = read_corpus(root, log, Progress(enabled=False), parallel=True)
     _same_corpus(corpus, expected)
     assert log.as_dict() == expected_log.as_dict()
     readers = read_by.read_text().split()
@@ -178,19 +165,6 @@ def test_alignments_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
     assert log.counts == {"corrupt file": 1} and sources == 11
     assert corpus.counts.multi_id_sides > 0
 
-
-
-def test_surface_hashes_of_document_moses_and_multi_id_sides(tmp_path, shared_data):
-    """Sides whose texts come from documents, from Moses lines (a
-    document no file holds, an id a document lacks) and from several ids: every hash is the
-    hash of the side's own surface key."""
-    from test_build import _mixed_forms_release
-
-    for root in (_mixed_forms_release(tmp_path / "opus"), shared_data / "opus-rf"):
-        corpus = read_corpus(root, BadInputLog(), Progress(enabled=False), parallel=False,
-                             surface_hasher=SurfaceHasher())
-        _assert_surface_hashes(corpus)
-    assert corpus.counts.multi_id_sides > 0
 
 
 def test_lists_and_tags_of_single_and_multi_id_sides(tmp_path):

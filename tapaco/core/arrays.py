@@ -24,6 +24,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tapaco.core.text_column import TextColumn
+
 
 def _sorted_packed(keys: list[np.ndarray], widths: list[int], low: np.ndarray,
                    low_bits: int) -> np.ndarray:
@@ -136,12 +138,6 @@ def sorted_distinct(values: np.ndarray) -> np.ndarray:
     return ordered[group_starts(ordered)]
 
 
-def gathered(values: Sequence, indexes: np.ndarray) -> list:
-    """values[i] for every index, indexed by Python ints (numpy scalars index a list
-    slower)."""
-    return list(map(values.__getitem__, indexes.tolist()))
-
-
 @dataclass(frozen=True, eq=False)
 class SparseStrings(Sequence[str]):
     """A column of strings that are mostly empty (a sentence's lists and tags): its length, and
@@ -179,12 +175,6 @@ class SparseStrings(Sequence[str]):
 
     __hash__ = None
 
-    def kept(self, keep: np.ndarray) -> SparseStrings:
-        """The rows where `keep` (a mask over the rows) is True, numbered anew."""
-        rows = np.flatnonzero(keep[self.rows])
-        return SparseStrings(int(keep.sum()), (np.cumsum(keep) - 1)[self.rows[rows]],
-                             [self.values[row] for row in rows.tolist()])
-
     @cached_property
     def _value_at(self) -> np.ndarray:
         """For every row, the index of its value, -1 where it is empty."""
@@ -205,6 +195,8 @@ class SparseStrings(Sequence[str]):
 def code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """The texts as one int32 array of code points (lone surrogates included) and the rows'
     offsets into it: what the compiled kernels read."""
+    if isinstance(texts, TextColumn):
+        return texts.code_points()
     lengths = np.fromiter(map(len, texts), np.int64, len(texts))
     offsets = np.zeros(len(texts) + 1, np.int64)
     np.cumsum(lengths, out=offsets[1:])

@@ -321,22 +321,6 @@ class FromBothEnds:
             yield index
 
 
-class JoinedTexts(list):
-    """A list of texts that pickles as one string joined by newlines (faster to send to a
-    second process than item by item; item by item where a text holds a newline). It comes
-    back as a plain list."""
-
-    def __reduce__(self):  # noqa: ANN204 - pickle's protocol
-        joined = "\n".join(self)
-        if joined.count("\n") != max(len(self) - 1, 0):
-            return list, (list(self),)
-        return _split_lines, (joined, len(self))
-
-
-def _split_lines(joined: str, count: int) -> list[str]:
-    return joined.split("\n") if count else []
-
-
 def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) -> list:
     """`function` of every item, in order, on up to `workers` threads (here alone when one is
     enough): for work that releases the GIL, such as compiled kernels. An exception here

@@ -5,6 +5,7 @@ score read their tokens from here; sacrebleu's `Tokenizer13a` is the reference i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,7 @@ class TokenIds:
         return [joined[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def token_ids(texts: list[str], split_only: bool = False) -> TokenIds:
+def token_ids(texts: Sequence[str], split_only: bool = False) -> TokenIds:
     """The 13a tokens of every text, right-stripped first as sacrebleu's BLEU does (with
     `split_only`: the texts are already tokenized and only split on whitespace)."""
     codes, offsets = code_points(texts)

@@ -29,7 +29,6 @@ from tapaco.explain.results import (
     SetExplanation,
 )
 from tapaco.graph import SentenceGraph, build_graph, surface_edges
-from tapaco.normalize import SurfaceHasher
 from tapaco.pipeline import build_options, display_ids, split_sets
 from tapaco.read import INTER, INTRA, Corpus, read_corpus
 
@@ -61,8 +60,7 @@ class Explainer:
                                                   options.export_language_codes)
             else:
                 self.corpus = read_corpus(self.source, BadInputLog(self.output.skip_bad_input),
-                                          progress, self.output.documents,
-                                          surface_hasher=SurfaceHasher())
+                                          progress, self.output.documents)
             with progress.stage("graph and components"):
                 self.graph: SentenceGraph = build_graph(self.corpus, options.split.splits)
             # a build with --oversized split numbered Leiden communities after the components

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 from pathlib import Path
 
 import numpy as np
 
-from tapaco.core.arrays import SparseStrings, gathered
 from tapaco.core.errors import BadInputLog
 from tapaco.core.opus import find_alignment_sources
-from tapaco.core.opus.documents import TextHasher
 from tapaco.core.opus.sidekeys import SideColumn
 from tapaco.core.progress import Progress
+from tapaco.core.text_column import TextColumn
 from tapaco.read.links import LinkCollector, ReadCounts, collect_links
 from tapaco.read.texts import DocumentTexts, read_documents
 
@@ -25,8 +23,9 @@ class Corpus:
     """Vertices (link sides) with their texts, and the alignment edges between them.
 
     `edges` is an (m, 2) int32 array of vertex ids, `edge_kind` says INTRA or INTER for each.
-    `sides` reads as strings (a :class:`SideColumn` when read from OPUS). `surface_hashes`: the
-    hash of each text's surface key, where the reader was handed the graph step's hasher.
+    `sides` reads as strings (a :class:`SideColumn` when read from OPUS).
+    `texts` is a :class:`TextColumn` (a list of strings given is made one); `lists` and `tags`
+    are columns of strings with `take(rows)` (a :class:`TextColumn` when read from OPUS).
     """
 
     languages: list[str]
@@ -35,13 +34,15 @@ class Corpus:
     vertex_lang: np.ndarray
     vertex_doc: np.ndarray
     sides: Sequence[str]
-    texts: list[str]
-    lists: SparseStrings
-    tags: SparseStrings
+    texts: TextColumn
+    lists: Sequence[str]
+    tags: Sequence[str]
     edges: np.ndarray
     edge_kind: np.ndarray
     counts: ReadCounts
-    surface_hashes: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.texts = TextColumn.of(self.texts)
 
     @property
     def vertex_count(self) -> int:
@@ -63,37 +64,34 @@ def _edges(collector: LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, n
 
 
 def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
-                documents: str = "raw", parallel: bool = True,
-                surface_hasher: TextHasher | None = None) -> Corpus:
+                documents: str = "raw", parallel: bool = True) -> Corpus:
     """Read every alignment of the release and the texts of every linked sentence (an empty
     text is no sentence: the links of a side without one are left out, and counted).
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
     `parallel`: a forked process reads alignments, then documents, from the back of their lists
     while this one reads from the front (where the system can fork and two cores are free);
-    the corpus is the same. `surface_hasher` (the graph step's
-    :class:`tapaco.normalize.SurfaceHasher`) hashes each text as it is read, which spares that
-    step a walk over every text: the corpus's `surface_hashes`.
+    the corpus is the same.
     """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):
         collector = collect_links(sources, log, progress, parallel)
     with progress.stage("read documents"):
-        parts = read_documents(collector, opus_dir, documents, log, progress, surface_hasher,
-                               parallel)
-        return _assemble(collector, parts, surface_hasher is not None)
+        parts = read_documents(collector, opus_dir, documents, log, progress, parallel)
+        return _assemble(collector, parts)
 
 
-def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool) -> Corpus:
+def _assemble(collector: LinkCollector, parts: list[DocumentTexts]) -> Corpus:
     documents = collector.documents
     sizes = np.array([len(document.sides) for document in documents], np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     edges, kinds = _edges(collector, offsets)
     vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     doc_lang = np.array([document.lang for document in collector.documents], np.int32)
-    texts = list(chain.from_iterable(part.texts for part in parts))
+    texts, lists, tags = (TextColumn.concatenate([getattr(part, name) for part in parts])
+                          for name in ("texts", "lists", "tags"))
     known = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
-    valid = known & _nonempty(texts)
+    valid = known & texts.nonempty()
     keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]] if len(edges) else np.ones(0, bool)
     unknown = ~(known[edges[:, 0]] & known[edges[:, 1]]) if len(edges) else keep_edge
     collector.counts.links_to_unknown_sentences = int(unknown.sum())
@@ -103,11 +101,7 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
     pick = np.flatnonzero(valid)
 
     if len(pick) < len(texts):
-        texts = gathered(texts, pick)
-
-    def sparse(name: str) -> SparseStrings:
-        column = SparseStrings.of_parts([getattr(part, name) for part in parts], sizes.tolist())
-        return column if len(pick) == len(valid) else column.kept(valid)
+        texts, lists, tags = texts.take(pick), lists.take(pick), tags.take(pick)
 
     keys = (np.concatenate([document.sides for document in documents]) if documents
             else np.zeros(0, np.uint64))
@@ -115,19 +109,6 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], hashed: bool
         languages=list(collector.languages), documents=[d.name for d in collector.documents],
         document_lang=doc_lang, vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
         sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
-        texts=texts, lists=sparse("lists"), tags=sparse("tags"),
+        texts=texts, lists=lists, tags=tags,
         edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
-        surface_hashes=_concatenated([part.hashes for part in parts])[pick] if hashed else None,
     )
-
-
-def _nonempty(texts: list[str]) -> np.ndarray:
-    """Whether each text is not empty: an empty sentence is no sentence (its links are left
-    out, and counted)."""
-    if "" not in texts:  # a search in C: the common case costs no Python call per text
-        return np.ones(len(texts), bool)
-    return np.fromiter(map(bool, texts), bool, len(texts))
-
-
-def _concatenated(arrays: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(arrays) if arrays else np.zeros(0, np.int64)

@@ -144,14 +144,6 @@ def test_sorted_distinct_is_the_sorted_set():
     assert sorted_distinct(np.zeros(0, np.int64)).tolist() == []
 
 
-def test_taken_picks_by_numpy_indexes_in_their_order():
-    from tapaco.core.arrays import gathered
-
-    values = ["a", "b", "c", "d"]
-    assert gathered(values, np.array([3, 0, 3, 1])) == ["d", "a", "d", "b"]
-    assert gathered(values, np.zeros(0, np.int64)) == []
-
-
 def test_sparse_strings_read_as_the_list_of_their_values():
     import random
 
@@ -176,8 +168,6 @@ def test_sparse_strings_read_as_the_list_of_their_values():
         assert column[cut] == values[cut], cut
     with pytest.raises(IndexError):
         column[len(values)]
-    keep = np.array([rng.random() < 0.6 for _ in values])
-    assert column.kept(keep) == [value for value, kept in zip(values, keep) if kept]
     assert SparseStrings.of_parts([], []) == []
     assert SparseStrings.of_parts([{}], [2]).take(np.array([1])) == [""]
 

@@ -1,13 +1,12 @@
 """The forked helper: results and errors come back; a cancelled child stops."""
 
 import os
-import pickle
 import time
 
 import pytest
 
 from tapaco.core.errors import InputError
-from tapaco.core.forked import Forked, Fresh, JoinedTexts, can_fork, usable_cores
+from tapaco.core.forked import Forked, Fresh, can_fork, usable_cores
 
 needs_fork = pytest.mark.skipif(not (can_fork() and usable_cores() > 1),
                                 reason="needs fork and two cores")
@@ -108,14 +107,6 @@ def test_a_fresh_process_reports_its_own_peak_not_its_parents():
     with Fresh(_pid_and_sum, [1, 2]) as child:
         assert child.result()[1] == 3
     assert 0 < child.child_peak_rss_mib < 200 and ballast.sum() > 0
-
-
-@pytest.mark.parametrize("texts", [[], [""], ["a", "b"], ["a\nb", "c"], ["", "", "x"]])
-def test_joined_texts_come_back_from_a_pickle_the_same(texts):
-    back = pickle.loads(pickle.dumps(JoinedTexts(texts)))
-    assert back == texts and type(back) is list
-    if texts == ["a", "b"]:  # sent as one joined string
-        assert b"a\nb" in pickle.dumps(JoinedTexts(texts))
 
 
 def test_items_claimed_from_both_ends_are_each_claimed_once():

@@ -11,8 +11,9 @@ A chunk whose sentences are all `<s id=".." [lists=".."] [tags=".."]>body</s>`, 
 holding at most `<w>` tokens and one-line `<time .../>` elements (Tatoeba's and OpenSubtitles'
 raw and tokenised documents), is read by a compiled scanner
 (:mod:`tapaco.core.opus.document_kernels`): ids become keys (:mod:`tapaco.core.opus.sidekeys`)
-and the texts of a chunk are decoded at once. Any other chunk is read by regular expressions,
-sentence by sentence: that general path is the reference the scanner is tested against.
+and the texts of a chunk stay UTF-8, a :class:`tapaco.core.text_column.TextColumn`. Any other
+chunk is read by regular expressions, sentence by sentence: that general path is the reference
+the scanner is tested against.
 
 XML's other markup is read as XML defines it before any of these sees a chunk
 (:mod:`tapaco.core.opus.xml_markup`: comments and processing instructions dropped, CDATA
@@ -26,7 +27,6 @@ import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chun
 from tapaco.core.opus.xml_markup import markup_resolved
 from tapaco.core.opus.xml_text import attribute_value, unescape
 from tapaco.core.opus.xmlcheck import malformed
+from tapaco.core.text_column import TextColumn
 
 # an attribute value, in either quotes, may hold ">"
 _SENTENCE = re.compile(r"""<s\b((?:[^>"']|"[^"]*"|'[^']*')*?)(?:/>|>(.*?)</s\s*>)""", re.S)
@@ -50,19 +51,18 @@ _ATTRIBUTE = re.compile(r"""([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 @dataclass
 class Sentences:
-    """The sentences of one document, as parallel lists; `tokenised` if it has `<w>` tokens.
+    """The sentences of one document, as parallel columns; `tokenised` if it has `<w>` tokens.
 
     Ids are kept as keys (`keys`, for plain ids such as `s12`) and strings (`other_ids`, by
     index, for the rest); `ids` gives them all as strings.
     """
 
-    texts: list[str] = field(default_factory=list)
-    lists: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
+    texts: TextColumn = field(default_factory=lambda: TextColumn.of([]))
+    lists: TextColumn = field(default_factory=lambda: TextColumn.of([]))
+    tags: TextColumn = field(default_factory=lambda: TextColumn.of([]))
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     other_ids: dict[int, str] = field(default_factory=dict)
     tokenised: bool = False
-    hashes: np.ndarray | None = None  # of the texts, by the reader's TextHasher if it had one
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -76,51 +76,30 @@ class Sentences:
         return ids
 
 
-class TextHasher(Protocol):
-    """Hashes texts to int64 as documents are read, while they are at hand (the keys a caller
-    would otherwise compute by walking millions of texts again)."""
-
-    def texts(self, texts: list[str]) -> np.ndarray:
-        """A hash of each text."""
-
-    def joined(self, texts: list[str], joined: bytes, exact: np.ndarray) -> np.ndarray:
-        """A hash of each text, given `joined`: the UTF-8 of the texts, each followed by a
-        newline, where `exact` (elsewhere an empty line: that text must be hashed alone)."""
-
-
 class _Builder:
-    """Collects a document's sentences chunk by chunk, hashing their texts if given a hasher."""
+    """Collects a document's sentences chunk by chunk."""
 
-    def __init__(self, hasher: TextHasher | None = None) -> None:
+    def __init__(self) -> None:
         self.sentences = Sentences()
         self.key_parts: list[np.ndarray] = []
-        self.hasher = hasher
-        self.hash_parts: list[np.ndarray] = []
+        self.column_parts: list[tuple[TextColumn, TextColumn, TextColumn]] = []
+        self.count = 0
 
-    def add(self, ids: list[str] | None, texts: list[str], lists: list[str], tags: list[str],
-            keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None,
-            joined: tuple[bytes, np.ndarray] | None = None) -> None:
-        """Sentences of a chunk, their ids as strings, or as keys and other ids; `joined`: the
-        texts' bytes and where they are exact, as :meth:`TextHasher.joined` takes them."""
-        sentences = self.sentences
-        offset = len(sentences.texts)
+    def add(self, ids: list[str] | None, texts: TextColumn, lists: TextColumn, tags: TextColumn,
+            keys: np.ndarray | None = None, other_ids: dict[int, str] | None = None) -> None:
+        """Sentences of a chunk, their ids as strings, or as keys and other ids."""
         if ids is not None:
             keys, other_ids = _keys_of(ids)
-        sentences.other_ids.update((offset + i, value) for i, value in other_ids.items())
+        self.sentences.other_ids.update((self.count + i, value) for i, value in other_ids.items())
         self.key_parts.append(keys)
-        sentences.texts.extend(texts)
-        sentences.lists.extend(lists)
-        sentences.tags.extend(tags)
-        if self.hasher is not None:
-            self.hash_parts.append(self.hasher.texts(texts) if joined is None
-                                   else self.hasher.joined(texts, *joined))
+        self.column_parts.append((texts, lists, tags))
+        self.count += len(texts)
 
     def finish(self) -> Sentences:
         if self.key_parts:
             self.sentences.keys = np.concatenate(self.key_parts)
-        if self.hasher is not None:
-            self.sentences.hashes = (np.concatenate(self.hash_parts) if self.hash_parts
-                                     else np.zeros(0, np.int64))
+        for name, parts in zip(("texts", "lists", "tags"), zip(*self.column_parts)):
+            setattr(self.sentences, name, TextColumn.concatenate(parts))
         return self.sentences
 
 
@@ -199,7 +178,7 @@ def _add_chunk(builder: _Builder, chunk: TextChunk, ref: FileRef) -> None:
         texts.append(sentence_text(body))
         lists.append(attributes.get("lists", ""))
         tags.append(attributes.get("tags", ""))
-    builder.add(ids, texts, lists, tags)
+    builder.add(ids, TextColumn.of(texts), TextColumn.of(lists), TextColumn.of(tags))
 
 
 def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
@@ -209,40 +188,37 @@ def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
     scanned = scan_sentences(raw)
     if scanned is None:
         return False
-    texts = scanned.joined.decode("utf-8").split("\n")[:-1]
-    for index in np.flatnonzero(scanned.alone).tolist():
-        start, end = scanned.text_bounds[index].tolist()
-        texts[index] = sentence_text(raw[start:end].decode("utf-8"))
+    alone = np.flatnonzero(scanned.alone)
+    texts = TextColumn.of_lines(scanned.joined).with_rows(alone, [
+        sentence_text(raw[start:end].decode("utf-8"))
+        for start, end in scanned.text_bounds[alone].tolist()])
     others = {index: raw[start:end].decode("utf-8") for index, (start, end) in zip(
         np.flatnonzero(~scanned.plain).tolist(), scanned.id_bounds[~scanned.plain].tolist())}
     builder.sentences.tokenised |= scanned.tokenised
     builder.add(None, texts, *_attribute_values_of(scanned), keys=scanned.keys,
-                other_ids=others, joined=(scanned.joined, ~scanned.alone))
+                other_ids=others)
     return True
 
 
-def _attribute_values_of(scanned: ScannedSentences) -> tuple[list[str], list[str]]:
+def _attribute_values_of(scanned: ScannedSentences) -> tuple[TextColumn, TextColumn]:
     """Each sentence's `lists` and `tags` values, read as :func:`_attributes` reads them."""
     count = len(scanned.keys)
     if scanned.values is None:
-        return [""] * count, [""] * count
-    joined = scanned.values.decode("utf-8")
-    if "\t" in joined or "\r" in joined:  # (the scanner declines a value with a newline)
-        joined = joined.replace("\t", " ").replace("\r", " ")
-    values = joined.split("\n")[:-1]
-    for position in np.flatnonzero(scanned.value_ampersands.ravel()).tolist():
-        values[position] = attribute_value(values[position])
-    return values[0::2], values[1::2]
+        return (TextColumn(np.zeros(count + 1, np.int64), np.zeros(0, np.uint8)),) * 2
+    # (the scanner declines a value with a newline)
+    values = TextColumn.of_lines(scanned.values.replace(b"\t", b" ").replace(b"\r", b" "))
+    read = np.flatnonzero(scanned.value_ampersands.ravel())
+    values = values.with_rows(read, [attribute_value(values[row]) for row in read.tolist()])
+    return values.take(np.arange(0, 2 * count, 2)), values.take(np.arange(1, 2 * count, 2))
 
 
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,
-                   hasher: TextHasher | None = None,
                    bad_sentence: Callable[[InputError], None] | None = None) -> Sentences:
-    """All sentences of one document, in document order (`archive`: the open zip of `ref`),
-    their texts hashed by `hasher` if given. Bad input (a byte that is not UTF-8, a character
+    """All sentences of one document, in document order (`archive`: the open zip of `ref`).
+    Bad input (a byte that is not UTF-8, a character
     XML forbids) makes the document bad, or, given `bad_sentence`, is reported there and costs
     only the sentence it is in (see :mod:`tapaco.core.opus.document_checks`)."""
-    builder = _Builder(hasher)
+    builder = _Builder()
     seen_root = False
     start = ""
     for chunk in markup_resolved(byte_chunks(ref, b"</s>", archive), ref):

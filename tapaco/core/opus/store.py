@@ -17,12 +17,13 @@ import zipfile
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.documents import Sentences, TextHasher, read_sentences
+from tapaco.core.opus.documents import Sentences, read_sentences
 from tapaco.core.opus.layout import release_layout
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.opus.textstream import FileRef
@@ -66,6 +67,11 @@ class Document:
             self._keys = (table, keys)
         return self._keys[1]
 
+    @cached_property
+    def texts(self) -> list[str]:
+        """The sentences' texts as Python strings, made once (for readers looking up many)."""
+        return self.sentences.texts.strings()
+
     @property
     def kind(self) -> str:
         """`tokenised` if the texts are `<w>` tokens joined by spaces, else `raw`."""
@@ -73,7 +79,7 @@ class Document:
 
     def side_text(self, side: str) -> str | None:
         """The text of a link side (ids separated by spaces), None if an id is not here."""
-        texts = self.sentences.texts
+        texts = self.texts
         positions = [self.position.get(sentence_id) for sentence_id in side.split()]
         if not positions or None in positions:
             return None
@@ -102,14 +108,13 @@ class _Archive:
 class DocumentStore:
     """Sentence documents of the OPUS release in `opus_dir`, found in the `prefer` order.
 
-    Use it as a context manager (or call `close`) to close the zips it opened. `hasher`: hashes
-    every document's texts as it is read (:attr:`Sentences.hashes`). `bad_sentence`: where a
-    sentence that is not UTF-8 is reported (a log that skips bad input) and left out; by
-    default it makes its document bad.
+    Use it as a context manager (or call `close`) to close the zips it opened. `bad_sentence`:
+    where a sentence that is not UTF-8 is reported (a log that skips bad input) and left out;
+    by default it makes its document bad.
     """
 
     def __init__(self, opus_dir: Path, prefer: tuple[str, ...] = FOLDERS,
-                 cache_size: int = 8, hasher: TextHasher | None = None,
+                 cache_size: int = 8,
                  bad_sentence: Callable[[InputError], None] | None = None) -> None:
         if not prefer or not set(prefer) <= set(FOLDERS) or len(set(prefer)) != len(prefer):
             raise ValueError(f"prefer must order folders of {FOLDERS}, got {prefer!r}")
@@ -119,7 +124,6 @@ class DocumentStore:
         self.layout = release_layout(opus_dir)
         self.prefer = tuple(prefer)
         self.cache_size = cache_size
-        self.hasher = hasher
         self.bad_sentence = bad_sentence
         self._places: dict[tuple[str, str], tuple[_Archive | None, bool]] = {}
         self._parsed: OrderedDict[str, Document] = OrderedDict()
@@ -174,8 +178,7 @@ class DocumentStore:
         located = self.locate(name)
         if located is None:
             return None
-        document = Document(name, located[0], read_sentences(*located, self.hasher,
-                                                            self.bad_sentence))
+        document = Document(name, located[0], read_sentences(*located, self.bad_sentence))
         self._parsed[name] = document
         if len(self._parsed) > self.cache_size:
             self._parsed.popitem(last=False)

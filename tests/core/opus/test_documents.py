@@ -207,15 +207,13 @@ def test_texts_with_xml_entities_read_as_an_xml_parser_reads_them(tmp_path, odd_
 
 
 def _scanned_and_general(path, monkeypatch):
-    """The document read with the compiled scanner and by the general path alone (both
-    hashing the texts' surface keys)."""
+    """The document read with the compiled scanner and by the general path alone."""
     from tapaco.core.opus import documents
-    from tapaco.normalize import SurfaceHasher
 
-    scanned = read_sentences(FileRef(path), hasher=SurfaceHasher())
+    scanned = read_sentences(FileRef(path))
     with monkeypatch.context() as patched:
         patched.setattr(documents, "_add_scanned_chunk", lambda builder, chunk: False)
-        general = read_sentences(FileRef(path), hasher=SurfaceHasher())
+        general = read_sentences(FileRef(path))
     return scanned, general
 
 
@@ -223,7 +221,6 @@ def _assert_same_reading(scanned, general):
     assert _rows(scanned) == _rows(general)
     assert scanned.keys.tolist() == general.keys.tolist()
     assert scanned.other_ids == general.other_ids
-    assert scanned.hashes.tolist() == general.hashes.tolist()
     assert scanned.tokenised == general.tokenised
 
 
@@ -301,7 +298,6 @@ def test_the_scanner_reads_any_document_as_the_general_path(document):
     from pathlib import Path
 
     from tapaco.core.opus import documents
-    from tapaco.normalize import SurfaceHasher
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "d.xml"
@@ -310,7 +306,7 @@ def test_the_scanner_reads_any_document_as_the_general_path(document):
         for scanner in (documents._add_scanned_chunk, lambda builder, chunk: False):
             original, documents._add_scanned_chunk = documents._add_scanned_chunk, scanner
             try:
-                results.append(read_sentences(FileRef(path), hasher=SurfaceHasher()))
+                results.append(read_sentences(FileRef(path)))
             except InputError as error:
                 results.append(str(error))
             finally:

@@ -1,0 +1,152 @@
+"""Texts as a column: one UTF-8 buffer and int64 offsets (Arrow's `large_string` layout), the
+form a sentence's text keeps from the document scanners to the writer.
+
+Kernels read the buffers (`offsets`, `data`; :meth:`TextColumn.code_points`); rows are picked
+and joined by compiled gathers; a `str` is made only for a row asked for (`column[row]`,
+:meth:`TextColumn.strings`, through Arrow). A column reads, and compares, as the list of its
+texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+from tapaco.core.interruptible import in_background
+from tapaco.core.utf8 import code_point_at
+
+
+@njit(nogil=True, cache=True)
+def _gathered(offsets, data, rows):
+    """The offsets and bytes of the texts of `rows` (-1: an empty text)."""
+    picked = np.zeros(len(rows) + 1, np.int64)
+    for k in range(len(rows)):
+        row = rows[k]
+        picked[k + 1] = picked[k] + (offsets[row + 1] - offsets[row] if row >= 0 else 0)
+    out = np.empty(picked[-1], np.uint8)
+    for k in range(len(rows)):
+        row = rows[k]
+        if row >= 0:
+            start = offsets[row]
+            for at in range(picked[k + 1] - picked[k]):
+                out[picked[k] + at] = data[start + at]
+    return picked, out
+
+
+@njit(nogil=True, cache=True)
+def _code_points(offsets, data):
+    """The code points of the texts, and each text's offsets into them."""
+    codes = np.empty(offsets[-1] - offsets[0], np.int32)
+    code_offsets = np.zeros(len(offsets), np.int64)
+    out = 0
+    for row in range(len(offsets) - 1):
+        at = offsets[row]
+        while at < offsets[row + 1]:
+            code, width = code_point_at(data, at)
+            codes[out] = code
+            out += 1
+            at += width
+        code_offsets[row + 1] = out
+    return codes[:out], code_offsets
+
+
+@dataclass(frozen=True, eq=False)
+class TextColumn(Sequence[str]):
+    """Texts: text k is the UTF-8 `data[offsets[k]:offsets[k + 1]]`."""
+
+    offsets: np.ndarray
+    data: np.ndarray
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> TextColumn:
+        """The texts as a column (a column is returned as it is)."""
+        if isinstance(texts, TextColumn):
+            return texts
+        return cls.of_arrow(pa.array(texts if isinstance(texts, list) else list(texts),
+                                     pa.large_string()))
+
+    @classmethod
+    def of_arrow(cls, array: pa.Array) -> TextColumn:
+        """The texts of an Arrow string array, sharing its buffers (nulls read as empty)."""
+        array = array.cast(pa.large_string())
+        _, offsets, data = array.buffers()
+        return cls(np.frombuffer(offsets, np.int64)[array.offset:array.offset + len(array) + 1],
+                   np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8))
+
+    @classmethod
+    def of_lines(cls, joined: bytes) -> TextColumn:
+        """The texts of `joined`: UTF-8 lines, each ended by a newline (no text holds one)."""
+        data = np.frombuffer(joined, np.uint8)
+        ends = np.flatnonzero(data == 10)
+        offsets = np.zeros(len(ends) + 1, np.int64)
+        offsets[1:] = ends - np.arange(len(ends))
+        return cls(offsets, data[data != 10])
+
+    @classmethod
+    def concatenate(cls, columns: Sequence[TextColumn]) -> TextColumn:
+        """The columns one after another."""
+        if not columns:
+            return cls.of([])
+        data = np.concatenate([column.data[column.offsets[0]:column.offsets[-1]]
+                               for column in columns])
+        sizes = np.cumsum([0] + [column.offsets[-1] - column.offsets[0] for column in columns])
+        offsets = np.concatenate([[0]] + [column.offsets[1:] - column.offsets[0] + size
+                                          for column, size in zip(columns, sizes.tolist())])
+        return cls(offsets.astype(np.int64), data)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, row):  # noqa: ANN001, ANN204 - an int, or a slice (a column)
+        if isinstance(row, slice):
+            start, stop, step = row.indices(len(self))
+            if step != 1:
+                raise ValueError("a column is sliced by ranges of rows only")
+            return TextColumn(self.offsets[start:max(start, stop) + 1], self.data)
+        row = range(len(self))[row]
+        return self.data[self.offsets[row]:self.offsets[row + 1]].tobytes().decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.strings())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None
+
+    def take(self, rows: np.ndarray) -> TextColumn:
+        """The texts of `rows`, in that order (-1: an empty text)."""
+        rows = np.asarray(rows, np.int64)
+        return TextColumn(*in_background(_gathered, self.offsets, self.data, rows,
+                                         size=len(rows)))
+
+    def strings(self, rows: np.ndarray | None = None) -> list[str]:
+        """The texts (of `rows`) as Python strings."""
+        return (self if rows is None else self.take(rows)).arrow().to_pylist()
+
+    def arrow(self) -> pa.LargeStringArray:
+        """The texts as an Arrow array over the same buffers."""
+        return pa.LargeStringArray.from_buffers(len(self), pa.py_buffer(self.offsets),
+                                                pa.py_buffer(self.data))
+
+    def with_rows(self, rows: Sequence[int], texts: Sequence[str]) -> TextColumn:
+        """The column with the text of each of `rows` replaced by the text given for it."""
+        if not len(rows):
+            return self
+        order = np.arange(len(self))
+        order[np.asarray(rows, np.int64)] = len(self) + np.arange(len(rows))
+        return TextColumn.concatenate([self, TextColumn.of(texts)]).take(order)
+
+    def nonempty(self) -> np.ndarray:
+        """Whether each text is not empty."""
+        return self.offsets[1:] > self.offsets[:-1]
+
+    def code_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The texts as one int32 array of code points and the rows' offsets into it: what the
+        compiled kernels over code points read."""
+        return in_background(_code_points, self.offsets, self.data,
+                             size=int(self.offsets[-1] - self.offsets[0]))

@@ -1,0 +1,61 @@
+"""The text column against the list of Python strings it stands for."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from tapaco.core.arrays import code_points
+from tapaco.core.text_column import TextColumn
+
+PIECES = ["", "a", "Hi!", "é", "東京", "😀", " x ", "ß\u00a0q", "\U0010ffff"]
+
+
+def _texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choices(PIECES, k=rng.randint(0, 4))) for _ in range(count)]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 300])
+def test_a_column_reads_as_its_texts(count):
+    texts = _texts(count, count)
+    column = TextColumn.of(texts)
+    assert len(column) == count and list(column) == texts and column == texts
+    assert [column[row] for row in range(count)] == texts
+    assert column.nonempty().tolist() == [text != "" for text in texts]
+    back = pickle.loads(pickle.dumps(column))
+    assert back == texts
+
+
+def test_rows_taken_sliced_replaced_and_joined_are_those_of_the_list():
+    texts = _texts(1, 200)
+    column = TextColumn.of(texts)
+    rows = np.random.default_rng(2).integers(-1, len(texts), 500)
+    assert column.take(rows) == [texts[row] if row >= 0 else "" for row in rows.tolist()]
+    assert column.strings(rows[rows >= 0]) == [texts[row] for row in rows[rows >= 0].tolist()]
+    assert column[50:120] == texts[50:120] and column[50:120].take(np.array([3])) == [texts[53]]
+    assert column[-1] == texts[-1] and column[10:5] == []
+    replaced = list(texts)
+    replaced[3], replaced[150] = "new", "東"
+    assert column.with_rows([3, 150], ["new", "東"]) == replaced
+    joined = TextColumn.concatenate([column[10:20], TextColumn.of([]), column])
+    assert joined == texts[10:20] + texts
+    assert TextColumn.concatenate([]) == []
+
+
+def test_lines_become_texts_without_their_newlines():
+    texts = _texts(3, 50)
+    column = TextColumn.of_lines("".join(f"{text}\n" for text in texts).encode())
+    assert column == texts and column.data.tobytes() == "".join(texts).encode()
+
+
+def test_code_points_are_those_of_the_strings_even_for_a_slice():
+    texts = _texts(4, 100)
+    whole = TextColumn.of(texts)
+    for column, expected in ((whole, texts), (whole[30:70], texts[30:70])):
+        codes, offsets = column.code_points()
+        want_codes, want_offsets = code_points(expected)
+        assert codes.tolist() == want_codes.tolist() and offsets.tolist() == want_offsets.tolist()
