@@ -35,8 +35,8 @@ from opusparcus.bitexts import (
     read_bitext,
 )
 from opusparcus.counting import unpack_pairs
-from opusparcus.edit_distance import differ_enough_mask
-from opusparcus.export import release_files, sentences_of, write_ranked
+from opusparcus.export import release_files, write_ranked
+from opusparcus.held_out import held_out
 from opusparcus.paraphrase_scores import read_tables, scored_files
 from opusparcus.parquet_release import rank_parquet_name, write_rank_card
 from opusparcus.rank_inputs import PivotLinks, RankOptions, pivot_of
@@ -227,28 +227,6 @@ def _best_first(score: np.ndarray) -> np.ndarray:
     finally:
         np.negative(score, out=score)
     return order.astype(np.int32) if len(order) < 2**31 else order
-
-
-def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Whether each key is in `sorted_keys` (binary search: np.isin is far slower here)."""
-    if not len(sorted_keys):
-        return np.zeros(len(keys), bool)
-    position = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    return sorted_keys[position] == keys
-
-
-def held_out(pairs: ScoredPairs, excluded: list[np.ndarray], vocabulary: pa.Array,
-              options: RankOptions) -> ScoredPairs:
-    """Pairs in none of the `excluded` key arrays (each sorted) whose sentences differ enough.
-    The arrays are searched one by one: merging the train and dev keys would copy them twice."""
-    seen = np.zeros(len(pairs), bool)
-    for keys in excluded:
-        seen |= _contains(keys, pairs.keys)
-    fresh = pairs.take(~seen)
-    left, right = (sentences_of(vocabulary, codes) for codes in unpack_pairs(fresh.keys))
-    keep = differ_enough_mask(left, right, options.min_edit_ratio, options.min_edit_ratio_short,
-                              options.short_length)
-    return fresh.take(keep)
 
 
 def rank(opus_dir: Path, lang: str, out: Path, options: RankOptions | None = None,

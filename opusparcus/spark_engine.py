@@ -25,6 +25,7 @@ import pyarrow as pa
 from opusparcus.bitexts import DEV, SPLITS, TEST, TRAIN
 from opusparcus.counting import pack_pairs, unpack_pairs
 from opusparcus.export import release_files
+from opusparcus.held_out import held_out
 from opusparcus.rank_inputs import RankOptions
 from opusparcus.rank_outputs import formats_from_text, statistics
 from opusparcus.scores import ScoredPairs, combine_bitexts, merged_score
@@ -157,8 +158,6 @@ class _Bucket:
 
     def scored(self, rows: pa.Table) -> pa.Table:
         """A bucket's pairs combined over their bitexts, scored and held out per split."""
-        from opusparcus.rank import held_out  # rank imports this module
-
         rows = rows.take(lexicographic_order(
             *(rows.column(name).to_numpy() for name in ("split", "key", "bitext"))))
         bounds = np.searchsorted(rows.column("split").to_numpy(), np.arange(len(SPLITS) + 1))
