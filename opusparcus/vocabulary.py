@@ -24,6 +24,8 @@ from numba import njit
 
 from opusparcus.bitexts import RAW, TOKENIZED, Side
 from opusparcus.normalize import normalize_sentences
+from tapaco.core.ranges import compare_ranges
+from tapaco.core.text_column import TextColumn
 
 CHUNK = 50_000
 
@@ -46,18 +48,6 @@ def normalize_keys(keys: pa.Array, lang: str) -> pa.Array:
 
 
 @njit(nogil=True, cache=True)
-def _compare(first, first_start, first_end, second, second_start, second_end):
-    """-1, 0 or 1 as the byte range [first_start, first_end) of `first` sorts before, as or
-    after [second_start, second_end) of `second`."""
-    first_length, second_length = first_end - first_start, second_end - second_start
-    for at in range(min(first_length, second_length)):
-        a, b = first[first_start + at], second[second_start + at]
-        if a != b:
-            return -1 if a < b else 1
-    return np.sign(first_length - second_length)
-
-
-@njit(nogil=True, cache=True)
 def merge_ranks(first_offsets, first_data, second_offsets, second_data, first_rank, second_rank,
                 origin):
     """Fill each side's ranks in the merge of the two sorted, distinct string arrays, and
@@ -71,7 +61,7 @@ def merge_ranks(first_offsets, first_data, second_offsets, second_data, first_ra
         elif j == second_count:
             order = -1
         else:
-            order = _compare(first_data, first_offsets[i], first_offsets[i + 1],
+            order = compare_ranges(first_data, first_offsets[i], first_offsets[i + 1],
                              second_data, second_offsets[j], second_offsets[j + 1])
         if order <= 0:
             first_rank[i] = merged
@@ -150,25 +140,18 @@ def side_vocabulary(side: Side, key: Hashable) -> Vocabulary:
     return Vocabulary(side.lang, sentences, {key: codes})
 
 
-def _utf8_buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """The offsets (one more than the strings) and bytes of a large_string array."""
-    _, offsets, data = strings.buffers()
-    if offsets is None:
-        return np.zeros(1, np.int64), np.zeros(0, np.uint8)
-    return (np.frombuffer(offsets, np.int64)[strings.offset:strings.offset + len(strings) + 1],
-            np.zeros(0, np.uint8) if data is None else np.frombuffer(data, np.uint8))
-
-
 def merged(first: Vocabulary, second: Vocabulary) -> Vocabulary:
     """The vocabulary of the sides of both (of one language); both are let go."""
-    first_buffers, second_buffers = _utf8_buffers(first.sentences), _utf8_buffers(
-        second.sentences)
+    first_column, second_column = (TextColumn.of_arrow(vocabulary.sentences)
+                                   for vocabulary in (first, second))
+    first_buffers = first_column.offsets, first_column.data
+    second_buffers = second_column.offsets, second_column.data
     first_rank, second_rank = np.empty(len(first), np.int32), np.empty(len(second), np.int32)
     origin = np.empty(len(first) + len(second), np.int32)
     count = merge_ranks(*first_buffers, *second_buffers, first_rank, second_rank, origin)
     offsets = np.empty(count + 1, np.int64)
     data = gather(origin[:count], *first_buffers, *second_buffers, offsets)
-    sentences = pa.LargeStringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
+    sentences = TextColumn(offsets, data).arrow()
     codes = {key: first_rank[links] for key, links in first.codes.items()}
     codes.update((key, second_rank[links]) for key, links in second.codes.items())
     first.sentences = second.sentences = None

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -58,10 +57,8 @@ def language_file_bytes(table: pa.Table) -> bytes:
     fields = [pc.cast(table[name], pa.large_string()) for name in ROW_COLUMNS]
     empty, tab, newline = (pa.scalar(text, pa.large_string()) for text in ("", "\t", "\n"))
     lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*fields, tab), empty, newline)
-    lines = lines.combine_chunks()
-    _, offsets, data = lines.buffers()
-    start, end = np.frombuffer(offsets, np.int64)[[lines.offset, lines.offset + len(lines)]]
-    return bytes(memoryview(data)[start:end]) if len(lines) else b""
+    column = TextColumn.of_arrow(lines.combine_chunks())
+    return column.data[column.offsets[0]:column.offsets[-1]].tobytes()
 
 
 def language_table(lang: str, table: pa.Table) -> pa.Table:

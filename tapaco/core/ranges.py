@@ -20,6 +20,17 @@ def equal_ranges(a, a_start, a_end, b, b_start, b_end) -> bool:
 
 
 @njit(nogil=True, cache=True)
+def compare_ranges(a, a_start, a_end, b, b_start, b_end) -> int:
+    """-1, 0 or 1 as a[a_start:a_end] sorts before, as or after b[b_start:b_end], element by
+    element (for UTF-8 bytes: code-point order)."""
+    a_length, b_length = a_end - a_start, b_end - b_start
+    for k in range(min(a_length, b_length)):
+        if a[a_start + k] != b[b_start + k]:
+            return -1 if a[a_start + k] < b[b_start + k] else 1
+    return np.sign(a_length - b_length)
+
+
+@njit(nogil=True, cache=True)
 def starts_with(data: np.ndarray, at: int, prefix: np.ndarray) -> bool:
     """Whether `prefix` is at `data[at:]`."""
     return equal_ranges(data, at, at + len(prefix), prefix, np.int64(0), len(prefix))

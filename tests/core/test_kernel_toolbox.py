@@ -12,7 +12,7 @@ import pytest
 
 from tapaco.core.characters import is_whitespace
 from tapaco.core.hashing import hash_range, mixed, slot_of, slots_for
-from tapaco.core.ranges import equal_ranges, starts_with
+from tapaco.core.ranges import compare_ranges, equal_ranges, starts_with
 from tapaco.core.utf8 import code_point_at
 
 _MASK = (1 << 64) - 1
@@ -104,6 +104,20 @@ def test_equal_ranges_is_slice_equality_and_a_range_past_the_end_is_equal_to_non
 def test_starts_with_is_bytes_startswith(data, at, prefix):
     assert starts_with(np.frombuffer(data, np.uint8), at,
                        np.frombuffer(prefix, np.uint8)) == data.startswith(prefix, at)
+
+
+def test_compare_ranges_orders_utf8_as_python_orders_the_strings():
+    """UTF-8 byte order is code-point order: the kernel sorts as Python compares the strings,
+    prefixes and empty ranges included."""
+    words = ["", "a", "ab", "abc", "b", "é", "e\u0301", "日本", "日", "\U0001F600", "~", "Z"]
+    data = "".join(words).encode("utf-8")
+    bounds = np.cumsum([0] + [len(word.encode("utf-8")) for word in words])
+    array = np.frombuffer(data, np.uint8)
+    for i, first in enumerate(words):
+        for j, second in enumerate(words):
+            expected = (first > second) - (first < second)
+            assert compare_ranges(array, bounds[i], bounds[i + 1], array, bounds[j],
+                                  bounds[j + 1]) == expected, (first, second)
 
 
 def test_code_point_at_decodes_as_bytes_decode():
