@@ -20,8 +20,8 @@ from tapaco.core.forked import map_on_threads, usable_cores
 from tapaco.core.pairs.seeded import seeded_key
 from tapaco.core.pairs.words import WordSets
 
-CAP = 256
-BUDGET = 2048
+CAP = 32
+BUDGET = 256
 CHUNK = 1 << 14
 RANDOM_TRIES = 64
 
@@ -66,38 +66,51 @@ def _best(touched, count, score, k, seed, anchor, out, row):
 
 
 @njit(nogil=True, cache=True)
+def _scan(postings, start, df, first, take, anchor, row, component, pivot_offsets, pivots,
+          weight, score, stamp, touched, count) -> int:
+    """Add `weight` to the unrelated sentences of postings[start + first:] (wrapping round
+    the word's `df` postings, `take` of them); returns the new count of touched sentences."""
+    for j in range(take):
+        at = first + j
+        c = postings[start + (at if at < df else at - df)]
+        if not unrelated(component, pivot_offsets, pivots, anchor, c):
+            continue
+        if stamp[c] != row:
+            stamp[c], score[c] = row, 0.0
+            touched[count] = c
+            count += 1
+        score[c] += weight
+    return count
+
+
+@njit(nogil=True, cache=True)
 def _hard_negatives(offsets, ids, posting_offsets, postings, component, pivot_offsets, pivots,
                     anchors, k, cap, budget, seed):
     n = len(offsets) - 1
     score = np.zeros(n, np.float64)
     stamp = np.full(n, -1, np.int64)
     touched = np.empty(budget, np.int64)
+    frequency = np.empty(np.max(np.diff(offsets)) if n else 0, np.int64)
     out = np.full((len(anchors), k), -1, np.int64)
     for row in range(len(anchors)):
         a = anchors[row]
-        words = ids[offsets[a]:offsets[a + 1]]
-        frequency = posting_offsets[words + 1] - posting_offsets[words]
+        size = offsets[a + 1] - offsets[a]
+        for at in range(size):
+            w = ids[offsets[a] + at]
+            frequency[at] = posting_offsets[w + 1] - posting_offsets[w]
         count, read = 0, 0
-        for w_at in np.argsort(frequency, kind="mergesort"):
-            w, df = words[w_at], frequency[w_at]
+        for w_at in np.argsort(frequency[:size], kind="mergesort"):
+            w, df = ids[offsets[a] + w_at], frequency[w_at]
             take = min(df, cap, budget - read)
             if df <= 1:
                 continue
             if take <= 0:
                 break
-            weight = np.log((n + 1) / df)
-            start = posting_offsets[w]
             first = seeded_key(seed, a, w) % df if df > take else 0
-            for j in range(take):
-                c = postings[start + (first + j) % df]
-                read += 1
-                if not unrelated(component, pivot_offsets, pivots, a, c):
-                    continue
-                if stamp[c] != row:
-                    stamp[c], score[c] = row, 0.0
-                    touched[count] = c
-                    count += 1
-                score[c] += weight
+            count = _scan(postings, posting_offsets[w], df, first, take, a, row, component,
+                          pivot_offsets, pivots, np.log((n + 1) / df), score, stamp, touched,
+                          count)
+            read += take
         _best(touched, count, score, k, seed, a, out, row)
     return out
 
