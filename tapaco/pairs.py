@@ -27,7 +27,7 @@ from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFolder, read_manifest
 from tapaco.core.pairs.output import pairs_card, write_card_and_stats, write_rows
 from tapaco.core.pairs.overlap import OverlapTally
-from tapaco.core.pairs.rows import PairsOptions, Relation, language_rows
+from tapaco.core.pairs.rows import PairsOptions, Relation, group_rows
 from tapaco.core.progress import Progress
 from tapaco.core.provenance import Provenance
 from tapaco.core.text_column import TextColumn
@@ -67,7 +67,8 @@ class Build:
         except (OSError, KeyError, TypeError, ValueError, InputError):
             raise _usage(path / "stats.json", f"is missing or not the statistics of "
                                               f"'{BUILD_COMMAND}'") from None
-        del components
+        if components < 0:
+            raise _usage(path / "stats.json", "records a negative number of components")
         listed = manifest["files"]
         files = {}
         for lang in languages:
@@ -162,7 +163,7 @@ def make_pairs(build_path: Path, out: Path, options: PairsOptions,
         for lang in chosen:
             with progress.stage(f"pairs {lang}"):
                 set_ids, texts = build.rows(lang)
-                made = language_rows(texts, set_starts(set_ids),
+                made = group_rows(texts, set_starts(set_ids),
                                      relation_of(set_ids, build.component_count), options,
                                      tally, embedder)
                 write_rows(target, lang, made.table, options.formats)

@@ -51,3 +51,18 @@ def positive_pairs(group_starts: np.ndarray, max_pairs: int, seed: int) -> tuple
     of sentences; the last entry is the number of sentences)."""
     return in_background(_group_pairs, np.asarray(group_starts, np.int64), max_pairs, seed,
                          size=int(group_starts[-1]) if len(group_starts) else 0)
+
+
+@njit(nogil=True, cache=True)
+def _oriented(first, second, seed):
+    anchors, positives = first.copy(), second.copy()
+    for row in range(len(first)):
+        if seeded_key(seed, first[row], second[row]) & 1:
+            anchors[row], positives[row] = second[row], first[row]
+    return anchors, positives
+
+
+def oriented_pairs(first: np.ndarray, second: np.ndarray, seed: int) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+    """Rows (anchor, positive) of given pairs; which one is the anchor is seeded."""
+    return _oriented(np.asarray(first, np.int64), np.asarray(second, np.int64), seed)

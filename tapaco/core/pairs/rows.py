@@ -80,10 +80,17 @@ def _first_found(candidates: np.ndarray, k: int) -> np.ndarray:
     return np.take_along_axis(candidates, order, axis=1)[:, :k]
 
 
-def language_rows(texts: TextColumn, group_starts: np.ndarray, relation: Relation,
-                  options: PairsOptions, tally: OverlapTally, embedder=None) -> LanguageRows:  # noqa: ANN001
-    """The rows of one language (groups: `group_starts`, the last entry len(texts))."""
+def group_rows(texts: TextColumn, group_starts: np.ndarray, relation: Relation,
+               options: PairsOptions, tally: OverlapTally, embedder=None) -> LanguageRows:  # noqa: ANN001
+    """The rows of one language's groups (`group_starts`, the last entry len(texts))."""
     anchors, positives = positive_pairs(group_starts, options.max_pairs_per_group, options.seed)
+    return language_rows(texts, anchors, positives, relation, options, tally, embedder)
+
+
+def language_rows(texts: TextColumn, anchors: np.ndarray, positives: np.ndarray,
+                  relation: Relation, options: PairsOptions, tally: OverlapTally,
+                  embedder=None) -> LanguageRows:  # noqa: ANN001
+    """The rows of one language's positive pairs (indices of `texts`)."""
     words = word_sets(texts)
     k = options.negatives
     stats = {"sentences": len(texts), "pairs": int(len(anchors))}
