@@ -162,4 +162,5 @@ def test_refuses_an_out_it_did_not_write(sample_build, tmp_path, capsys):
     assert main(["pairs", "--build", str(sample_build), "--out", str(tmp_path / "y"),
                  "--langs", "xx"]) == 2
     errors = capsys.readouterr().err.splitlines()
-    assert len(errors) == 3 and all(line.startswith("tapaco") and "error" in line for line in errors)
+    assert len(errors) == 3
+    assert all(line.startswith("tapaco") and "error" in line for line in errors)
