@@ -164,3 +164,20 @@ def test_refuses_an_out_it_did_not_write(sample_build, tmp_path, capsys):
     errors = capsys.readouterr().err.splitlines()
     assert len(errors) == 3
     assert all(line.startswith("tapaco") and "error" in line for line in errors)
+
+
+def test_a_score_model_drops_negatives_it_scores_as_paraphrases(sample_build, tmp_path):
+    # every word of the English sample has one vector: every pair scores 1, above 0.8
+    texts = "\n".join(language_file(sample_build, "en")[0])
+    vocabulary = sorted(set(texts.lower().split()) | set(texts.split()))
+    vectors = tmp_path / "same.vec"
+    vectors.write_text(f"{len(vocabulary)} 2\n" + "".join(f"{word} 1 0\n" for word in vocabulary),
+                       encoding="utf-8")
+    out = pairs(sample_build, tmp_path / "scored", "--negatives", "1", "--langs", "en",
+                "--score-model", str(vectors))
+    found = json.loads((out / "stats.json").read_text())["languages"]["en"]
+    assert found["rows"] == 0 and found["negatives_dropped_by_score"] > 0
+    assert found["pairs_without_negatives"] == found["pairs"]
+    kept = pairs(sample_build, tmp_path / "kept", "--negatives", "1", "--langs", "en",
+                 "--score-model", str(vectors), "--score-max", "1")
+    assert json.loads((kept / "stats.json").read_text())["languages"]["en"]["rows"] > 0
