@@ -139,13 +139,37 @@ def pivot_lists(links: list, pool: np.ndarray, size: int) -> tuple[np.ndarray, n
     return offsets, key
 
 
+def rows_of_level(cutoffs: Path, level: float, total_rows: int) -> int:
+    """The rows `opusparcus cutoff` kept at `level` (a share), from its `cutoffs.json`, which
+    must be of a ranked file of `total_rows` rows."""
+    try:
+        recorded = read_json(cutoffs)
+        cuts = {round(cut["level"], 6): int(cut["rows"]) for cut in recorded["cuts"]}
+        recorded_total = int(recorded["total_rows"])
+    except (OSError, InputError, KeyError, TypeError, ValueError):
+        raise _usage(cutoffs, "is not the cutoffs.json of 'opusparcus cutoff'") from None
+    if recorded_total != total_rows:
+        raise _usage(cutoffs, f"cuts a ranked file of {recorded_total:,} rows, not --ranked "
+                              f"({total_rows:,} rows)")
+    if round(level, 6) not in cuts:
+        raise _usage("--level", f"{level * 100:g} is not a level of {cutoffs} (it has "
+                                f"{', '.join(f'{key * 100:g}' for key in cuts)})")
+    return cuts[round(level, 6)]
+
+
 def make_pairs(ranked: Path, out: Path, options: PairsOptions, overwrite: bool = False,
-               progress: Progress | None = None) -> dict:
-    """Write the rows of the ranked file into the folder `out`; returns its statistics."""
+               progress: Progress | None = None, level: float | None = None,
+               cutoffs: Path | None = None) -> dict:
+    """Write the rows of the ranked file (down to the cut of `level` in `cutoffs`, if given)
+    into the folder `out`; returns its statistics."""
     ranking = Ranking.of(ranked)
-    folder = OutputFolder(Path(out), COMMAND, inputs=[Path(ranked)], overwrite=overwrite)
+    inputs = [Path(ranked), *([Path(cutoffs)] if cutoffs else [])]
+    folder = OutputFolder(Path(out), COMMAND, inputs=inputs, overwrite=overwrite)
     folder.check()
     first, second = read_pairs(Path(ranked))
+    if level is not None:
+        kept = rows_of_level(Path(cutoffs), level, len(first))
+        first, second = first[:kept], second[:kept]
     release = ranking.release()
     progress = progress or Progress(enabled=False)
     with progress.stage("read bitexts"):
@@ -177,7 +201,7 @@ def make_pairs(ranked: Path, out: Path, options: PairsOptions, overwrite: bool =
                          options, tally, embedder)
     lang = ranking.lang
     stats = {"command": COMMAND, "versions": library_versions("numpy", "pyarrow", "numba"),
-             "seed": options.seed, "options": options.as_dict(),
+             "seed": options.seed, "options": {**options.as_dict(), "level": level},
              "ranking": {"signature": ranking.stats.get("signature")},
              "source": ranking.stats.get("source"),
              "score_model": embedder.description() if embedder is not None else None,

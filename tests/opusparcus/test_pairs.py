@@ -94,3 +94,20 @@ def test_a_file_outside_a_ranking_is_refused(ranking, tmp_path, capsys):
     assert main(["pairs", "--ranked", str(loose), "--out", str(tmp_path / "out")]) == 2
     [line] = capsys.readouterr().err.splitlines()
     assert "bitexts to check pivots in are unknown" in line
+
+
+def test_level_keeps_the_pairs_down_to_its_cut(ranking, tmp_path, capsys):
+    ranked, _ = ranking
+    lines = bz2.decompress(ranked.read_bytes()).decode().splitlines()
+    cutoffs = tmp_path / "cutoffs.json"
+    cutoffs.write_text(json.dumps({"total_rows": len(lines), "cuts": [
+        {"level": 0.9, "rows": 3}, {"level": 0.75, "rows": 6}]}))
+    out = pairs(ranked, tmp_path / "cut", "--level", "75", "--cutoffs", str(cutoffs))
+    rows = pq.read_table(out / "data" / "en.parquet").to_pylist()
+    assert {frozenset((r["anchor"], r["positive"])) for r in rows} == {
+        frozenset(line.split("\t")[1:3]) for line in lines[:6]}
+    assert main(["pairs", "--ranked", str(ranked), "--out", str(tmp_path / "x"), "--level", "80",
+                 "--cutoffs", str(cutoffs)]) == 2
+    assert main(["pairs", "--ranked", str(ranked), "--out", str(tmp_path / "y"), "--level",
+                 "80"]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 2
