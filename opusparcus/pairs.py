@@ -29,11 +29,16 @@ from tapaco.core.outputs import OutputFolder, read_manifest
 from tapaco.core.pairs.output import pairs_card, write_card_and_stats, write_rows
 from tapaco.core.pairs.overlap import OverlapTally
 from tapaco.core.pairs.positives import oriented_pairs
-from tapaco.core.pairs.rows import PairsOptions, Relation, language_rows
+from tapaco.core.pairs.rows import (
+    PairsOptions,
+    Relation,
+    language_rows,
+    pairs_stats,
+    score_embedder,
+)
 from tapaco.core.progress import Progress
 from tapaco.core.provenance import Provenance
 from tapaco.core.text_column import TextColumn
-from tapaco.core.versions import library_versions
 
 COMMAND = "opusparcus pairs"
 RULE = ("A hard negative is another sentence of the file that shares words with the anchor "
@@ -62,10 +67,11 @@ class Ranking:
                     ranked.relative_to(folder).as_posix() in manifest["files"]:
                 try:
                     stats = read_json(folder / "stats.json")
-                    stats["language"], stats["bitexts"], stats["options"]  # noqa: B018
-                except (OSError, InputError, KeyError, TypeError):
+                except (OSError, InputError):
                     break
-                return cls(folder, stats)
+                if isinstance(stats, dict) and {"language", "bitexts", "options"} <= set(stats):
+                    return cls(folder, stats)
+                break
         raise _usage(ranked, f"is not a file of an '{RANK_COMMAND}' output folder (no "
                              "manifest.json and stats.json of it beside the file or one folder "
                              "up): the bitexts to check pivots in are unknown")
@@ -173,11 +179,10 @@ def make_pairs(ranked: Path, out: Path, options: PairsOptions, overwrite: bool =
     release = ranking.release()
     progress = progress or Progress(enabled=False)
     with progress.stage("read bitexts"):
-        read = read_bitexts(release, pivot_sources(release, ranking.lang,
-                                                   tuple(ranking.stats["bitexts"])),
-                            ranking.options(), pivot_only=set(ranking.stats["bitexts"]))
-        vocabulary = vocabularies(read, {ranking.lang})
         sources = pivot_sources(release, ranking.lang, tuple(ranking.stats["bitexts"]))
+        read = read_bitexts(release, sources, ranking.options(),
+                            pivot_only=set(ranking.stats["bitexts"]))
+        vocabulary = vocabularies(read, {ranking.lang})
         links = [pivot_links(s, ranking.lang, read, vocabulary) for s in sources]
     sentences = vocabulary[ranking.lang].sentences
     codes = pc.index_in(pa.concat_arrays([first, second]), value_set=sentences)
@@ -190,23 +195,14 @@ def make_pairs(ranked: Path, out: Path, options: PairsOptions, overwrite: bool =
     at = np.searchsorted(pool, codes)
     anchors, positives = oriented_pairs(at[:len(first)], at[len(first):], options.seed)
     pivot_offsets, pivots = pivot_lists(links, pool, len(sentences))
-    tally = OverlapTally()
-    embedder = None
-    if options.score_model is not None and options.negatives:
-        from tapaco.core.score.embedders import open_embedder
-
-        embedder = open_embedder(options.score_model)
+    tally, embedder = OverlapTally(), score_embedder(options)
     made = language_rows(texts, anchors, positives,
                          Relation(np.arange(len(pool), dtype=np.int64), pivot_offsets, pivots),
                          options, tally, embedder)
     lang = ranking.lang
-    stats = {"command": COMMAND, "versions": library_versions("numpy", "pyarrow", "numba"),
-             "seed": options.seed, "options": {**options.as_dict(), "level": level},
-             "ranking": {"signature": ranking.stats.get("signature")},
-             "source": ranking.stats.get("source"),
-             "score_model": embedder.description() if embedder is not None else None,
-             "negative_rule": RULE if options.negatives else None, "rows": made.stats["rows"],
-             "languages": {lang: made.stats}, "overlap": tally.total()}
+    stats = pairs_stats(COMMAND, options, {lang: made.stats}, tally, embedder, RULE,
+                        level=level, ranking={"signature": ranking.stats.get("signature")},
+                        source=ranking.stats.get("source"))
 
     def fill(target: Path) -> None:
         write_rows(target, lang, made.table, options.formats)

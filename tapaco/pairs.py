@@ -27,11 +27,16 @@ from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFolder, read_manifest
 from tapaco.core.pairs.output import pairs_card, write_card_and_stats, write_rows
 from tapaco.core.pairs.overlap import OverlapTally
-from tapaco.core.pairs.rows import PairsOptions, Relation, group_rows
+from tapaco.core.pairs.rows import (
+    PairsOptions,
+    Relation,
+    group_rows,
+    pairs_stats,
+    score_embedder,
+)
 from tapaco.core.progress import Progress
 from tapaco.core.provenance import Provenance
 from tapaco.core.text_column import TextColumn
-from tapaco.core.versions import library_versions
 from tapaco.pipeline import COMMAND as BUILD_COMMAND
 
 COMMAND = "tapaco pairs"
@@ -155,7 +160,7 @@ def make_pairs(build_path: Path, out: Path, options: PairsOptions,
     chosen = chosen_languages(build, languages)
     folder = OutputFolder(Path(out), COMMAND, inputs=[build.path], overwrite=overwrite)
     folder.check()
-    embedder = _embedder(options)
+    embedder = score_embedder(options)
     progress = progress or Progress(enabled=False)
     tally, per_language = OverlapTally(), {}
 
@@ -182,24 +187,11 @@ def make_pairs(build_path: Path, out: Path, options: PairsOptions,
     return result
 
 
-def _embedder(options: PairsOptions):  # noqa: ANN202
-    if options.score_model is None or not options.negatives:
-        return None
-    from tapaco.core.score.embedders import open_embedder
-
-    return open_embedder(options.score_model)
-
-
 def _stats(build: Build, options: PairsOptions, per_language: dict, tally: OverlapTally,
            embedder) -> dict:  # noqa: ANN001
-    versions = library_versions("numpy", "pyarrow", "numba")
-    return {"command": COMMAND, "versions": versions, "seed": options.seed,
-            "options": options.as_dict(), "build": {"signature": build.stats.get("signature")},
-            "source": build.stats.get("source"),
-            "score_model": embedder.description() if embedder is not None else None,
-            "negative_rule": RULE if options.negatives else None,
-            "rows": sum(s["rows"] for s in per_language.values()),
-            "languages": per_language, "overlap": tally.total()}
+    return pairs_stats(COMMAND, options, per_language, tally, embedder, RULE,
+                       build={"signature": build.stats.get("signature")},
+                       source=build.stats.get("source"))
 
 
 def _summary(build: Build, stats: dict) -> str:

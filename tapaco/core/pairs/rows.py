@@ -54,6 +54,29 @@ class Relation:
     pivots: np.ndarray | None = None
 
 
+def score_embedder(options: PairsOptions):  # noqa: ANN201 - an Embedder, or None
+    """The `score` model of `--score-model` (loaded only when negatives are asked for)."""
+    if options.score_model is None or not options.negatives:
+        return None
+    from tapaco.core.score.embedders import open_embedder
+
+    return open_embedder(options.score_model)
+
+
+def pairs_stats(command: str, options: PairsOptions, per_language: dict, tally: OverlapTally,
+                embedder, rule: str, **recorded) -> dict:  # noqa: ANN001
+    """`stats.json`: the command, versions, seed and options, what the input was
+    (`recorded`), the rule, the counts per language and the overlap over all."""
+    from tapaco.core.versions import library_versions
+
+    return {"command": command, "versions": library_versions("numpy", "pyarrow", "numba"),
+            "seed": options.seed, "options": options.as_dict(), **recorded,
+            "score_model": embedder.description() if embedder is not None else None,
+            "negative_rule": rule if options.negatives else None,
+            "rows": sum(found["rows"] for found in per_language.values()),
+            "languages": per_language, "overlap": tally.total()}
+
+
 @dataclass
 class LanguageRows:
     table: pa.Table
