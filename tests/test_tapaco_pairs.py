@@ -13,12 +13,14 @@ from collections import defaultdict
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from conftest import SAMPLE
 
 from tapaco.cli import main
 from tapaco.filters import FilterOptions
+from tapaco.pairs import relation_of
 from tapaco.pipeline import BuildOptions, build
 
 LINK = re.compile(r'xtargets="([^";]*);([^"]*)"')
@@ -181,3 +183,25 @@ def test_a_score_model_drops_negatives_it_scores_as_paraphrases(sample_build, tm
     kept = pairs(sample_build, tmp_path / "kept", "--negatives", "1", "--langs", "en",
                  "--score-model", str(vectors), "--score-max", "1")
     assert json.loads((kept / "stats.json").read_text())["languages"]["en"]["rows"] > 0
+
+
+def test_split_communities_have_unknown_components_and_negatives_stay_apart(tmp_path):
+    # sets over 2 sentences are split into Leiden communities, numbered from the component
+    # count (68 here): their component is unknown
+    from tapaco.communities import SplitOptions
+
+    assert relation_of(np.array([0, 5, 67, 68, 70]), 68).component.tolist() == [
+        0, 5, 67, -1, -1]
+    out = tmp_path / "split"
+    build(SAMPLE, out, BuildOptions(FilterOptions(min_sets=1, max_set_size=2),
+                                    split=SplitOptions("split")))
+    components = json.loads((out / "stats.json").read_text())["graph"]["components"]
+    _, sets = language_file(out, "fr")
+    assert any(int(s) >= components for ids in sets.values() for s in ids)
+    rows_out = pairs(out, tmp_path / "rows", "--negatives", "1", "--langs", "fr")
+    component = translation_components()
+    ids, _ = language_file(out, "fr")
+    for row in rows(rows_out, "fr"):
+        for a in ids[row["anchor"]]:
+            for n in ids[row["negative"]]:
+                assert component[("fr", a)] != component[("fr", n)]
