@@ -205,3 +205,12 @@ def test_split_communities_have_unknown_components_and_negatives_stay_apart(tmp_
         for a in ids[row["anchor"]]:
             for n in ids[row["negative"]]:
                 assert component[("fr", a)] != component[("fr", n)]
+
+
+def test_a_parquet_only_build_gives_the_same_rows(sample_pairs, tmp_path):
+    out = tmp_path / "parquet-build"
+    build(SAMPLE, out, BuildOptions(FilterOptions(min_sets=1)), formats=("parquet",))
+    again = pairs(out, tmp_path / "rows", "--negatives", "2", "--format", "parquet,jsonl")
+    for lang in ("en", "es", "fr"):
+        assert (again / "data" / f"{lang}.parquet").read_bytes() == (
+            sample_pairs / "data" / f"{lang}.parquet").read_bytes()
