@@ -108,9 +108,16 @@ def identifier_version() -> str:
     return version(IDENTIFIER)
 
 
+@cache
 def known_languages() -> frozenset[str]:
     """The labels heliport can give."""
     return frozenset(_identifier().get_confidence_all())
+
+
+@cache
+def own_labels(code: str) -> frozenset[str]:
+    """heliport's labels that count as the language `code` (itself, its members, relatives)."""
+    return frozenset(label for label in known_languages() if same_language(label, code))
 
 
 def judged(code: str) -> bool:
@@ -136,7 +143,7 @@ def _clearly_foreign(text: str, code: str) -> bool:
     for count in (TOP, len(known_languages())):
         ranked = _identifier().identify_topk_with_score(text, count)
         best = ranked[0][1]
-        own = [score for label, score in ranked if same_language(label, code)]
+        own = [score for label, score in ranked if label in own_labels(code)]
         if own:
             return own[0] - best > margin
         if ranked[-1][1] - best > margin:
@@ -163,7 +170,7 @@ def foreign(texts: Sequence[str], code: str) -> np.ndarray:
         long_enough = [i for i, text in enumerate(batch) if _letters(text) >= MIN_LETTERS]
         labels = _best_labels([batch[i] for i in long_enough])
         for i, label in zip(long_enough, labels):
-            if not same_language(label, code):
+            if label not in own_labels(code):
                 text = detokenize(batch[i].split())
                 result[start + i] = (_letters(text) >= MIN_LETTERS
                                      and _clearly_foreign(text, code))
