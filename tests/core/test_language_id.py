@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from opusparcus.cli import main as opusparcus_main
 from tapaco.cli import main
 from tapaco.core import language_id
 from tapaco.core.language_codes import iso639_3
@@ -55,12 +56,18 @@ def test_same_language(label, code, same):
     assert language_id.same_language(label, code) is same
 
 
-def test_missing_extra_is_a_one_line_error(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("program", ["tapaco", "opusparcus"])
+def test_missing_extra_is_a_one_line_error(program, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "heliport", None)  # `import heliport` raises ImportError
     language_id._identifier_module.cache_clear()
+    sample = Path(__file__).resolve().parents[2] / "tapaco" / "sample" / "tatoeba-v2"
     try:
-        code = main(["build", "--opus-dir", str(tmp_path), "--out", str(tmp_path / "out"),
-                     "--language-id", "--quiet"])
+        if program == "tapaco":
+            code = main(["build", "--opus-dir", str(sample), "--out", str(tmp_path / "out"),
+                         "--language-id", "--quiet"])
+        else:
+            code = opusparcus_main(["rank", "--opus-dir", str(sample), "--lang", "fr", "--out",
+                                    str(tmp_path / "out"), "--language-id", "--quiet"])
     finally:
         language_id._identifier_module.cache_clear()
     error = capsys.readouterr().err.strip()
