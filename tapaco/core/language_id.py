@@ -34,6 +34,7 @@ GAP = 0.4
 GAP_LETTERS = 12.0
 TOP = 8  # languages read first of heliport's ranking
 BATCH = 1 << 15  # sentences made into Python strings and identified at a time
+UNDETERMINED = frozenset({"und", "zxx"})
 
 # ISO 639-3 codes that name heliport's label for the same language (macrolanguages and their
 # members, codes heliport collapses)
@@ -142,13 +143,15 @@ def _clearly_foreign(text: str, code: str) -> bool:
     margin = GAP + GAP_LETTERS / max(_letters(text), 1)
     for count in (TOP, len(known_languages())):
         ranked = _identifier().identify_topk_with_score(text, count)
+        if ranked[0][0] in UNDETERMINED:  # nothing heliport reads as text
+            return False
         best = ranked[0][1]
         own = [score for label, score in ranked if label in own_labels(code)]
         if own:
             return own[0] - best > margin
         if ranked[-1][1] - best > margin:
             return True
-    return True
+    return True  # the file's language is not in heliport's ranking (not judged: unreachable)
 
 
 @cache
@@ -170,7 +173,7 @@ def foreign(texts: Sequence[str], code: str) -> np.ndarray:
         long_enough = [i for i, text in enumerate(batch) if _letters(text) >= MIN_LETTERS]
         labels = _best_labels([batch[i] for i in long_enough])
         for i, label in zip(long_enough, labels):
-            if label not in own_labels(code):
+            if label not in own_labels(code) and label not in UNDETERMINED:
                 text = detokenize(batch[i].split())
                 result[start + i] = (_letters(text) >= MIN_LETTERS
                                      and _clearly_foreign(text, code))
