@@ -37,6 +37,7 @@ from opusparcus.paraphrase_scores import (
     read_tables,
 )
 from tapaco.core.dataset_card import Card, Config, write_parquet
+from tapaco.core.language_id import card_note as language_id_note
 from tapaco.core.provenance import Provenance
 from tapaco.core.versions import library_versions
 
@@ -224,7 +225,9 @@ def write_rank_card(folder: Path, lang: str, stats: dict, command: str,
     card = Card(f"Opusparcus {lang} (rebuilt, ranked)", licence, summary, configs, [lang],
                 command, stats["versions"], fields,
                 CITATION if scored is None else f"{CITATION}\n\n{SCORE_CITATION}",
-                notes=f"{notes} Options: `{stats['signature']}`.{scores}",
+                notes=f"{notes} Options: `{stats['signature']}`.{scores}"
+                      + (" " + language_id_note(stats["language_id"])
+                         if "language_id" in stats else ""),
                 licence_note=licence_note)
     (folder / "README.md").write_text(card.text(), encoding="utf-8")
 

@@ -35,7 +35,7 @@ from opusparcus.bitexts import (
     read_bitext,
 )
 from opusparcus.counting import unpack_pairs
-from opusparcus.export import release_files, write_ranked
+from opusparcus.export import release_files, sentences_of, write_ranked
 from opusparcus.held_out import held_out
 from opusparcus.paraphrase_scores import read_tables, scored_files
 from opusparcus.parquet_release import rank_parquet_name, write_rank_card
@@ -51,6 +51,7 @@ from opusparcus.scores import ScoredPairs
 from opusparcus.spark_engine import SparkEngine
 from opusparcus.spark_session import check_available
 from opusparcus.vocabulary import Vocabulary, VocabularyMerger, side_vocabulary
+from tapaco.core import language_id
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.files import write_json
@@ -247,6 +248,8 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     folder is checked before anything is read."""
     options = options or RankOptions()
     progress = progress or Progress(enabled=False)
+    if options.language_id:
+        language_id.check_available()
     outputs = {lang: output_folder(out, lang, opus_dir, overwrite, options.scores)
                for lang in langs}
     for output in outputs.values():
@@ -325,8 +328,12 @@ class LocalEngine:
                     "expanded": pairs.expanded_pairs, "partitions": pairs.partitions,
                     "spilled_bytes": pairs.spilled_bytes})
             job.counted()
+        sentences = job.vocabulary.sentences
+        identified = None
+        if options.language_id:
+            with progress.stage(f"{lang}: language ID"):
+                results, identified = without_foreign(results, sentences, lang, split_stats)
         with progress.stage(f"{lang}: order and hold out"):
-            sentences = job.vocabulary.sentences
             train = results[TRAIN]
             dev = held_out(results[DEV], [train.keys], sentences, options)
             test = held_out(results[TEST], [train.keys, dev.keys], sentences, options)
@@ -334,10 +341,39 @@ class LocalEngine:
                        for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
         written = {SPLITS[split]: len(outputs[split][0]) for split in (TRAIN, DEV, TEST)}
         stats = job.statistics(split_stats, written)
+        if identified is not None:
+            stats["language_id"] = identified
         with progress.stage(f"{lang}: write"):
             job.output.write(lambda folder: _write(folder, lang, sentences, outputs, stats,
                                                    options))
         return stats
+
+
+def without_foreign(results: dict[int, ScoredPairs], sentences: pa.Array, lang: str,
+                    split_stats: dict) -> tuple[dict[int, ScoredPairs], dict]:
+    """`--language-id`: each split's pairs without those holding a sentence in another
+    language (:mod:`tapaco.core.language_id`; only the sentences of candidate pairs are
+    judged), counted in `split_stats` (`dropped_by`); and the `language_id` statistics. The
+    sentence's links still counted in the other pairs' scores: it is still a translation."""
+    codes = np.unique(np.concatenate([np.zeros(0, np.int64)] + [
+        codes for pairs in results.values() for codes in unpack_pairs(pairs.keys)]))
+    foreign = np.zeros(len(codes), bool)
+    for start in range(0, len(codes), language_id.BATCH):
+        chosen = codes[start:start + language_id.BATCH]
+        foreign[start:start + len(chosen)] = language_id.foreign(
+            sentences_of(sentences, chosen), lang)
+    dropped_codes = codes[foreign]
+    kept = {}
+    for split, pairs in results.items():
+        first, second = unpack_pairs(pairs.keys)
+        keep = ~(np.isin(first, dropped_codes) | np.isin(second, dropped_codes))
+        kept[split] = pairs.take(keep)
+        split_stats[SPLITS[split]]["dropped_by"] = {"language_id": int((~keep).sum())}
+    judged = language_id.judged(lang)
+    counts = language_id.LanguageIdCounts({lang: len(codes)} if judged else {},
+                                          {lang: len(dropped_codes)} if judged else {},
+                                          {} if judged else {lang: len(codes)})
+    return kept, counts.as_dict()
 
 
 def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: dict,

@@ -69,6 +69,9 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                          help="the same for shorter sentences (see --short-length)")
     command.add_argument("--short-length", type=integer(1), default=24, metavar="N",
                          help="a sentence with fewer characters is short")
+    command.add_argument("--language-id", action="store_true",
+                         help="drop pairs holding a sentence written in another language "
+                              "(heliport: the langid extra; see docs/language_id.md)")
     command.add_argument("--workers", type=integer(1, 64), default=min(usable_cores(), 64),
                          metavar="N", help="worker processes for reading bitexts and writing "
                                            "(default: every usable core)")
@@ -154,7 +157,8 @@ def _run(arguments: argparse.Namespace) -> None:
                           arguments.documents, arguments.memory_limit, arguments.temp_dir,
                           arguments.engine, arguments.spark_master, arguments.format,
                           quiet=arguments.quiet, scores=tuple(arguments.scores),
-                          max_sentence_length=arguments.max_sentence_length)
+                          max_sentence_length=arguments.max_sentence_length,
+                          language_id=arguments.language_id)
     langs = arguments.langs or arguments.lang
     if langs == ("all",):
         langs = languages_with_bitexts(arguments.opus_dir)

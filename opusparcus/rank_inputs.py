@@ -63,6 +63,7 @@ class RankOptions:
     quiet: bool = False
     scores: tuple[Path, ...] = ()
     max_sentence_length: int | None = 10_000
+    language_id: bool = False
 
     def __post_init__(self) -> None:
         if self.score not in SCHEMES:
@@ -102,6 +103,8 @@ class RankOptions:
         if isinstance(self.scores, str | Path) or not all(
                 isinstance(path, str | Path) for path in self.scores):
             raise OptionError("--scores", f"expected file paths, got {self.scores!r}")
+        if self.language_id and self.engine == "spark":
+            raise OptionError("--language-id", "runs with --engine local only")
         if self.scores and "parquet" not in self.formats:
             raise OptionError("--scores", "adds a column to the Parquet files: give --format "
                               "parquet or tsv,parquet (the text files stay the release's)")
@@ -116,8 +119,10 @@ class RankOptions:
             raise OptionError("--temp-dir", str(error)) from None
 
     def decisive(self) -> dict:
-        """The options that decide the output (everything but :data:`RUN_SETTINGS`)."""
-        return {key: value for key, value in asdict(self).items() if key not in RUN_SETTINGS}
+        """The options that decide the output (everything but :data:`RUN_SETTINGS`;
+        `language_id` only when on, so that the release-exact statistics stay as they were)."""
+        return {key: value for key, value in asdict(self).items() if key not in RUN_SETTINGS
+                and (key != "language_id" or value)}
 
     def memory_budget(self) -> int:
         """`memory_limit` in bytes, by default a share of the machine's memory."""

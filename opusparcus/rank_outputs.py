@@ -12,6 +12,7 @@ from opusparcus.export import release_files
 from opusparcus.paraphrase_scores import ScoredFile, scored_files
 from opusparcus.parquet_release import write_rank_parquet
 from opusparcus.rank_inputs import RankOptions
+from tapaco.core import language_id
 from tapaco.core.provenance import Provenance
 from tapaco.core.versions import library_versions, signature
 
@@ -72,7 +73,8 @@ def statistics(lang: str, bitexts: list[BitextRecord], split_stats: dict,
     for bitext in bitexts:
         for kind, count in bitext.log["skipped"].items():
             skipped[kind] = skipped.get(kind, 0) + count
-    versions = library_versions(*EXACTNESS_LIBRARIES)
+    versions = library_versions(*EXACTNESS_LIBRARIES,
+                                *([language_id.IDENTIFIER] if options.language_id else []))
     return {
         "language": lang,
         "signature": signature(COMMAND, versions, {"lang": lang, **options.decisive()}),

@@ -63,6 +63,9 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                          help="also write marks/<lang>.tsv: pairs inside kept sets that differ "
                               "only trivially (case, punctuation, contractions, digits) or by "
                               "morphological neutralisation (gender, politeness, number)")
+    command.add_argument("--language-id", action="store_true",
+                         help="drop sentences written in another language than their file's "
+                              "(heliport: the langid extra; see docs/language_id.md)")
     command.add_argument("--bleu-max", type=float, default=50.0, metavar="X",
                          help="filter (d): drop a sentence whose BLEU against an earlier kept "
                               "one exceeds this (0-100)")
@@ -158,7 +161,7 @@ def _run(arguments: argparse.Namespace) -> None:
         arguments.langs, arguments.skip_bad_input, arguments.documents,
         SplitOptions(arguments.oversized, arguments.leiden_objective,
                      arguments.leiden_resolution, arguments.seed), arguments.marks,
-        arguments.language_codes == "export", arguments.workers)
+        arguments.language_codes == "export", arguments.workers, arguments.language_id)
     if options.export_language_codes and arguments.tatoeba_export is None:
         raise OptionError("--language-codes", "only applies with --tatoeba-export (an OPUS "
                           "release names its languages itself)")

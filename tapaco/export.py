@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tapaco.core.dataset_card import Card, Config
+from tapaco.core.language_id import card_note
 from tapaco.core.provenance import Provenance
 from tapaco.core.text_column import TextColumn
 
@@ -102,7 +103,9 @@ def dataset_card(stats: dict, command: str, formats: tuple[str, ...]) -> Card:
                 stats["versions"], fields, CITATION,
                 notes=f"Options: `{stats['signature']}`. Input: "
                       + ", ".join(f"{key.replace('_', ' ')} {value:,}"
-                                  for key, value in stats["input"].items()) + ".",
+                                  for key, value in stats["input"].items()) + "."
+                      + (" " + card_note(stats["language_id"]) if "language_id" in stats
+                         else ""),
                 licence_note=licence_note)
 
 
@@ -141,6 +144,13 @@ def stats_markdown(stats: dict) -> str:
                         [[number, r["graphs"], r["vertices"], r["iterations"], r["converged"],
                           "none" if r["lowest_quality"] is None else r["lowest_quality"]]
                          for number, r in enumerate(split["leiden_rounds"], 1)])
+    if "language_id" in stats:
+        identified = stats["language_id"]
+        lines += ["", "## Sentences in another language (--language-id)", "",
+                  card_note(identified), ""]
+        lines += _table(["language", "judged", "dropped"],
+                        [[lang, v["judged"], v["dropped"]]
+                         for lang, v in identified["per_language"].items()])
     if "marks" in stats:
         lines += ["", "## Marked pairs (--marks)", ""]
         lines += _table(["language", "pairs in sets", "trivial", "neutralisation", "marked share"],

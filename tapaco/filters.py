@@ -5,10 +5,17 @@ so each paraphrase set is a contiguous group walked in ascending id order. Filte
 one sentence, (b) sets larger than `max_set_size`, (c) near-identical sentences (lowest id kept),
 (d) sentence BLEU above `bleu_max` against an earlier kept sentence, (e) languages with fewer
 than `min_sets` sets. After every filter, sets left with fewer than two sentences go.
+
+With `--language-id`, a step after (a) drops sentences written in another language than their
+file's (:mod:`tapaco.core.language_id`): a row filter like the others, so a dropped sentence
+leaves its set but its translation links still joined the graph (a sentence in the wrong
+language is still a translation of what it is linked to). Judging only the sentences (a)
+keeps gives the output judging all of them would: removing rows never makes a set larger.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -93,6 +100,7 @@ def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
     return kept
 
 
+LANGUAGE_ID_STEP = "(a+) sentences in another language (--language-id)"
 _CHUNK_ROWS = 1 << 16  # rows of whole sets keyed at a time by filter (c)
 
 
@@ -127,16 +135,22 @@ def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarra
 
 def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
                   options: FilterOptions, funnel: Funnel | None = None,
-                  workers: int = 1) -> tuple[Rows, Funnel]:
+                  workers: int = 1,
+                  language_id: Callable[[Rows], np.ndarray] | None = None
+                  ) -> tuple[Rows, Funnel]:
     """Run filters (a)-(e) over sorted rows; return the kept rows and the funnel (`funnel`, when
     given, already holds the steps before the filters). Filters (c) and (d) run their compiled
-    kernels on `workers` threads, over the texts' UTF-8."""
+    kernels on `workers` threads, over the texts' UTF-8. `language_id`: the rows written in
+    another language, dropped after (a)."""
     texts = TextColumn.of(texts)
     if funnel is None:
         funnel = Funnel(languages)
         funnel.record("components split by language", rows, 0, 0)
     sizes = _run_sizes(rows.group)
     rows = _apply(funnel, "(a) single-sentence sets", rows, sizes >= 2)
+    if language_id is not None:
+        rows = _apply(funnel, LANGUAGE_ID_STEP, rows, ~language_id(rows))
+        funnel.steps[-1]["dropped_by"] = "language_id"
     sizes = _run_sizes(rows.group)
     rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
                   sizes <= options.max_set_size)

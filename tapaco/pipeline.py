@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from tapaco.communities import Split, SplitOptions, split_oversized
+from tapaco.core import language_id
 from tapaco.core.arrays import (
     garbage_collector_paused,
     group_starts,
@@ -65,6 +66,7 @@ class BuildOptions:
     marks: bool = False
     export_language_codes: bool = False  # Tatoeba exports: keep their ISO 639-3 codes
     workers: int = 0
+    language_id: bool = False  # drop sentences in another language (tapaco.core.language_id)
 
     def __post_init__(self) -> None:
         if isinstance(self.languages, str) or not all(
@@ -142,7 +144,7 @@ def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str,
 
 def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
                 options: BuildOptions, provenance: Provenance,
-                rescued: dict | None = None) -> dict:
+                rescued: dict | None = None, identified: dict | None = None) -> dict:
     final = funnel.steps[-1]["per_language"]
     settings = {**asdict(options.filters), "languages": list(options.languages),
                 "skip_bad_input": options.skip_bad_input, "documents": options.documents}
@@ -152,7 +154,10 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
         settings["marks"] = True
     if options.export_language_codes:
         settings["export_language_codes"] = True
-    versions = library_versions(*EXACTNESS_LIBRARIES)
+    if options.language_id:
+        settings["language_id"] = True
+    versions = library_versions(*EXACTNESS_LIBRARIES,
+                                *([language_id.IDENTIFIER] if options.language_id else []))
     return {
         "signature": signature(COMMAND, versions, settings),
         "versions": versions,
@@ -167,6 +172,7 @@ def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
         "funnel_per_language": {step["step"]: step["per_language"] for step in funnel.steps},
         "languages": dict(sorted(final.items())),
         **({"oversized_split": rescued} if rescued is not None else {}),
+        **({"language_id": identified} if identified is not None else {}),
         "bad_input": {**log.as_dict(), **_languages_left_empty(corpus)},
     }
 
@@ -193,6 +199,8 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     """
     check_formats(formats)
     options = options or BuildOptions()
+    if options.language_id:
+        language_id.check_available()
     progress = progress or Progress(enabled=False)
     output = OutputFolder(out, COMMAND, (opus_dir,), overwrite)
     output.check()
@@ -230,6 +238,8 @@ def command_line(options: BuildOptions, formats: tuple[str, ...],
         words.append("--marks")
     if options.export_language_codes:
         words.append("--language-codes export")
+    if options.language_id:
+        words.append("--language-id")
     if options.skip_bad_input:
         words.append("--skip-bad-input")
     return " ".join(words)
@@ -251,7 +261,8 @@ def build_options(settings: dict) -> BuildOptions:
         FilterOptions(settings["max_set_size"], settings["bleu_max"], settings["min_sets"]),
         tuple(settings["languages"]), settings["skip_bad_input"], settings["documents"],
         SplitOptions(**settings.get("oversized", {})), bool(settings.get("marks", False)),
-        bool(settings.get("export_language_codes", False)))
+        bool(settings.get("export_language_codes", False)),
+        language_id=bool(settings.get("language_id", False)))
 
 
 def _split(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
@@ -282,6 +293,31 @@ def _rescued(rows: Rows, split: Split, funnel: Funnel) -> dict:
             "per_language": {lang: {"sets": int(s), "sentences": int(n)}
                              for lang, s, n in zip(languages, sets, sentences) if n},
             "leiden_rounds": split.leiden_rounds}
+
+
+def _language_id_filter(corpus: Corpus, languages: list[str]
+                        ) -> tuple[Callable[[Rows], np.ndarray], language_id.LanguageIdCounts]:
+    """The rows written in another language (the filter step of `--language-id`, rows sorted
+    by language), and the counts it fills in."""
+    counts = language_id.LanguageIdCounts({}, {}, {})
+
+    def foreign(rows: Rows) -> np.ndarray:
+        result = np.zeros(len(rows.vertex), bool)
+        bounds = np.flatnonzero(group_starts(rows.lang)).tolist() + [len(rows.lang)]
+        for start, end in zip(bounds[:-1], bounds[1:]):
+            lang = languages[rows.lang[start]]
+            if not language_id.judged(lang):
+                counts.not_judged[lang] = end - start
+                continue
+            for first in range(start, end, language_id.BATCH):
+                last = min(first + language_id.BATCH, end)
+                texts = corpus.texts.take(rows.vertex[first:last]).arrow().to_pylist()
+                result[first:last] = language_id.foreign(texts, lang)
+            counts.judged[lang] = end - start
+            counts.dropped[lang] = int(result[start:end].sum())
+        return result
+
+    return foreign, counts
 
 
 def _without_graph_inputs(corpus: Corpus) -> Corpus:
@@ -315,12 +351,15 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
         with progress.stage("split oversized sets (Leiden)"):
             rows, split = _split(corpus, graph, rows, funnel, options, progress)
     graph = _without_sort_keys(graph)
+    identify, identified = (_language_id_filter(corpus, sorted(corpus.languages))
+                            if options.language_id else (None, None))
     with progress.stage("filters"):
         rows, funnel = apply_filters(rows, corpus.texts, sorted(corpus.languages),
-                                     options.filters, funnel, options.worker_count)
+                                     options.filters, funnel, options.worker_count, identify)
     with progress.stage("output rows"):
         rescued = None if split is None else _rescued(rows, split, funnel)
-        stats = _statistics(corpus, graph, funnel, log, options, provenance, rescued)
+        stats = _statistics(corpus, graph, funnel, log, options, provenance, rescued,
+                            None if identified is None else identified.as_dict())
         files = language_rows(corpus, graph, rows)
     marks = {}
     if options.marks:

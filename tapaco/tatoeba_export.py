@@ -11,11 +11,11 @@ They give the corpus the OPUS form gives (:func:`tapaco.read.read_corpus`): a ve
 linked sentence, its id `s<id>` so the output ids are Tatoeba's own, one document per language,
 an edge per linked pair (in either direction, once; same-language links are intra-lingual), the
 text as written (untokenised, as OPUS's raw documents), languages named as OPUS names them
-(`eng` -> `en`; :mod:`tapaco.language_codes`), lists joined by `;` in ascending list id and tags
-in file order. Sentences whose language is unknown are counted (`sentences_of_unknown_language`)
-and left out; links to them or to sentences the export does not hold are counted
-(`links_to_unknown_sentences`) and left out, as the OPUS form leaves out links to unknown
-sentences; a link of a sentence to itself is dropped.
+(`eng` -> `en`; :mod:`tapaco.core.language_codes`), lists joined by `;` in ascending list
+id and tags in file order. Sentences whose language is unknown are counted
+(`sentences_of_unknown_language`) and left out; links to them or to sentences the export does
+not hold are counted (`links_to_unknown_sentences`) and left out, as the OPUS form leaves out
+links to unknown sentences; a link of a sentence to itself is dropped.
 
 A row ends at a newline: a carriage return that ends none (a lone one, which Arrow's reader
 would take for a row's end) is part of the text, read as a space, as no output field may hold
@@ -43,11 +43,11 @@ import pyarrow.csv as pacsv
 from tapaco.core.arrays import SparseStrings, group_offsets, lexicographic_order, sorted_distinct
 from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
+from tapaco.core.language_codes import opus_codes
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus.sidekeys import SideColumn, SideTable
 from tapaco.core.progress import Progress
 from tapaco.core.text_column import TextColumn
-from tapaco.language_codes import opus_codes
 from tapaco.read import INTER, INTRA, Corpus, ReadCounts
 
 FILES = {"sentences": ("sentences.csv", [("id", pa.int64()), ("lang", pa.string()),

@@ -188,7 +188,7 @@ def _texts(out: Path) -> dict[str, bytes]:
 
 def test_tatoebas_iso_639_3_codes_become_opus_names_unless_kept(tmp_path):
     from tapaco.cli import main
-    from tapaco.language_codes import opus_code
+    from tapaco.core.language_codes import opus_code
 
     # the names TaPaCo v1.0 gives Tatoeba's languages
     assert [opus_code(code) for code in ("eng", "fra", "nob", "heb", "tgl", "ukr", "cmn",

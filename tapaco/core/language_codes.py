@@ -1,4 +1,5 @@
-"""Tatoeba's language codes (ISO 639-3: `eng`, `fra`, `cmn`) as OPUS and TaPaCo name them.
+"""Language codes: Tatoeba's (ISO 639-3: `eng`, `fra`, `cmn`) as OPUS and TaPaCo name them, and
+any of these back to ISO 639-3 (what language identifiers name).
 
 OPUS names a language by its two-letter ISO 639-1 code where ISO 639-3 gives the language one
 (`eng` -> `en`, `nob` -> `nb`, `heb` -> `he`) and keeps the Tatoeba code otherwise (`cmn`,
@@ -44,3 +45,18 @@ def opus_codes(tatoeba_codes: list[str], where: str) -> list[str]:
                              "--language-codes export keeps the export's codes", kind="usage")
         named[name] = code
     return [opus_code(code) for code in tatoeba_codes]
+
+
+_THREE_LETTER = {two: three for three, two in _TWO_LETTER.items()}
+# codes OPUS or Tatoeba use that are neither ISO 639-1 nor ISO 639-3
+_OTHER_NAMES = {"toki": "tok", "zh_cn": "cmn", "zh_tw": "cmn", "zh_CN": "cmn", "zh_TW": "cmn",
+                "pt_br": "por", "pt_BR": "por", "sh": "hbs", "ze_zh": "cmn", "ze_en": "eng"}
+
+
+def iso639_3(code: str) -> str:
+    """The ISO 639-3 code of a language named by ISO 639-1 (`fr`), ISO 639-3 (`fra`) or a name
+    OPUS or Tatoeba use (`toki`, `zh_CN`, `pt_br`, `sh`); an unknown code as it is, lowercased."""
+    if code in _OTHER_NAMES:
+        return _OTHER_NAMES[code]
+    code = code.lower()
+    return _THREE_LETTER.get(code, code)
