@@ -6,13 +6,15 @@ Each command's options and run live beside the code it drives: `download` (an OP
 :mod:`tapaco.core.score.command`), `serve` (the annotation page,
 :mod:`tapaco.core.annotation.serve_command`) and the annotation workflow around a ranked file,
 `sample`, `annotate`, `combine`, `cutoff`, `plot` and `export-gem`
-(:mod:`opusparcus.workflow_commands`).
+(:mod:`opusparcus.workflow_commands`), and `evaluate` (a model on annotated pairs, as MTEB's
+pair classification, :mod:`opusparcus.evaluate_command`).
 """
 
 from __future__ import annotations
 
 import argparse
 
+from opusparcus.evaluate_command import EVALUATE
 from opusparcus.rank_command import RANK
 from opusparcus.workflow_commands import ANNOTATE, COMBINE, CUTOFF, EXPORT_GEM, PLOT, SAMPLE
 from tapaco.core.annotation.serve_command import serve_command
@@ -25,7 +27,8 @@ DESCRIPTION = ("Opusparcus: same-language paraphrase pairs ranked by the pivot t
                "share\n(Creutz 2018), and the annotation workflow that cuts them at quality "
                "levels.")
 COMMANDS = (download_command(corpus="OpenSubtitles", form="moses", pivots=True), RANK, SCORE,
-            SAMPLE, ANNOTATE, serve_command("opusparcus"), COMBINE, CUTOFF, PLOT, EXPORT_GEM)
+            SAMPLE, ANNOTATE, serve_command("opusparcus"), COMBINE, CUTOFF, PLOT, EXPORT_GEM,
+            EVALUATE)
 
 
 def parser() -> argparse.ArgumentParser:

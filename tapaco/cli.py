@@ -5,8 +5,9 @@ Tatoeba release, :mod:`tapaco.build_command`), `download` (an OPUS release into 
 `build` reads, :mod:`tapaco.core.download_command`), `enrich` (NMT back-translation paraphrase
 candidates, :mod:`tapaco.enrich.command`), `score` (ParaNMT's paraphrase score of pairs or
 sets, :mod:`tapaco.core.score.command`), `explain` (why sentences share a set,
-:mod:`tapaco.explain.command`) and `serve` (check sets on the annotation page,
-:mod:`tapaco.core.annotation.serve_command`).
+:mod:`tapaco.explain.command`), `serve` (check sets on the annotation page,
+:mod:`tapaco.core.annotation.serve_command`) and `evaluate` (a model's triplet accuracy on
+`pairs`'s rows, :mod:`tapaco.evaluate_command`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from tapaco.core.errors import exit_status
 from tapaco.core.options import program_parser
 from tapaco.core.score.command import SCORE
 from tapaco.enrich.command import ENRICH
+from tapaco.evaluate_command import EVALUATE
 from tapaco.explain.command import EXPLAIN
 
 DESCRIPTION = ("TaPaCo: paraphrase sets from the translation graph of an OPUS Tatoeba release\n"
                "(Scherrer 2020), and NMT back-translation paraphrase candidates.")
 COMMANDS = (BUILD, download_command(corpus="Tatoeba", form="raw", pivots=False), ENRICH, SCORE,
-            EXPLAIN, serve_command("tapaco"))
+            EXPLAIN, serve_command("tapaco"), EVALUATE)
 
 
 def parser() -> argparse.ArgumentParser:
