@@ -10,7 +10,8 @@ Parquet, with `annot_score` and the sentences as `sent1`/`sent2` (the card's sch
 Pairs with `annot_score > 2.5` are positive, `< 2.5` negative, `= 2.5` dropped (one annotator
 said mostly good, the other mostly bad). A pair one of whose sentences has no vector (the
 vectors backend, no known word) has no cosine: it is counted as `unscored` and left out. The
-figures are :func:`tapaco.core.score.pair_metrics.pair_classification`'s.
+figures are :func:`tapaco.core.score.pair_metrics.pair_classification`'s. An annotated file
+(pairs people labelled: thousands) is read whole.
 """
 
 from __future__ import annotations
@@ -73,11 +74,9 @@ def read_annotated(path: Path) -> AnnotatedPairs:
 
 
 def _sentence_columns(path: Path, names: set[str], where: str = "") -> tuple[str, str]:
-    for pair in SENTENCE_COLUMNS:
-        if set(pair) <= names:
-            if SCORE_COLUMN not in names:
-                break
-            return pair
+    pair = next((pair for pair in SENTENCE_COLUMNS if set(pair) <= names), None)
+    if pair is not None and SCORE_COLUMN in names:
+        return pair
     raise InputError(path, f"needs the columns {SCORE_COLUMN} and sent1, sent2 (or input, "
                      f"target); found {', '.join(sorted(names)) or 'none'}", where,
                      kind="malformed annotations")
