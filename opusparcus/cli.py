@@ -6,14 +6,16 @@ Each command's options and run live beside the code it drives: `download` (an OP
 :mod:`tapaco.core.score.command`), `serve` (the annotation page,
 :mod:`tapaco.core.annotation.serve_command`) and the annotation workflow around a ranked file,
 `sample`, `annotate`, `combine`, `cutoff`, `plot` and `export-gem`
-(:mod:`opusparcus.workflow_commands`); `pairs` (training rows with hard negatives,
-:mod:`opusparcus.pairs_command`).
+(:mod:`opusparcus.workflow_commands`), `pairs` (training rows with hard negatives,
+:mod:`opusparcus.pairs_command`) and `evaluate` (a model on annotated pairs, as MTEB's pair
+classification, :mod:`opusparcus.evaluate_command`).
 """
 
 from __future__ import annotations
 
 import argparse
 
+from opusparcus.evaluate_command import EVALUATE
 from opusparcus.pairs_command import PAIRS
 from opusparcus.rank_command import RANK
 from opusparcus.workflow_commands import ANNOTATE, COMBINE, CUTOFF, EXPORT_GEM, PLOT, SAMPLE
@@ -28,7 +30,7 @@ DESCRIPTION = ("Opusparcus: same-language paraphrase pairs ranked by the pivot t
                "levels.")
 COMMANDS = (download_command(corpus="OpenSubtitles", form="moses", pivots=True), RANK, SCORE,
             SAMPLE, ANNOTATE, serve_command("opusparcus"), COMBINE, CUTOFF, PLOT, EXPORT_GEM,
-            PAIRS)
+            PAIRS, EVALUATE)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -6,7 +6,8 @@ Tatoeba release, :mod:`tapaco.build_command`), `download` (an OPUS release into 
 candidates, :mod:`tapaco.enrich.command`), `score` (ParaNMT's paraphrase score of pairs or
 sets, :mod:`tapaco.core.score.command`), `explain` (why sentences share a set,
 :mod:`tapaco.explain.command`), `pairs` (training rows with hard negatives,
-:mod:`tapaco.pairs_command`) and `serve` (check sets on the annotation page,
+:mod:`tapaco.pairs_command`), `evaluate` (a model's triplet accuracy on `pairs`'s rows,
+:mod:`tapaco.evaluate_command`) and `serve` (check sets on the annotation page,
 :mod:`tapaco.core.annotation.serve_command`).
 """
 
@@ -21,13 +22,14 @@ from tapaco.core.errors import exit_status
 from tapaco.core.options import program_parser
 from tapaco.core.score.command import SCORE
 from tapaco.enrich.command import ENRICH
+from tapaco.evaluate_command import EVALUATE
 from tapaco.explain.command import EXPLAIN
 from tapaco.pairs_command import PAIRS
 
 DESCRIPTION = ("TaPaCo: paraphrase sets from the translation graph of an OPUS Tatoeba release\n"
                "(Scherrer 2020), and NMT back-translation paraphrase candidates.")
 COMMANDS = (BUILD, download_command(corpus="Tatoeba", form="raw", pivots=False), ENRICH, SCORE,
-            EXPLAIN, PAIRS, serve_command("tapaco"))
+            EXPLAIN, PAIRS, EVALUATE, serve_command("tapaco"))
 
 
 def parser() -> argparse.ArgumentParser:

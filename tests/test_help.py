@@ -50,10 +50,10 @@ def test_every_option_has_help_and_shows_its_default(program):
 
 def test_each_program_lists_its_commands_and_both_serve_and_score_alike():
     assert list(_subcommands(tapaco.cli.parser())) == [
-        "build", "download", "enrich", "score", "explain", "pairs", "serve"]
+        "build", "download", "enrich", "score", "explain", "pairs", "evaluate", "serve"]
     assert list(_subcommands(opusparcus.cli.parser())) == [
         "download", "rank", "score", "sample", "annotate", "serve", "combine", "cutoff", "plot",
-        "export-gem", "pairs"]
+        "export-gem", "pairs", "evaluate"]
 
     def options(program, command):
         return [action.option_strings for action in _subcommands(program())[command]._actions]

@@ -35,7 +35,23 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                       help="a TaPaCo build's output folder: each sentence of --lang is scored "
                            "against the mean of the other sentences of its set")
     what.add_argument("--lang", metavar="xx", help="the language file of --sets (DIR/xx.txt)")
-    model = score.add_argument_group("model")
+    add_model_arguments(score)
+    out = score.add_argument_group("output")
+    out.add_argument("--out", type=Path, required=True, metavar="FILE",
+                     help="the scored file (.bz2 or .gz: compressed), and FILE.stats.json")
+    out.add_argument("--folds", type=integer(2, 1000), metavar="K",
+                     help="append the fold of each scored row: 1 holds the lowest K-th")
+    out.add_argument("--min-score", type=number(-1.0, 1.0), metavar="X",
+                     help="keep only the rows scoring at least X")
+    out.add_argument("--overwrite", action="store_true",
+                     help="replace an existing --out that score did not write")
+    out.add_argument("--quiet", action="store_true", help="no progress, no summary")
+    return score
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options naming a model and how to run it: those of `score`, shared by `evaluate`."""
+    model = parser.add_argument_group("model")
     model.add_argument("--model", type=Path, required=True, metavar="PATH",
                        help="a word-vector file (word2vec/fastText text, .vec/.txt, may be .gz) "
                             "or a sentence-transformers model folder (holding modules.json)")
@@ -50,17 +66,6 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                             "does not match its record is refused)")
     model.add_argument("--batch-size", type=integer(1), default=256, metavar="N",
                        help="sentences per sentence-transformers batch (default 256)")
-    out = score.add_argument_group("output")
-    out.add_argument("--out", type=Path, required=True, metavar="FILE",
-                     help="the scored file (.bz2 or .gz: compressed), and FILE.stats.json")
-    out.add_argument("--folds", type=integer(2, 1000), metavar="K",
-                     help="append the fold of each scored row: 1 holds the lowest K-th")
-    out.add_argument("--min-score", type=number(-1.0, 1.0), metavar="X",
-                     help="keep only the rows scoring at least X")
-    out.add_argument("--overwrite", action="store_true",
-                     help="replace an existing --out that score did not write")
-    out.add_argument("--quiet", action="store_true", help="no progress, no summary")
-    return score
 
 
 def columns(value: str) -> tuple[int, int]:

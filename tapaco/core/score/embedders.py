@@ -163,6 +163,9 @@ def open_embedder(model: Path, backend: str | None = None, device: str = "auto",
                                        f"{'model folder' if Path(model).is_dir() else 'file'}")
     if device not in DEVICES:
         raise OptionError("--device", f"{device}: choose one of {', '.join(DEVICES)}")
+    if device == "cuda" and chosen == "vectors":
+        raise OptionError("--device", "cuda: the vectors backend (a word-vector file) runs on "
+                                      "the CPU; --device is for sentence-transformers models")
     if chosen == "vectors":
         return VectorsEmbedder(Path(model), read_word_vectors(Path(model), vectors_cache))
     return _sentence_transformers(Path(model), device, batch_size)

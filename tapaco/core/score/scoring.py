@@ -32,7 +32,7 @@ from tapaco.core.files import (
 from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress
-from tapaco.core.score.embedders import BACKENDS, DEVICES, Embedder, backend_of, open_embedder
+from tapaco.core.score.embedders import BACKENDS, DEVICES, Embedder, open_embedder
 from tapaco.core.score.inputs import RowChunk, pair_chunks, set_chunks
 from tapaco.core.score.pair_formats import recognise_columns
 from tapaco.core.scratch import holding
@@ -133,9 +133,6 @@ def score_sets(folder: Path, lang: str, options: ScoreOptions,
 
 
 def _embedder(options: ScoreOptions) -> Embedder:
-    if options.device == "cuda" and (options.backend or backend_of(options.model)) == "vectors":
-        raise OptionError("--device", "cuda: the vectors backend (a word-vector file) runs on "
-                                      "the CPU; --device is for sentence-transformers models")
     return open_embedder(options.model, options.backend, options.device, options.batch_size,
                          options.vectors_cache)
 
