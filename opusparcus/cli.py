@@ -21,8 +21,7 @@ from opusparcus.rank_command import RANK
 from opusparcus.workflow_commands import ANNOTATE, COMBINE, CUTOFF, EXPORT_GEM, PLOT, SAMPLE
 from tapaco.core.annotation.serve_command import serve_command
 from tapaco.core.download_command import download_command
-from tapaco.core.errors import exit_status
-from tapaco.core.options import program_parser
+from tapaco.core.options import program_parser, run_parsed
 from tapaco.core.score.command import SCORE
 
 DESCRIPTION = ("Opusparcus: same-language paraphrase pairs ranked by the pivot translations they "
@@ -39,5 +38,4 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    return exit_status("opusparcus", lambda: arguments.run_command(arguments),
-                       arguments.command)
+    return run_parsed("opusparcus", arguments)

@@ -11,7 +11,6 @@ from pathlib import Path
 from opusparcus.rank import COMMAND, languages_with_bitexts, output_folder, rank_languages
 from opusparcus.rank_inputs import ENGINES, RankOptions
 from opusparcus.scores import SCHEMES
-from tapaco.core.compile_notice import say_when_kernels_compile
 from tapaco.core.files import json_text
 from tapaco.core.forked import usable_cores
 from tapaco.core.memory import default_memory_limit, format_size
@@ -171,8 +170,6 @@ def _run(arguments: argparse.Namespace) -> None:
                                   is_own=timings_file_is_own, option="--timings")
         timings_file.check()
     progress = Progress(enabled=False if arguments.quiet else None)
-    if not arguments.quiet:
-        say_when_kernels_compile()
     ranked = rank_languages(arguments.opus_dir, langs, arguments.out, options, progress,
                             arguments.overwrite)
     if not arguments.quiet:

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from tapaco.communities import OBJECTIVES, OVERSIZED, SplitOptions
-from tapaco.core.compile_notice import say_when_kernels_compile
 from tapaco.core.errors import OptionError
 from tapaco.core.files import json_text
 from tapaco.core.options import Command, integer, languages, output_formats
@@ -172,8 +171,6 @@ def _run(arguments: argparse.Namespace) -> None:
                                   is_own=timings_file_is_own, option="--timings")
         timings_file.check()
     progress = Progress(enabled=False if arguments.quiet else None)
-    if not arguments.quiet:
-        say_when_kernels_compile()
     stats = build(source, arguments.out, options, progress, arguments.overwrite,
                   arguments.format, tatoeba_export=arguments.tatoeba_export is not None)
     timings = progress.timings(COMMAND)

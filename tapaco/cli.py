@@ -18,8 +18,7 @@ import argparse
 from tapaco.build_command import BUILD
 from tapaco.core.annotation.serve_command import serve_command
 from tapaco.core.download_command import download_command
-from tapaco.core.errors import exit_status
-from tapaco.core.options import program_parser
+from tapaco.core.options import program_parser, run_parsed
 from tapaco.core.score.command import SCORE
 from tapaco.enrich.command import ENRICH
 from tapaco.evaluate_command import EVALUATE
@@ -38,4 +37,4 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    return exit_status("tapaco", lambda: arguments.run_command(arguments), arguments.command)
+    return run_parsed("tapaco", arguments)

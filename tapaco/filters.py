@@ -117,14 +117,15 @@ def _near_identical_kept(group: np.ndarray, texts: TextColumn, workers: int) -> 
     return np.concatenate([np.ones(0, bool), *kept])
 
 
-def _bleu_kept(group: np.ndarray, texts: TextColumn, tokenizers: np.ndarray, bleu_max: float,
-               workers: int) -> np.ndarray:
-    """Filter (d): the rows it keeps (`tokenizers`: each row's BLEU tokenizer)."""
+def _bleu_kept(group: np.ndarray, texts: TextColumn, vertex: np.ndarray,
+               tokenizers: np.ndarray, bleu_max: float, workers: int) -> np.ndarray:
+    """Filter (d): the rows it keeps (`vertex`: each row's text in `texts`; `tokenizers`:
+    each row's BLEU tokenizer). The texts of one tokenizer's rows are taken at a time."""
     keep = np.ones(len(group), bool)
     for tokenizer in sorted(set(tokenizers.tolist())):
         chosen = np.flatnonzero(tokenizers == tokenizer)
-        keep[chosen] = bleu_keep_mask(group[chosen], texts.take(chosen), tokenizer, bleu_max,
-                                      workers)
+        keep[chosen] = bleu_keep_mask(group[chosen], texts.take(vertex[chosen]), tokenizer,
+                                      bleu_max, workers)
     return keep
 
 
@@ -158,7 +159,7 @@ def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
                   _near_identical_kept(rows.group, texts.take(rows.vertex), workers))
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
     rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows,
-                  _bleu_kept(rows.group, texts.take(rows.vertex), tokenizers[rows.lang],
+                  _bleu_kept(rows.group, texts, rows.vertex, tokenizers[rows.lang],
                              options.bleu_max, workers))
     rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} "
                   f"{'set' if options.min_sets == 1 else 'sets'}", rows,

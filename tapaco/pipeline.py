@@ -26,6 +26,7 @@ from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.forked import largest_child_peak_rss_mib, map_on_threads, usable_cores
+from tapaco.core.memory import release_freed_memory
 from tapaco.core.options import check_range
 from tapaco.core.opus import FOLDERS, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
@@ -361,6 +362,8 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
         stats = _statistics(corpus, graph, funnel, log, options, provenance, rescued,
                             None if identified is None else identified.as_dict())
         files = language_rows(corpus, graph, rows)
+        del corpus, graph, rows  # the files are all the writing needs: its memory is theirs
+        release_freed_memory()
     marks = {}
     if options.marks:
         with progress.stage("marks"):

@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from tapaco.core.arrays import SparseStrings, group_offsets, lexicographic_order, sorted_distinct
+from tapaco.core.arrays import group_offsets, lexicographic_order, sorted_distinct
 from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
 from tapaco.core.language_codes import opus_codes
@@ -204,20 +204,25 @@ def read_export(folder: Path, progress: Progress, export_codes: bool = False) ->
 
 def _sentences(folder: Path, export_codes: bool) -> tuple:
     """The texts of sentences.csv; the rows of those of a known language in ascending id, with
-    their ids and languages; the languages; how many sentences are of unknown language."""
+    their ids and languages; the languages; how many sentences are of unknown language. The
+    texts are made one array first and the table let go, so that its chunks and their copy do
+    not outlive each other while the ids are sorted."""
     sentences = _read(folder, "sentences")
-    languages, lang_of_row = _languages(sentences["lang"], None if export_codes else
+    texts = sentences["text"].combine_chunks()
+    all_ids, lang_column = sentences["id"].to_numpy(), sentences["lang"]
+    del sentences
+    languages, lang_of_row = _languages(lang_column, None if export_codes else
                                         folder / FILES["sentences"][0])
+    del lang_column
+    release_freed_memory()
     known_rows = np.flatnonzero(lang_of_row >= 0)
-    all_ids = sentences["id"].to_numpy()
     rows = known_rows[lexicographic_order(all_ids[known_rows])]
     ids = all_ids[rows]
     repeated = np.flatnonzero(np.diff(ids) == 0)
     if len(repeated):
         raise InputError(folder / "sentences.csv", f"sentence id {ids[repeated[0]]} "
                          "appears twice", kind="malformed export")
-    return (sentences["text"].combine_chunks(), rows, ids, lang_of_row[rows], languages,
-            len(lang_of_row) - len(rows))
+    return texts, rows, ids, lang_of_row[rows], languages, len(lang_of_row) - len(rows)
 
 
 def _languages(column: pa.ChunkedArray, renamed_in: Path | None
@@ -266,6 +271,7 @@ def _linked_pairs(index: _IdIndex, blank: np.ndarray,
     counted, as links to unknown sentences are."""
     a, b = (index.find(links[column].to_numpy()) for column in ("first", "second"))
     del links
+    release_freed_memory()
     known = (a >= 0) & (b >= 0)
     usable = known.copy()
     usable[known] = ~blank[a[known]] & ~blank[b[known]]
@@ -275,8 +281,11 @@ def _linked_pairs(index: _IdIndex, blank: np.ndarray,
     a, b = a[usable], b[usable]
     keys = sorted_distinct((np.minimum(a, b).astype(np.uint64) << np.uint64(32))
                            | np.maximum(a, b).astype(np.uint64))
-    pairs = np.column_stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)]).astype(np.int32)
-    return pairs[pairs[:, 0] != pairs[:, 1]], counts
+    del a, b
+    keys = keys[(keys >> np.uint64(32)) != (keys & np.uint64(0xFFFFFFFF))]
+    pairs = np.empty((len(keys), 2), np.int32)
+    pairs[:, 0], pairs[:, 1] = keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)
+    return pairs, counts
 
 
 def _joined_once(values: list[str]) -> str:
@@ -288,20 +297,22 @@ def _joined_once(values: list[str]) -> str:
     return joined
 
 
-def _joined_per_row(rows: np.ndarray, values: np.ndarray, count: int) -> SparseStrings:
-    """For each of `count` rows, its `values` joined by :func:`_joined_once` (`rows` ascending,
-    a row's values in order): a Python call only for a row of several values."""
+def _joined_per_row(rows: np.ndarray, values: pa.Array, count: int) -> TextColumn:
+    """For each of `count` rows, its `values` (strings) joined by :func:`_joined_once` (`rows`
+    ascending, a row's values in order), as a column: a Python call only for a row of several
+    values."""
     offsets = group_offsets(rows)
-    texts = values.astype(str)
-    joined = texts[offsets[:-1]].astype(object)
-    for run in np.flatnonzero(np.diff(offsets) > 1).tolist():
-        joined[run] = _joined_once(texts[offsets[run]:offsets[run + 1]].tolist())
-    kept = np.flatnonzero(joined != "")
-    return SparseStrings(count, rows[offsets[kept]].astype(np.int64), joined[kept].tolist())
+    several = np.flatnonzero(np.diff(offsets) > 1).tolist()
+    joined = TextColumn.of_arrow(values.take(pa.array(offsets[:-1]))).with_rows(
+        several, [_joined_once(values.slice(offsets[run], offsets[run + 1] - offsets[run])
+                               .to_pylist()) for run in several])
+    run_of_row = np.full(count, -1, np.int64)
+    run_of_row[rows[offsets[:-1]]] = np.arange(len(offsets) - 1)
+    return joined.take(run_of_row)
 
 
 def _attributes(folder: Path, index: _IdIndex,
-                vertex_of: np.ndarray) -> tuple[SparseStrings, SparseStrings]:
+                vertex_of: np.ndarray) -> tuple[TextColumn, TextColumn]:
     """Lists (ascending list id) and tags (file order) of the vertices (`vertex_of`: the
     vertex of each position in the index's ids, -1 for none)."""
     count = int(vertex_of.max(initial=-1)) + 1
@@ -311,10 +322,11 @@ def _attributes(folder: Path, index: _IdIndex,
         found = index.find(table["id"].to_numpy())
         found[found >= 0] = vertex_of[found[found >= 0]]
         picked = np.flatnonzero(found >= 0)
-        values = table[value_column].to_numpy(zero_copy_only=False)[picked]
         rows = found[picked]
-        order = lexicographic_order(rows, values) if sort else lexicographic_order(rows)
-        result.append(_joined_per_row(rows[order], values[order], count))
+        order = (lexicographic_order(rows, table[value_column].to_numpy()[picked]) if sort
+                 else lexicographic_order(rows))
+        values = table[value_column].take(pa.array(picked[order])).combine_chunks()
+        result.append(_joined_per_row(rows[order], values.cast(pa.large_string()), count))
     return result[0], result[1]
 
 
@@ -343,7 +355,7 @@ def _corpus(folder: Path, index: _IdIndex, lang_of_id: np.ndarray, all_languages
     return Corpus(
         languages=languages, documents=[f"{lang}/tatoeba" for lang in languages],
         document_lang=np.arange(len(languages), dtype=np.int32), vertex_lang=vertex_lang,
-        vertex_doc=vertex_lang.copy(), sides=_sides(index.ids[vertices]),
+        vertex_doc=vertex_lang, sides=_sides(index.ids[vertices]),
         texts=[],  # made by the caller once the arrays it was made from are freed
         lists=lists, tags=tags, edges=edges, edge_kind=edge_kind, counts=counts), vertices
 

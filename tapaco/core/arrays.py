@@ -16,8 +16,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -34,10 +32,14 @@ def _sorted_packed(keys: list[np.ndarray], widths: list[int], low: np.ndarray,
     packed = low.astype(np.uint64)
     shift = low_bits
     for key, width in zip(keys[::-1], widths[::-1]):
-        packed |= key.astype(np.uint64) << np.uint64(shift)
+        shifted = key.astype(np.uint64)
+        shifted <<= np.uint64(shift)
+        packed |= shifted
+        del shifted
         shift += width
     packed.sort()
-    return (packed & np.uint64((1 << low_bits) - 1)).astype(np.int64)
+    packed &= np.uint64((1 << low_bits) - 1)
+    return packed.view(np.int64)
 
 
 def _packed_order(keys: list[np.ndarray], widths: list[int], index_bits: int) -> np.ndarray:
@@ -92,6 +94,7 @@ def _order_by_distinct_last(keys: list[np.ndarray], widths: list[int]) -> np.nda
     row_of[last] = rows
     if not np.array_equal(row_of[last], rows):
         raise ValueError("distinct_last: the last key repeats")
+    del rows
     return row_of[_sorted_packed(keys[:-1], widths[:-1], last, widths[-1])]
 
 
@@ -136,60 +139,6 @@ def sorted_distinct(values: np.ndarray) -> np.ndarray:
     first, several times slower on millions of integers here)."""
     ordered = np.sort(values, axis=None)
     return ordered[group_starts(ordered)]
-
-
-@dataclass(frozen=True, eq=False)
-class SparseStrings(Sequence[str]):
-    """A column of strings that are mostly empty (a sentence's lists and tags): its length, and
-    its other values by row (ascending rows). It reads, and compares, as the list of all its
-    values."""
-
-    size: int
-    rows: np.ndarray
-    values: list[str]
-
-    @classmethod
-    def of_parts(cls, parts: Sequence[dict[int, str]], sizes: Sequence[int]) -> SparseStrings:
-        """The parts (values by row, empty ones left out) one after another, of these sizes."""
-        offsets = np.cumsum([0, *sizes]).tolist()
-        rows, values = [], []
-        for part, offset in zip(parts, offsets):
-            for row in sorted(part):
-                rows.append(row + offset)
-                values.append(part[row])
-        return cls(offsets[-1], np.array(rows, np.int64), values)
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, row):  # noqa: ANN001, ANN204 - an int or a slice, as a list takes
-        if isinstance(row, slice):
-            return self.take(np.arange(self.size)[row])
-        return self.take(np.array([range(self.size)[row]]))[0]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.take(np.arange(self.size)))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
-
-    __hash__ = None
-
-    @cached_property
-    def _value_at(self) -> np.ndarray:
-        """For every row, the index of its value, -1 where it is empty."""
-        value_at = np.full(self.size, -1, np.int64)
-        value_at[self.rows] = np.arange(len(self.rows))
-        return value_at
-
-    def take(self, indexes: np.ndarray) -> list[str]:
-        """The value of every row of `indexes`."""
-        at = self._value_at[indexes]
-        found = np.flatnonzero(at >= 0)
-        picked = [""] * len(indexes)
-        for position, value in zip(found.tolist(), at[found].tolist()):
-            picked[position] = self.values[value]
-        return picked
 
 
 def code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

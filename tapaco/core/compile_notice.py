@@ -1,7 +1,8 @@
 """The line that tells a user why a first run waits: numba compiles the kernels on their first
 use and keeps them in its cache (beside the modules, or in NUMBA_CACHE_DIR), so later runs load
 them at once. The line is written when the first kernel is actually compiled (a cache miss), on
-stderr, once, by the command's own process."""
+stderr, once, by the command's own process. Every command of both programs installs it, through
+:func:`tapaco.core.options.run_parsed`, unless given `--quiet`."""
 
 from __future__ import annotations
 

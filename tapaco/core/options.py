@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NoReturn
 
-from tapaco.core.errors import OptionError, usage_error_line
+from tapaco.core.errors import OptionError, exit_status, usage_error_line
 from tapaco.core.memory import parse_size
 from tapaco.core.versions import PACKAGE, package_version
 
@@ -140,6 +140,18 @@ def program_parser(prog: str, description: str, commands: Iterable[Command]) -> 
     for command in commands:
         command.add_parser(subparsers).set_defaults(run_command=command.run)
     return main
+
+
+def run_parsed(program: str, arguments: argparse.Namespace) -> int:
+    """Run the command `arguments` were parsed for (by :func:`program_parser`), as every command
+    of both programs runs: saying so when a first run compiles the kernels (not with the
+    command's `--quiet`), then its exit status as :func:`~tapaco.core.errors.exit_status` gives
+    it."""
+    from tapaco.core.compile_notice import say_when_kernels_compile
+
+    if not getattr(arguments, "quiet", False):
+        say_when_kernels_compile()
+    return exit_status(program, lambda: arguments.run_command(arguments), arguments.command)
 
 
 def languages(value: str) -> tuple[str, ...]:

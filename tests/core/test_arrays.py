@@ -40,8 +40,6 @@ def test_lexicographic_order_of_keys_wider_than_a_word_matches_sorted_tuples():
 def test_lexicographic_order_with_a_distinct_last_key_matches_sorted_tuples():
     """One sort of the keys alone where they fit in a word (a shuffled rank from 5 as last
     key); blocks with the row index where they do not; a repeated last key is refused."""
-    import pytest
-
     rng = np.random.default_rng(4)
     for high in (3, 2**20, 2**44, 2**60):
         a, b = rng.integers(0, 4, 700), rng.integers(0, high, 700)
@@ -142,34 +140,6 @@ def test_sorted_distinct_is_the_sorted_set():
     values = np.random.default_rng(3).integers(0, 50, (40, 2)).astype(np.uint64)
     assert sorted_distinct(values).tolist() == sorted(set(values.ravel().tolist()))
     assert sorted_distinct(np.zeros(0, np.int64)).tolist() == []
-
-
-def test_sparse_strings_read_as_the_list_of_their_values():
-    import random
-
-    from tapaco.core.arrays import SparseStrings
-
-    rng = random.Random(3)
-    parts = [[rng.choice(["", "", "", "1;2", "x", "é;😀"]) for _ in range(rng.randint(0, 40))]
-             for _ in range(30)]
-    values = [value for part in parts for value in part]
-    column = SparseStrings.of_parts([{row: value for row, value in enumerate(part) if value}
-                                     for part in parts], [len(part) for part in parts])
-    assert len(column) == len(values) and list(column) == values
-    assert column == values and column != values[:-1]
-    whole = SparseStrings.of_parts([{row: value for row, value in enumerate(values) if value}],
-                                   [len(values)])
-    assert column == whole and whole.rows.tolist() == column.rows.tolist()
-    assert column.values == [value for value in values if value]
-    indexes = np.array([rng.randrange(len(values)) for _ in range(500)])
-    assert column.take(indexes) == [values[index] for index in indexes]
-    assert column[-1] == values[-1] and column[3] == values[3]
-    for cut in (slice(1, 3), slice(None, None, -2), slice(-5, None), slice(7, 2)):
-        assert column[cut] == values[cut], cut
-    with pytest.raises(IndexError):
-        column[len(values)]
-    assert SparseStrings.of_parts([], []) == []
-    assert SparseStrings.of_parts([{}], [2]).take(np.array([1])) == [""]
 
 
 def test_index_ranges_concatenate_the_ranges():
