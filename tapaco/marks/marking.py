@@ -18,7 +18,6 @@ from tapaco.marks.rules import (
     TRIVIAL,
     Rules,
     language_rules,
-    plain_key,
     plain_keys,
 )
 
@@ -57,9 +56,7 @@ def _mark_set(rules: Rules, members: list[tuple[str, str]]) -> dict[tuple[int, i
     only a sentence with more than `_MAX_VARIANTS` readings could break this). The levels
     between are computed for the sentences of such pairs only."""
     if rules.plain:
-        keys = [plain_key(text) for _, text in members]
-        if len(set(keys)) == len(keys):
-            return {}
+        keys = plain_keys([text for _, text in members])
         return dict.fromkeys(_pair_groups([{key} for key in keys]), TRIVIAL)
     analyses = [rules.analyse(text) for _, text in members]
     last = len(rules.labels) - 1

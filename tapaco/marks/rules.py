@@ -28,7 +28,6 @@ APOSTROPHES = str.maketrans(dict.fromkeys("’ʼ‘`´", "'"))
 # a word, flagged when an apostrophe precedes it (spaces allowed around it), or one symbol
 _TOKEN = regex.compile(r"(?:(')\s?)?(\w+|\p{S})")
 _WORD_OR_SYMBOL = regex.compile(r"\w+|\p{S}")
-_NOT_WORD_OR_SYMBOL = regex.compile(r"[^\w\p{S}]+")
 _NOT_WORD_OR_SYMBOL_OR_NEWLINE = regex.compile(r"[^\w\p{S}\n]+")
 _DIGITS = regex.compile(r"\d\W+\d")
 _DIGITS_IN_A_LINE = regex.compile(r"\d[^\w\n]+\d")
@@ -89,22 +88,19 @@ def _tokens(text: str, with_capitals: bool = True) -> _Tokens:
     return words, apostrophes, capitals
 
 
-def plain_key(text: str) -> str:
-    """The trivial key of a sentence where no table applies (``"".join`` of its words), made
-    without listing the words unless two numbers meet."""
-    normalised = _normalised(text)
-    if _DIGITS.search(normalised):
-        return "".join(_tokens(text, with_capitals=False)[0])
-    return _folded(_NOT_WORD_OR_SYMBOL.sub("", normalised), normalised)
+def _plain_key(text: str) -> str:
+    return "".join(_tokens(text, with_capitals=False)[0])
 
 
 def plain_keys(texts: list[str]) -> list[str]:
-    """:func:`plain_key` of each text, normalised, cleared and folded in one call over all the
-    texts joined by newlines (each step goes character by character and no character composes
-    with a newline); a text with a newline of its own sends all to :func:`plain_key`."""
+    """The trivial key of each text where no table applies (``"".join`` of its words), without
+    listing words: normalised, cleared and folded in one call over all the texts joined by
+    newlines (each step goes character by character and no character composes with a
+    newline). Texts where two numbers meet (a break goes between them), or all when one holds a
+    newline, are keyed one by one."""
     joined = "\n".join(texts)
     if joined.count("\n") != len(texts) - 1:
-        return [plain_key(text) for text in texts]
+        return [_plain_key(text) for text in texts]
     joined = unicodedata.normalize("NFKC", joined).translate(APOSTROPHES)
     cleared = _NOT_WORD_OR_SYMBOL_OR_NEWLINE.sub("", joined)
     keys = _NON_ASCII_DIGIT.sub(_ascii_digit, cleared.casefold()).split("\n")
@@ -113,7 +109,7 @@ def plain_keys(texts: list[str]) -> list[str]:
         characters = np.frombuffer(joined.encode("utf-32-le"), np.uint32)
         newlines = np.flatnonzero(characters == ord("\n"))
         for index in np.unique(np.searchsorted(newlines, meeting)).tolist():
-            keys[index] = plain_key(texts[index])
+            keys[index] = _plain_key(texts[index])
     return keys
 
 
@@ -175,7 +171,7 @@ class Rules:
         self.needs_capitals = any(needs_capital is not None for classes in self.classes
                                   for entries in classes.values()
                                   for _, needs_capital, _ in entries)
-        # no table applies: a sentence's one key is its plain_key
+        # no table applies: a sentence's one key is its plain key (plain_keys)
         self.plain = not (self.exact or self.suffix or self.numerals or self.features)
 
     def _contraction(self, form: str, variants: list[str]) -> None:
