@@ -17,6 +17,7 @@ import pytest
 from conftest import SAMPLE
 
 import tapaco.marks.marking as marking
+import tapaco.marks.rules as rules
 from tapaco.filters import FilterOptions
 from tapaco.marks import (
     FEATURES,
@@ -188,6 +189,28 @@ RULE_CASES = [
 @pytest.mark.parametrize("lang, first, second, mark, evidence", RULE_CASES)
 def test_rule(lang, first, second, mark, evidence):
     assert pair_mark(lang, first, second) == (mark, evidence)
+
+
+# texts where the plain keys made over all texts at once could go wrong: numbers meeting
+# (a break between them), Unicode digits, compatibility forms, combining marks and Hangul jamo
+# at a text's edge (they must not compose across texts), case folding that grows (ß), apostrophe
+# look-alikes, "`" (a symbol until it is made an apostrophe), no word at all
+PLAIN_KEY_TEXTS = ["3 4", "3, 4.", "١٢ ٣", "٣,٤", "1\u00a02", "ﬁ ½ ²", "３匹の猫", "e\u0301",
+                   "\u0301x", "가\u1161", "\u1100", "\u1161", "Σ ΣΑΣ!", "Straße", "I`m", "x ’ y",
+                   "can 't", "", " ", "!!", "a\u2028b", "$5 + 6 = 11 €", "Tom's 2nd 3rd"]
+
+
+def test_plain_keys_of_all_texts_at_once_are_the_keys_of_each_text_alone(shared_data):
+    """The keys of a language without a table, made over all the texts joined, against each
+    text's words as the analysis of a rule language lists them (one by one)."""
+    texts = PLAIN_KEY_TEXTS + [
+        line.split("\t")[2] for path in sorted((shared_data / "tapaco-v1.0-head").glob("*.txt"))
+        for line in path.read_text(encoding="utf-8").splitlines()]
+    expected = ["".join(rules._tokens(text)[0]) for text in texts]
+    for size in (1, 2, 3, len(texts)):
+        assert [key for start in range(0, len(texts), size)
+                for key in rules.plain_keys(texts[start:start + size])] == expected
+    assert rules.plain_keys(["a\nb", "3 4"]) == ["ab", "3\x1f4"]
 
 
 @pytest.mark.parametrize("lang, first, second, mark, evidence", [

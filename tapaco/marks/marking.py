@@ -12,7 +12,14 @@ import numpy as np
 from tapaco.core.forked import Forked, FromBothEnds
 from tapaco.export import Row
 from tapaco.marks.evidence import evidence
-from tapaco.marks.rules import FEATURES, NEUTRALISATION, TRIVIAL, Rules, language_rules
+from tapaco.marks.rules import (
+    FEATURES,
+    NEUTRALISATION,
+    TRIVIAL,
+    Rules,
+    language_rules,
+    plain_keys,
+)
 
 HEADER = ["set_id", "sentence_id_1", "sentence_id_2", "mark", "evidence"]
 #: Sets are marked in chunks of about this many sentences, shared between two processes.
@@ -48,6 +55,9 @@ def _mark_set(rules: Rules, members: list[tuple[str, str]]) -> dict[tuple[int, i
     features (every form of a combination is one of all features, read the same way in both;
     only a sentence with more than `_MAX_VARIANTS` readings could break this). The levels
     between are computed for the sentences of such pairs only."""
+    if rules.plain:
+        keys = plain_keys([text for _, text in members])
+        return dict.fromkeys(_pair_groups([{key} for key in keys]), TRIVIAL)
     analyses = [rules.analyse(text) for _, text in members]
     last = len(rules.labels) - 1
     found = dict.fromkeys(_pair_groups([rules.key_set(a, 0) for a in analyses]), TRIVIAL)
@@ -68,10 +78,23 @@ def _mark_set(rules: Rules, members: list[tuple[str, str]]) -> dict[tuple[int, i
     return found
 
 
+def _rows_sharing_plain_keys(rows: list[Row]) -> list[Row]:
+    """The rows of the sets in which two sentences share their plain key (where no table
+    applies, the sets that can hold a marked pair)."""
+    set_ids = [row[0] for row in rows]
+    pairs = list(zip(set_ids, plain_keys([row[2] for row in rows])))
+    if len(set(pairs)) == len(pairs):
+        return []
+    shared = {set_id for (set_id, _), count in Counter(pairs).items() if count > 1}
+    return [row for row in rows if row[0] in shared]
+
+
 def mark_language(lang: str, rows: list[Row]) -> list[Mark]:
     """The marked pairs of one language file's rows (all sets of language `lang`), sorted by set
     id, then by the positions of the two sentences in their set (file order)."""
     rules = language_rules(lang)
+    if rules.plain:
+        rows = _rows_sharing_plain_keys(rows)
     sets: dict[int, list[tuple[str, str]]] = {}
     for set_id, sentence_id, text, _, _ in rows:
         sets.setdefault(set_id, []).append((sentence_id, text))

@@ -9,6 +9,7 @@ import unicodedata
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import regex
 
 TRIVIAL = "trivial"
@@ -26,7 +27,10 @@ RULE_LANGUAGES: tuple[str, ...] = tuple(sorted(
 APOSTROPHES = str.maketrans(dict.fromkeys("’ʼ‘`´", "'"))
 # a word, flagged when an apostrophe precedes it (spaces allowed around it), or one symbol
 _TOKEN = regex.compile(r"(?:(')\s?)?(\w+|\p{S})")
+_WORD_OR_SYMBOL = regex.compile(r"\w+|\p{S}")
+_NOT_WORD_OR_SYMBOL_OR_NEWLINE = regex.compile(r"[^\w\p{S}\n]+")
 _DIGITS = regex.compile(r"\d\W+\d")
+_DIGITS_IN_A_LINE = regex.compile(r"\d[^\w\n]+\d")
 _NON_ASCII_DIGIT = regex.compile(r"(?![0-9])\d")
 _MULTIPLIERS = (100, 1000, 10**6, 10**9)
 _MAX_VARIANTS = 8  # readings of ambiguous contractions kept per sentence (He's: is / has)
@@ -46,24 +50,35 @@ _Reading = tuple[list[str], list[bool]]
 _Analysis = list[tuple[_Reading, list[int]]]
 
 
-def _tokens(text: str) -> _Tokens:
+def _normalised(text: str) -> str:
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).translate(APOSTROPHES)
-    elif "`" in text:
-        text = text.replace("`", "'")
-    found = _TOKEN.findall(text)
-    originals = [token for _, token in found]
+        return unicodedata.normalize("NFKC", text).translate(APOSTROPHES)
+    return text.replace("`", "'") if "`" in text else text
+
+
+def _folded(text: str, normalised: str) -> str:
+    """`text` (a part of `normalised`) casefolded, with Unicode digits as ASCII."""
+    if normalised.isascii():
+        return text.lower()
+    return _NON_ASCII_DIGIT.sub(_ascii_digit, text.casefold())
+
+
+def _tokens(text: str, with_capitals: bool = True) -> _Tokens:
+    """The sentence's words; `with_capitals` False: every word counted uncapitalised (for
+    rules that need no capital)."""
+    text = _normalised(text)
+    if "'" in text:
+        found = _TOKEN.findall(text)
+        originals = [token for _, token in found]
+        apostrophes = [bool(apostrophe) for apostrophe, _ in found]
+    else:
+        originals = _WORD_OR_SYMBOL.findall(text)
+        apostrophes = [False] * len(originals)
     # Tokens hold no space, and casefolding and digits go character by character: one call
     # over the tokens joined by spaces.
-    joined = " ".join(originals)
-    if not originals:
-        words = []
-    elif text.isascii():
-        words = joined.lower().split(" ")
-    else:
-        words = _NON_ASCII_DIGIT.sub(_ascii_digit, joined.casefold()).split(" ")
-    apostrophes = [bool(apostrophe) for apostrophe, _ in found]
-    capitals = [token[0].isupper() for token in originals]
+    words = _folded(" ".join(originals), text).split(" ") if originals else []
+    capitals = ([token[0].isupper() for token in originals] if with_capitals
+                else [False] * len(originals))
     if _DIGITS.search(text):
         for i in range(len(words) - 1, 0, -1):
             if words[i].isdigit() and words[i - 1].isdigit():
@@ -71,6 +86,31 @@ def _tokens(text: str) -> _Tokens:
                 apostrophes.insert(i, False)
                 capitals.insert(i, False)
     return words, apostrophes, capitals
+
+
+def _plain_key(text: str) -> str:
+    return "".join(_tokens(text, with_capitals=False)[0])
+
+
+def plain_keys(texts: list[str]) -> list[str]:
+    """The trivial key of each text where no table applies (``"".join`` of its words), without
+    listing words: normalised, cleared and folded in one call over all the texts joined by
+    newlines (each step goes character by character and no character composes with a
+    newline). Texts where two numbers meet (a break goes between them), or all when one holds a
+    newline, are keyed one by one."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return [_plain_key(text) for text in texts]
+    joined = unicodedata.normalize("NFKC", joined).translate(APOSTROPHES)
+    cleared = _NOT_WORD_OR_SYMBOL_OR_NEWLINE.sub("", joined)
+    keys = _NON_ASCII_DIGIT.sub(_ascii_digit, cleared.casefold()).split("\n")
+    meeting = [match.start() for match in _DIGITS_IN_A_LINE.finditer(joined)]
+    if meeting:
+        characters = np.frombuffer(joined.encode("utf-32-le"), np.uint32)
+        newlines = np.flatnonzero(characters == ord("\n"))
+        for index in np.unique(np.searchsorted(newlines, meeting)).tolist():
+            keys[index] = _plain_key(texts[index])
+    return keys
 
 
 def _words(form: str) -> tuple[str, ...]:
@@ -128,6 +168,11 @@ class Rules:
         self.labels = [TRIVIAL] + [f"{NEUTRALISATION}:{'+'.join(s)}" for s in self.subsets]
         self.classes = [self._classes(feature_rows, set(subset)) for subset in self.subsets]
         self.feature_starts = {word for classes in self.classes for word in classes}
+        self.needs_capitals = any(needs_capital is not None for classes in self.classes
+                                  for entries in classes.values()
+                                  for _, needs_capital, _ in entries)
+        # no table applies: a sentence's one key is its plain key (plain_keys)
+        self.plain = not (self.exact or self.suffix or self.numerals or self.features)
 
     def _contraction(self, form: str, variants: list[str]) -> None:
         # "*" (never a word) stands for the host word in the expansions of suffix rules
@@ -177,7 +222,7 @@ class Rules:
         """The sentence's readings: contractions expanded (one reading per choice of an
         ambiguous one, at most `_MAX_VARIANTS`), then number words as digits; with each, the
         positions where a feature form may start."""
-        words, apostrophes, capitals = _tokens(text)
+        words, apostrophes, capitals = _tokens(text, self.needs_capitals)
         readings = [(words, capitals)]
         if (self.exact or self.suffix) and (any(apostrophes)
                                             or not self.contraction_starts.isdisjoint(words)):
