@@ -211,10 +211,12 @@ def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.n
 
     The keys are sorted (first, then second code), so a stable sort on the score alone breaks
     ties as a lexsort on (score, first, second) would, in less memory. `pairs` is consumed:
-    each of its arrays is let go as soon as its ordered copy exists."""
-    ordered = pairs.take_releasing(_best_first(pairs.score))
-    left, right = unpack_pairs(ordered.keys, np.int32)
-    return ordered, left, right
+    each of its arrays is let go as soon as its ordered copy exists, and the keys as soon as
+    the codes are unpacked (the ordered pairs hold none: the codes are what the writer reads)."""
+    order = _best_first(pairs.score)
+    left, right = (codes[order] for codes in unpack_pairs(pairs.keys, np.int32))
+    pairs.keys = pairs.keys[:0].copy()
+    return pairs.take_releasing(order), left, right
 
 
 def _best_first(score: np.ndarray) -> np.ndarray:
@@ -263,8 +265,8 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     needed = set(langs) | {pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
     name = ",".join(langs)
     engine = LocalEngine()
-    with garbage_collector_paused(), _mapper(options.workers) as mapper:
-        with progress.stage(f"{name}: read bitexts"):
+    with garbage_collector_paused():
+        with progress.stage(f"{name}: read bitexts"), _mapper(options.workers) as mapper:
             read = read_bitexts(opus_dir, sources, options, mapper, needed - set(langs))
         with progress.stage(f"{name}: merge vocabularies"):
             vocabulary_of = vocabularies(read, set(langs))
@@ -332,7 +334,7 @@ class LocalEngine:
             test = held_out(results[TEST], [train.keys, dev.keys], sentences, options)
             outputs = {split: ordered_sentences(pairs)
                        for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
-        written = {SPLITS[split]: len(outputs[split][0]) for split in (TRAIN, DEV, TEST)}
+        written = {SPLITS[split]: len(outputs[split][1]) for split in (TRAIN, DEV, TEST)}
         stats = job.statistics(split_stats, written)
         with progress.stage(f"{lang}: write"):
             job.output.write(lambda folder: _write(folder, lang, sentences, outputs, stats,
