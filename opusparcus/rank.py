@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from opusparcus.aggregate import SplitPairs, aggregate_split, bitext_pairs
+from opusparcus.aggregate import BitextPairs, SplitPairs, aggregate_split, bitext_pairs
 from opusparcus.bitexts import (
     DEV,
     SPLITS,
@@ -54,7 +54,7 @@ from opusparcus.vocabulary import Vocabulary, VocabularyMerger, side_vocabulary
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.files import write_json
-from tapaco.core.forked import SubmittedAhead, process_pool
+from tapaco.core.forked import SubmittedAhead, map_on_threads, process_pool
 from tapaco.core.memory import (
     current_rss,
     release_freed_memory,
@@ -190,16 +190,18 @@ def pivot_links(source: AlignmentSource, lang: str, read: _Read,
 
 def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
                 options: RankOptions) -> tuple[SplitPairs, dict]:
-    """The scored pairs of one split over every pivot bitext, and its statistics. The pairs
-    are summed within what `options.memory_limit` leaves beside this process's memory now."""
-    bitexts = []
-    for bitext in links:
+    """The scored pairs of one split over every pivot bitext, and its statistics. The bitexts
+    are counted on `options.workers` threads (numpy's sorts release the GIL); the pairs are
+    summed within what `options.memory_limit` leaves beside this process's memory now."""
+    def counted(bitext: PivotLinks) -> BitextPairs:
         chosen = bitext.split == split
-        bitexts.append(bitext_pairs(bitext.target[chosen], bitext.pivot_codes[chosen],
-                                    vocabulary_size, options.max_pivot_fanout))
+        return bitext_pairs(bitext.target[chosen], bitext.pivot_codes[chosen], vocabulary_size,
+                            options.max_pivot_fanout)
+
+    bitexts = map_on_threads(counted, links, options.workers)
     release_freed_memory()
     budget = options.memory_budget() - current_rss()
-    pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir)
+    pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir, options.workers)
     return pairs, {"links_per_pivot": {bitext.pivot: count for bitext, count
                                        in zip(links, pairs.links_per_bitext)},
                    "fanout_skips": asdict(pairs.skips), "candidate_pairs": len(pairs.scored)}
