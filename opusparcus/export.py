@@ -101,11 +101,6 @@ def format_rows(lang: str, letter: str, first_number: int, first: Sequence[str],
 _vocabulary: TextColumn = TextColumn.of([])
 
 
-def sentences_of(vocabulary: pa.Array, codes: np.ndarray) -> list[str]:
-    """The sentences with these codes, as Python strings."""
-    return vocabulary.take(pa.array(codes)).to_pylist()
-
-
 def _render(arguments: tuple) -> tuple[bytes, pa.RecordBatch | None]:
     """A chunk's release text, and its Parquet rows when `table` is asked for: the same
     fields, numbers as the text prints them."""
