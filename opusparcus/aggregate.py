@@ -34,6 +34,7 @@ from opusparcus.counting import (
     weighted_pairs,
 )
 from opusparcus.scores import FIELDS, ScoredPairs, score_pairs
+from tapaco.core.forked import map_on_threads
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.scratch import scratch_folder
 
@@ -116,18 +117,20 @@ def range_of(keys: np.ndarray, bounds: np.ndarray) -> np.ndarray:
 
 
 def aggregate_split(bitexts: list[BitextPairs], scheme: str, budget: int,
-                    spill_dir: Path | None = None) -> SplitPairs:
-    """Sum and score the pairs of every bitext of a split within about `budget` bytes. When
-    they are summed in partitions, each bitext keeps only its target counts once its pairs are
-    on disk."""
+                    spill_dir: Path | None = None, workers: int = 1) -> SplitPairs:
+    """Sum and score the pairs of every bitext of a split within about `budget` bytes. In
+    memory, the bitexts are summed on `workers` threads (one bitext's expansion is a share of
+    the split's that `BYTES_PER_PAIR` counts whole). When they are summed in partitions, each
+    bitext keeps only its target counts once its pairs are on disk."""
     skips = FanoutSkips(sum(b.skips.pivots for b in bitexts), sum(b.skips.links for b in bitexts),
                         sum(b.skips.pairs for b in bitexts))
     expanded = sum(b.pair_count for b in bitexts)
     partitions = partitions_needed(expanded, budget)
     links = [b.counts.links for b in bitexts]
     if partitions == 1:
-        per_bitext = [(sum_by_pair(*weighted_pairs(b.counts, b.groups)), b.counts)
-                      for b in bitexts]
+        per_bitext = map_on_threads(
+            lambda b: (sum_by_pair(*weighted_pairs(b.counts, b.groups)), b.counts), bitexts,
+            workers)
         return SplitPairs(score_pairs(per_bitext, scheme), skips, links, expanded)
     size = max(len(b.counts.target_count) for b in bitexts)
     first_counts = sum(pairs_by_first_code(b.counts, b.groups, size) for b in bitexts)

@@ -22,9 +22,14 @@ from tapaco.core.interruptible import STEPS, in_pieces
 def _distances(first: Sequence[str], second: Sequence[str], infix: bool) -> np.ndarray:
     if len(first) != len(second):
         raise ValueError(f"{len(first)} first sentences but {len(second)} second ones")
-    (codes_a, offsets_a), (codes_b, offsets_b) = code_points(first), code_points(second)
+    return _code_point_distances(code_points(first), code_points(second), infix)
+
+
+def _code_point_distances(first: tuple[np.ndarray, np.ndarray],
+                          second: tuple[np.ndarray, np.ndarray], infix: bool) -> np.ndarray:
+    (codes_a, offsets_a), (codes_b, offsets_b) = first, second
     longest = int(np.maximum(np.diff(offsets_a), np.diff(offsets_b)).max(initial=0))
-    workspace = edit_distance_kernels.Workspace(len(first), longest)
+    workspace = edit_distance_kernels.Workspace(len(offsets_a) - 1, longest)
     in_pieces(lambda: edit_distance_kernels.advance(codes_a, offsets_a, codes_b, offsets_b, infix,
                                                     *workspace.arrays(), STEPS))
     return workspace.found
@@ -49,10 +54,12 @@ def differ_enough_mask(first: Sequence[str], second: Sequence[str], ratio: float
                        short_ratio: float, short_length: int = 24) -> np.ndarray:
     """Whether each pair's plain edit distance reaches ratio x the shorter length (short_ratio
     when the shorter sentence has fewer than `short_length` characters)."""
-    shorter = np.minimum(np.fromiter(map(len, first), np.int64, len(first)),
-                         np.fromiter(map(len, second), np.int64, len(second)))
+    if len(first) != len(second):
+        raise ValueError(f"{len(first)} first sentences but {len(second)} second ones")
+    first, second = code_points(first), code_points(second)
+    shorter = np.minimum(np.diff(first[1]), np.diff(second[1]))
     threshold = np.where(shorter < short_length, short_ratio, ratio) * shorter
-    return _distances(first, second, infix=False) >= threshold
+    return _code_point_distances(first, second, infix=False) >= threshold
 
 
 def differ_enough(first: str, second: str, ratio: float, short_ratio: float,

@@ -21,12 +21,14 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from opusparcus import row_kernels
 from opusparcus.bitexts import DEV, TEST, TRAIN
 from opusparcus.edit_distance import adjusted_edit_distances
 from opusparcus.paraphrase_scores import ScoreTable
 from opusparcus.parquet_release import RankedParquet, ranked_batch
 from tapaco.core.bz2_blocks import write_bz2_blocks
 from tapaco.core.forked import SubmittedAhead, process_pool
+from tapaco.core.text_column import TextColumn
 
 # rows a worker renders at a time; the files do not depend on it
 ROWS_PER_CHUNK = 50_000
@@ -44,47 +46,59 @@ def release_files(lang: str) -> dict[int, tuple[str, str]]:
 
 
 def _number(value: float) -> str:
+    """A number as the release prints it (the kernels' reference, and their fallback)."""
     text = f"{value:.6f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 
 
-def _numbers(values: np.ndarray) -> list[str]:
-    return [_number(value) for value in values.tolist()]
-
-
-def _lines(ids: list[str], first: Sequence[str], second: Sequence[str], summed_pmi: list[str],
-           expected: list[str], pivots: np.ndarray, edit: np.ndarray,
-           scheme_score: list[str] | None) -> str:
-    extra = [""] * len(ids) if scheme_score is None else ["\t" + value for value in scheme_score]
-    return "".join(f"{i}\t{a}\t{b}\t{p}\t{e}\t{n}\t{d}{x}\n" for i, a, b, p, e, n, d, x in zip(
-        ids, first, second, summed_pmi, expected, pivots.tolist(), edit.tolist(), extra))
+def number_column(values: np.ndarray) -> TextColumn:
+    """The values printed as :func:`_number` prints them, by the kernel but for the few whose
+    rounding it cannot be sure of."""
+    slots, lengths = row_kernels.fixed6_slots(np.ascontiguousarray(values, np.float64))
+    unsure = np.flatnonzero(lengths < 0)
+    texts = [_number(value).encode() for value in values[unsure].tolist()]
+    sizes = lengths.copy()
+    sizes[unsure] = [len(text) for text in texts]
+    offsets = np.zeros(len(values) + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    data = np.empty(offsets[-1], np.uint8)
+    row_kernels.packed_slots(slots, lengths, offsets, data)
+    for row, text in zip(unsure.tolist(), texts):
+        data[offsets[row]:offsets[row + 1]] = np.frombuffer(text, np.uint8)
+    return TextColumn(offsets, data)
 
 
 def _ids(lang: str, letter: str, first_number: int, count: int) -> list[str]:
     return [f"{lang}-{letter}{number}" for number in range(first_number, first_number + count)]
 
 
+def _lines(lang: str, letter: str, first_number: int, columns: list[TextColumn],
+           pivots: np.ndarray, edit: np.ndarray) -> bytes:
+    """Rows numbered from `first_number`: the columns (sentences, summed PMI, expected count,
+    a scheme's score when there is a fifth) with the pivots and the edit distance."""
+    texts = tuple((column.offsets, column.data) for column in columns)
+    return row_kernels.rendered_rows(np.frombuffer(f"{lang}-{letter}".encode(), np.uint8),
+                                     first_number, texts, pivots.astype(np.int64),
+                                     edit.astype(np.int64)).tobytes()
+
+
 def format_rows(lang: str, letter: str, first_number: int, first: Sequence[str],
                 second: Sequence[str], summed_pmi: np.ndarray, expected: np.ndarray,
-                pivots: np.ndarray, scheme_score: np.ndarray | None = None) -> str:
-    """Seven-field lines numbered from `first_number` (eight with `scheme_score`); the edit
-    distance is computed here."""
-    return _lines(_ids(lang, letter, first_number, len(first)), first, second,
-                  _numbers(summed_pmi), _numbers(expected), pivots,
-                  adjusted_edit_distances(first, second),
-                  None if scheme_score is None else _numbers(scheme_score))
+                pivots: np.ndarray, scheme_score: np.ndarray | None = None) -> bytes:
+    """Seven-field lines numbered from `first_number` (eight with `scheme_score`), UTF-8; the
+    edit distance is computed here."""
+    first, second = TextColumn.of(first), TextColumn.of(second)
+    numbers = [number_column(values) for values in (summed_pmi, expected, scheme_score)
+               if values is not None]
+    return _lines(lang, letter, first_number, [first, second, *numbers], pivots,
+                  adjusted_edit_distances(first, second))
 
 
 # The sentences of the language being written: set before worker processes fork, so chunks
-# travel as integer codes instead of millions of pickled strings. An Arrow array, so the forked
-# workers share its pages (no reference counts to touch) and only a chunk's own sentences
-# become Python strings.
-_vocabulary: pa.Array = pa.array([], pa.large_string())
-
-
-def sentences_of(vocabulary: pa.Array, codes: np.ndarray) -> list[str]:
-    """The sentences with these codes, as Python strings."""
-    return vocabulary.take(pa.array(codes)).to_pylist()
+# travel as integer codes instead of millions of pickled strings. A column over the Arrow
+# array's buffers, so the forked workers share its pages (no reference counts to touch) and no
+# sentence becomes a Python string.
+_vocabulary: TextColumn = TextColumn.of([])
 
 
 def _render(arguments: tuple) -> tuple[bytes, pa.RecordBatch | None]:
@@ -92,16 +106,16 @@ def _render(arguments: tuple) -> tuple[bytes, pa.RecordBatch | None]:
     fields, numbers as the text prints them."""
     table, lang, letter, first_number, first, second, summed_pmi, expected, pivots, extra = (
         arguments)
-    left, right = _vocabulary.take(pa.array(first)), _vocabulary.take(pa.array(second))
-    a, b = left.to_pylist(), right.to_pylist()
-    ids = _ids(lang, letter, first_number, len(a))
-    pmi, expected_count = _numbers(summed_pmi), _numbers(expected)
-    score = None if extra is None else _numbers(extra)
-    edit = adjusted_edit_distances(a, b)
-    text = _lines(ids, a, b, pmi, expected_count, pivots, edit, score).encode("utf-8")
+    left, right = _vocabulary.take(first), _vocabulary.take(second)
+    numbers = [number_column(values) for values in (summed_pmi, expected, extra)
+               if values is not None]
+    edit = adjusted_edit_distances(left, right)
+    text = _lines(lang, letter, first_number, [left, right, *numbers], pivots, edit)
     if not table:
         return text, None
-    return text, ranked_batch(ids, left, right, pmi, expected_count, pivots, edit, score)
+    return text, ranked_batch(_ids(lang, letter, first_number, len(left)), left.arrow(),
+                              right.arrow(), *(number.arrow() for number in numbers[:2]),
+                              pivots, edit, numbers[2].arrow() if extra is not None else None)
 
 
 @contextmanager
@@ -145,7 +159,7 @@ def write_ranked(path: Path | None, parquet: Path | None, lang: str, letter: str
     file is compressed by `workers` threads. `scheme_score` adds an eighth field, `scores` the
     Parquet rows' `paraphrase_score`."""
     global _vocabulary
-    _vocabulary = vocabulary
+    _vocabulary = TextColumn.of_arrow(vocabulary)
     step = ROWS_PER_CHUNK
     tasks = ((parquet is not None, lang, letter, start + 1, first[start:start + step],
               second[start:start + step], summed_pmi[start:start + step],
@@ -164,4 +178,4 @@ def write_ranked(path: Path | None, parquet: Path | None, lang: str, letter: str
                 for _ in texts:  # rendered for the Parquet rows alone
                     pass
     finally:
-        _vocabulary = pa.array([], pa.large_string())
+        _vocabulary = TextColumn.of([])

@@ -8,9 +8,9 @@ import pyarrow as pa
 
 from opusparcus.counting import unpack_pairs
 from opusparcus.edit_distance import differ_enough_mask
-from opusparcus.export import sentences_of
 from opusparcus.rank_inputs import RankOptions
 from opusparcus.scores import ScoredPairs
+from tapaco.core.text_column import TextColumn
 
 
 def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -29,7 +29,8 @@ def held_out(pairs: ScoredPairs, excluded: list[np.ndarray], vocabulary: pa.Arra
     for keys in excluded:
         seen |= _contains(keys, pairs.keys)
     fresh = pairs.take(~seen)
-    left, right = (sentences_of(vocabulary, codes) for codes in unpack_pairs(fresh.keys))
+    sentences = TextColumn.of_arrow(vocabulary)
+    left, right = (sentences.take(codes) for codes in unpack_pairs(fresh.keys))
     keep = differ_enough_mask(left, right, options.min_edit_ratio, options.min_edit_ratio_short,
                               options.short_length)
     return fresh.take(keep)

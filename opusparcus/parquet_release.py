@@ -120,16 +120,15 @@ def _tsv_options(schema: pa.Schema) -> tuple:
     return read, parse, convert
 
 
-def ranked_batch(ids: list[str], first: pa.Array, second: pa.Array, summed_pmi: list[str],
-                 expected: list[str], pivots: np.ndarray, edit: np.ndarray,
-                 scheme_score: list[str] | None) -> pa.RecordBatch:
+def ranked_batch(ids: list[str], first: pa.Array, second: pa.Array, summed_pmi: pa.Array,
+                 expected: pa.Array, pivots: np.ndarray, edit: np.ndarray,
+                 scheme_score: pa.Array | None) -> pa.RecordBatch:
     """Ranked rows as the text file's conversion gives them: the numbers from their printed
-    text (Arrow parses them as its CSV reader does)."""
-    numbers = [pa.array(summed_pmi, pa.string()).cast(pa.float64()),
-               pa.array(expected, pa.string()).cast(pa.float64()),
+    text (Arrow strings, parsed as Arrow's CSV reader does)."""
+    numbers = [summed_pmi.cast(pa.float64()), expected.cast(pa.float64()),
                pa.array(pivots, pa.int32()), pa.array(edit, pa.int32())]
     if scheme_score is not None:
-        numbers.append(pa.array(scheme_score, pa.string()).cast(pa.float64()))
+        numbers.append(scheme_score.cast(pa.float64()))
     return pa.RecordBatch.from_arrays(
         [pa.array(ids, pa.string()), first.cast(pa.string()), second.cast(pa.string()),
          *numbers], schema=schema_of_ranked(scheme_score is not None))

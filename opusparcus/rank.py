@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from opusparcus.aggregate import SplitPairs, aggregate_split, bitext_pairs
+from opusparcus.aggregate import BitextPairs, SplitPairs, aggregate_split, bitext_pairs
 from opusparcus.bitexts import (
     DEV,
     SPLITS,
@@ -55,7 +55,7 @@ from tapaco.core import language_id
 from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError
 from tapaco.core.files import write_json
-from tapaco.core.forked import SubmittedAhead, process_pool
+from tapaco.core.forked import SubmittedAhead, map_on_threads, process_pool
 from tapaco.core.memory import (
     current_rss,
     release_freed_memory,
@@ -191,16 +191,18 @@ def pivot_links(source: AlignmentSource, lang: str, read: _Read,
 
 def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
                 options: RankOptions) -> tuple[SplitPairs, dict]:
-    """The scored pairs of one split over every pivot bitext, and its statistics. The pairs
-    are summed within what `options.memory_limit` leaves beside this process's memory now."""
-    bitexts = []
-    for bitext in links:
+    """The scored pairs of one split over every pivot bitext, and its statistics. The bitexts
+    are counted on `options.workers` threads (numpy's sorts release the GIL); the pairs are
+    summed within what `options.memory_limit` leaves beside this process's memory now."""
+    def counted(bitext: PivotLinks) -> BitextPairs:
         chosen = bitext.split == split
-        bitexts.append(bitext_pairs(bitext.target[chosen], bitext.pivot_codes[chosen],
-                                    vocabulary_size, options.max_pivot_fanout))
+        return bitext_pairs(bitext.target[chosen], bitext.pivot_codes[chosen], vocabulary_size,
+                            options.max_pivot_fanout)
+
+    bitexts = map_on_threads(counted, links, options.workers)
     release_freed_memory()
     budget = options.memory_budget() - current_rss()
-    pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir)
+    pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir, options.workers)
     return pairs, {"links_per_pivot": {bitext.pivot: count for bitext, count
                                        in zip(links, pairs.links_per_bitext)},
                    "fanout_skips": asdict(pairs.skips), "candidate_pairs": len(pairs.scored)}
@@ -212,10 +214,12 @@ def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.n
 
     The keys are sorted (first, then second code), so a stable sort on the score alone breaks
     ties as a lexsort on (score, first, second) would, in less memory. `pairs` is consumed:
-    each of its arrays is let go as soon as its ordered copy exists."""
-    ordered = pairs.take_releasing(_best_first(pairs.score))
-    left, right = unpack_pairs(ordered.keys, np.int32)
-    return ordered, left, right
+    each of its arrays is let go as soon as its ordered copy exists, and the keys as soon as
+    the codes are unpacked (the ordered pairs hold none: the codes are what the writer reads)."""
+    order = _best_first(pairs.score)
+    left, right = (codes[order] for codes in unpack_pairs(pairs.keys, np.int32))
+    pairs.keys = pairs.keys[:0].copy()
+    return pairs.take_releasing(order), left, right
 
 
 def _best_first(score: np.ndarray) -> np.ndarray:
@@ -266,8 +270,8 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     needed = set(langs) | {pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
     name = ",".join(langs)
     engine = LocalEngine()
-    with garbage_collector_paused(), _mapper(options.workers) as mapper:
-        with progress.stage(f"{name}: read bitexts"):
+    with garbage_collector_paused():
+        with progress.stage(f"{name}: read bitexts"), _mapper(options.workers) as mapper:
             read = read_bitexts(opus_dir, sources, options, mapper, needed - set(langs))
         with progress.stage(f"{name}: merge vocabularies"):
             vocabulary_of = vocabularies(read, set(langs))
@@ -339,7 +343,7 @@ class LocalEngine:
             test = held_out(results[TEST], [train.keys, dev.keys], sentences, options)
             outputs = {split: ordered_sentences(pairs)
                        for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
-        written = {SPLITS[split]: len(outputs[split][0]) for split in (TRAIN, DEV, TEST)}
+        written = {SPLITS[split]: len(outputs[split][1]) for split in (TRAIN, DEV, TEST)}
         stats = job.statistics(split_stats, written)
         if identified is not None:
             stats["language_id"] = identified

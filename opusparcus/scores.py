@@ -42,12 +42,14 @@ class ScoredPairs:
 
     def take_releasing(self, order: np.ndarray) -> ScoredPairs:
         """`take(order)` in less memory: each field here is emptied as soon as its copy exists
-        (a score that is the summed PMI array stays one array)."""
+        (a score that is the summed PMI array stays one array; a field let go already, empty,
+        stays empty)."""
         same_score = self.score is self.summed_pmi
         taken = {}
         for name in FIELDS:
             values = getattr(self, name)
-            taken[name] = taken["summed_pmi"] if name == "score" and same_score else values[order]
+            taken[name] = (taken["summed_pmi"] if name == "score" and same_score else
+                           values[order] if len(values) else values)
             setattr(self, name, values[:0].copy())
         return ScoredPairs(**taken)
 

@@ -163,7 +163,7 @@ class _Bucket:
         bounds = np.searchsorted(rows.column("split").to_numpy(), np.arange(len(SPLITS) + 1))
         scored = [self._scored_split(rows.slice(bounds[split], bounds[split + 1] - bounds[split]),
                                      split) for split in range(len(SPLITS))]
-        vocabulary = read_arrow(self.files.vocabulary).column("sentence")
+        vocabulary = read_arrow(self.files.vocabulary).column("sentence").combine_chunks()
         train = scored[TRAIN].keys
         dev = held_out(scored[DEV], [train], vocabulary, self.options).keys
         kept = [train, dev, held_out(scored[TEST], [train, dev], vocabulary, self.options).keys]

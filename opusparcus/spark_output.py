@@ -19,12 +19,13 @@ import pyarrow as pa
 
 from opusparcus.bitexts import SPLITS
 from opusparcus.counting import unpack_pairs
-from opusparcus.export import SEGMENT_ROWS, format_rows, release_files, sentences_of
+from opusparcus.export import SEGMENT_ROWS, format_rows, release_files
 from opusparcus.spark_input import read_arrow, write_arrow
 from opusparcus.spark_numbering import segments
 from opusparcus.spark_session import run_tasks
 from tapaco.core.bz2_blocks import EMPTY_FILE, compressed_segment
 from tapaco.core.files import write_file_atomically
+from tapaco.core.text_column import TextColumn
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -99,13 +100,12 @@ def _render(lang: str, file: tuple[str, str], vocabulary: Path, scheme_field: bo
     """Render segment `number` of a split and write its part."""
     name, letter = file
     rows = pa.concat_tables(pieces)
-    sentences = read_arrow(vocabulary).column("sentence")
+    sentences = TextColumn.of_arrow(read_arrow(vocabulary).column("sentence").combine_chunks())
     left, right = unpack_pairs(rows.column("key").to_numpy().view(np.uint64))
-    text = format_rows(lang, letter, number * SEGMENT_ROWS + 1, sentences_of(sentences, left),
-                       sentences_of(sentences, right), rows.column("summed_pmi").to_numpy(),
+    text = format_rows(lang, letter, number * SEGMENT_ROWS + 1, sentences.take(left),
+                       sentences.take(right), rows.column("summed_pmi").to_numpy(),
                        rows.column("expected").to_numpy(), rows.column("pivots").to_numpy(),
-                       rows.column("score").to_numpy() if scheme_field else None
-                       ).encode("utf-8")
+                       rows.column("score").to_numpy() if scheme_field else None)
     write_file_atomically(path, compressed_segment(text) if name.endswith(".bz2") else text)
 
 

@@ -107,7 +107,7 @@ def test_ordering_breaks_ties_by_the_sentences_and_releases_the_input(same_score
     expected = np.lexsort((second, first, -score))  # the order by its definition
     copies = {name: getattr(pairs, name).copy() for name in ("keys", "expected", "pivots")}
     ordered, ordered_first, ordered_second = ordered_sentences(pairs)
-    assert ordered.keys.tolist() == copies["keys"][expected].tolist()
+    assert len(ordered.keys) == 0, "the keys were let go once unpacked"
     assert ordered.expected.tolist() == copies["expected"][expected].tolist()
     assert ordered.pivots.tolist() == copies["pivots"][expected].tolist()
     assert (ordered_first.tolist(), ordered_second.tolist()) == (
