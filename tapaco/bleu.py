@@ -104,8 +104,7 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
         keep[set_offsets[first]:set_offsets[last]] = kept
         near.setdefault(name, []).append(pairs)
     for name, pairs in near.items():
-        _settle_near_pairs(keep, np.concatenate(pairs), set_offsets, _Picked(texts, rows), name,
-                           max_bleu)
+        _settle_near_pairs(keep, np.concatenate(pairs), set_offsets, texts, name, max_bleu, rows)
     return keep
 
 
@@ -120,19 +119,6 @@ def _chunks_by_tokenizer(set_offsets: np.ndarray,
         chunks += [(start + first, start + last, name) for first, last
                    in group_chunks(set_offsets[start:end + 1], _CHUNK_ROWS)]
     return sorted(chunks, key=lambda chunk: chunk[2] == "13a")
-
-
-class _Picked(Sequence[str]):
-    """The texts of `rows` of a column, each made a `str` when read."""
-
-    def __init__(self, texts: TextColumn, rows: np.ndarray) -> None:
-        self.texts, self.rows = texts, rows
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, row):  # noqa: ANN001, ANN204 - an int
-        return self.texts[int(self.rows[row])]
 
 
 def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
@@ -155,15 +141,18 @@ def _token_ids(texts: Sequence[str], tokenizer: str) -> TokenIds:
 
 
 def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarray,
-                       texts: Sequence[str], tokenizer: str, max_bleu: float) -> None:
+                       texts: Sequence[str], tokenizer: str, max_bleu: float,
+                       rows: np.ndarray | None = None) -> None:
     """Score the pairs the kernels scored within a hair of `max_bleu` with sacrebleu; walk a set
-    again by the reference where sacrebleu decides one of its pairs otherwise."""
+    again by the reference where sacrebleu decides one of its pairs otherwise (`rows`: the
+    rows of `texts` walked, when not all)."""
     redo: set[int] = set()
     for _, hyp, *correct, hyp_len, ref_len, over in near.tolist():
         if (_sacrebleu_score(correct, hyp_len, ref_len) > max_bleu) != bool(over):
             redo.add(int(np.searchsorted(set_offsets, hyp, "right")) - 1)
     if not redo:
         return
+    texts = texts if rows is None else TextColumn.of(texts).take(rows)
     flags = bytearray(keep.astype(np.uint8).tobytes())
     for k in sorted(redo):
         lo, hi = int(set_offsets[k]), int(set_offsets[k + 1])
