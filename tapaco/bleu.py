@@ -64,25 +64,31 @@ def tokenize(texts: Sequence[str], tokenizer: str) -> list[str]:
     return tokenized
 
 
-def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
-                   max_bleu: float = 50.0, workers: int = 1) -> np.ndarray:
+def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np.ndarray,
+                   max_bleu: float = 50.0, workers: int = 1,
+                   rows: np.ndarray | None = None) -> np.ndarray:
     """TaPaCo's BLEU filter: False for every row whose sentence BLEU as hypothesis against an
     earlier kept row of its set, as reference, exceeds `max_bleu`.
 
     `groups` gives each row's set; every set's rows are contiguous and in walking order.
     Decisions are those of :func:`reference_keep_mask`. `tokenizer` is "13a", "zh" or another
-    sacrebleu tokenizer; `workers` threads share the chunks.
+    sacrebleu tokenizer, or each row's (an array; one per set). `rows`: the rows of `texts`
+    filtered (all by default). `workers` threads share the chunks, each gathering its texts;
+    chunks of other tokenizers than 13a (tokenised by sacrebleu, in Python) go first, so that
+    the 13a kernels run beside them.
     """
     groups = np.asarray(groups)
     texts = TextColumn.of(texts)
-    if groups.shape != (len(texts),):
-        raise ValueError(f"{len(texts)} texts but groups of shape {groups.shape}")
+    rows = np.arange(len(texts)) if rows is None else np.asarray(rows, np.int64)
+    if groups.shape != rows.shape:
+        raise ValueError(f"{len(rows)} texts but groups of shape {groups.shape}")
     set_offsets = group_offsets(groups)
+    set_tokenizers = np.broadcast_to(np.asarray(tokenizer), groups.shape)[set_offsets[:-1]]
 
-    def chunk_keep(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        first, last = bounds
+    def chunk_keep(chunk: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray]:
+        first, last, name = chunk
         lo, hi = int(set_offsets[first]), int(set_offsets[last])
-        found = _token_ids(texts[lo:hi], tokenizer)
+        found = _token_ids(texts.take(rows[lo:hi]), name)
         ids, id_offsets = found.ids, found.offsets
         keep, near = in_background(bleu_kernels.keep_walk, ids, id_offsets,
                                    set_offsets[first:last + 1] - lo, float(max_bleu),
@@ -90,12 +96,29 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
         near[:, :2] += lo
         return keep, near
 
-    results = map_on_threads(chunk_keep, group_chunks(set_offsets, _CHUNK_ROWS), workers)
-    keep = np.concatenate([np.zeros(0, bool), *(keep for keep, _ in results)])
-    near = np.concatenate([np.zeros((0, bleu_kernels.NEAR_FIELDS), np.int64),
-                           *(near for _, near in results)])
-    _settle_near_pairs(keep, near, set_offsets, texts, tokenizer, max_bleu)
+    chunks = _chunks_by_tokenizer(set_offsets, set_tokenizers)
+    keep = np.ones(len(groups), bool)
+    near: dict[str, list[np.ndarray]] = {}
+    for (first, last, name), (kept, pairs) in zip(
+            chunks, map_on_threads(chunk_keep, chunks, workers)):
+        keep[set_offsets[first]:set_offsets[last]] = kept
+        near.setdefault(name, []).append(pairs)
+    for name, pairs in near.items():
+        _settle_near_pairs(keep, np.concatenate(pairs), set_offsets, texts, name, max_bleu, rows)
     return keep
+
+
+def _chunks_by_tokenizer(set_offsets: np.ndarray,
+                         set_tokenizers: np.ndarray) -> list[tuple[int, int, str]]:
+    """Chunks (first set, last set + 1, tokenizer) of whole sets of one tokenizer, those of
+    other tokenizers than 13a first."""
+    chunks = []
+    runs = group_offsets(set_tokenizers)
+    for start, end in zip(runs[:-1].tolist(), runs[1:].tolist()):
+        name = str(set_tokenizers[start])
+        chunks += [(start + first, start + last, name) for first, last
+                   in group_chunks(set_offsets[start:end + 1], _CHUNK_ROWS)]
+    return sorted(chunks, key=lambda chunk: chunk[2] == "13a")
 
 
 def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
@@ -118,15 +141,18 @@ def _token_ids(texts: Sequence[str], tokenizer: str) -> TokenIds:
 
 
 def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarray,
-                       texts: Sequence[str], tokenizer: str, max_bleu: float) -> None:
+                       texts: Sequence[str], tokenizer: str, max_bleu: float,
+                       rows: np.ndarray | None = None) -> None:
     """Score the pairs the kernels scored within a hair of `max_bleu` with sacrebleu; walk a set
-    again by the reference where sacrebleu decides one of its pairs otherwise."""
+    again by the reference where sacrebleu decides one of its pairs otherwise (`rows`: the
+    rows of `texts` walked, when not all)."""
     redo: set[int] = set()
     for _, hyp, *correct, hyp_len, ref_len, over in near.tolist():
         if (_sacrebleu_score(correct, hyp_len, ref_len) > max_bleu) != bool(over):
             redo.add(int(np.searchsorted(set_offsets, hyp, "right")) - 1)
     if not redo:
         return
+    texts = texts if rows is None else TextColumn.of(texts).take(rows)
     flags = bytearray(keep.astype(np.uint8).tobytes())
     for k in sorted(redo):
         lo, hi = int(set_offsets[k]), int(set_offsets[k + 1])

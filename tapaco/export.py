@@ -38,11 +38,11 @@ CITATION = """@inproceedings{scherrer-2020-tapaco,
 }"""
 
 
-def language_rows_table(set_ids: pa.Array, sentence_ids: list[str], texts: pa.Array,
+def language_rows_table(set_ids: pa.Array, sentence_ids: pa.StringArray, texts: pa.Array,
                         lists: Sequence[str], tags: Sequence[str]) -> pa.Table:
     """A language's rows as the table of :data:`ROW_COLUMNS` the writers take (`lists`, `tags`:
     strings, or :class:`TextColumn`)."""
-    return pa.table([set_ids, pa.array(sentence_ids, pa.string()), texts,
+    return pa.table([set_ids, sentence_ids, texts,
                      *(values.arrow().cast(pa.string()) if isinstance(values, TextColumn)
                        else pa.array(values, pa.string())
                        for values in (lists, tags))], names=list(ROW_COLUMNS))

@@ -104,29 +104,18 @@ LANGUAGE_ID_STEP = "(a+) sentences in another language (--language-id)"
 _CHUNK_ROWS = 1 << 16  # rows of whole sets keyed at a time by filter (c)
 
 
-def _near_identical_kept(group: np.ndarray, texts: TextColumn, workers: int) -> np.ndarray:
+def _near_identical_kept(group: np.ndarray, texts: TextColumn, vertex: np.ndarray,
+                         workers: int) -> np.ndarray:
     """Filter (c): keep the first sentence of each near-identical key in a set; a chunk of
-    whole sets at a time, on `workers` threads."""
+    whole sets at a time, on `workers` threads, each gathering its rows' texts (`vertex`)."""
     offsets = group_offsets(group)
 
     def chunk_keep(sets: tuple[int, int]) -> np.ndarray:
         start, end = offsets[sets[0]], offsets[sets[1]]
-        return first_near_identical(group[start:end], texts[start:end])
+        return first_near_identical(group[start:end], texts.take(vertex[start:end]))
 
     kept = map_on_threads(chunk_keep, group_chunks(offsets, _CHUNK_ROWS), workers)
     return np.concatenate([np.ones(0, bool), *kept])
-
-
-def _bleu_kept(group: np.ndarray, texts: TextColumn, vertex: np.ndarray,
-               tokenizers: np.ndarray, bleu_max: float, workers: int) -> np.ndarray:
-    """Filter (d): the rows it keeps (`vertex`: each row's text in `texts`; `tokenizers`:
-    each row's BLEU tokenizer). The texts of one tokenizer's rows are taken at a time."""
-    keep = np.ones(len(group), bool)
-    for tokenizer in sorted(set(tokenizers.tolist())):
-        chosen = np.flatnonzero(tokenizers == tokenizer)
-        keep[chosen] = bleu_keep_mask(group[chosen], texts.take(vertex[chosen]), tokenizer,
-                                      bleu_max, workers)
-    return keep
 
 
 def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarray:
@@ -156,11 +145,11 @@ def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
     rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
                   sizes <= options.max_set_size)
     rows = _apply(funnel, "(c) near-identical sentences", rows,
-                  _near_identical_kept(rows.group, texts.take(rows.vertex), workers))
+                  _near_identical_kept(rows.group, texts, rows.vertex, workers))
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
     rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows,
-                  _bleu_kept(rows.group, texts, rows.vertex, tokenizers[rows.lang],
-                             options.bleu_max, workers))
+                  bleu_keep_mask(rows.group, texts, tokenizers[rows.lang], options.bleu_max,
+                                 workers, rows.vertex))
     rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} "
                   f"{'set' if options.min_sets == 1 else 'sets'}", rows,
                   _language_keep(rows, languages, options.min_sets))

@@ -65,15 +65,15 @@ def _same_keys(edges: np.ndarray, vertex_lang: np.ndarray, texts: Sequence[str])
     return (surface_keys([a for a, _ in differing]) == surface_keys([b for _, b in differing]))
 
 
-def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+def surface_edges(vertex_lang: np.ndarray, texts: Sequence[str], workers: int = 1) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same surface key.
 
     An empty key (an empty text) joins nothing: sentences without text are not similar. Keys
     are grouped by their hashes (a kernel over the texts' UTF-8), and every edge is checked to
     join equal keys (a hash collision would make the exact grouping, by the keys themselves,
-    run instead).
+    run instead). The texts are hashed on `workers` threads.
     """
-    hashed = SurfaceHashes.of(texts)
+    hashed = SurfaceHashes.of(texts, workers)
     edges = _star_edges(hashed.hashes, vertex_lang, hashed.nonempty)
     if _same_keys(edges, vertex_lang, texts):
         return edges
@@ -120,18 +120,19 @@ def _merged_components(aligned: np.ndarray, surface: np.ndarray) -> np.ndarray:
     return joined[aligned]
 
 
-def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True) -> SentenceGraph:
+def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True,
+                workers: int = 1) -> SentenceGraph:
     """Merge the three edge kinds, find connected components and number them.
 
     The components and distinct edges of the alignment edges are found by a second, fresh
     process (sharing no pages with this one) while this one finds the surface edges, the
     sentences' numeric keys and the order of rows within a set; the surface edges then join
     those components (a graph as large as the alignment components, not the sentences). A
-    small corpus is not worth starting a process for."""
+    small corpus is not worth starting a process for. `workers` threads hash the texts."""
     parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
     with Fresh(components_and_edge_keys, corpus.vertex_count, corpus.edges,
                parallel=parallel) as aligned:
-        surface = surface_edges(corpus.vertex_lang, corpus.texts)
+        surface = surface_edges(corpus.vertex_lang, corpus.texts, workers)
         number, fraction = numeric_keys(corpus.sides)
         row_rank = _ranks(lexicographic_order(corpus.vertex_doc, number, fraction))
         aligned_components, aligned_keys = aligned.result()

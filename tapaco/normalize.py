@@ -29,6 +29,7 @@ from unidecode import unidecode
 from tapaco import normalize_kernels
 from tapaco.core.arrays import code_points, group_offsets
 from tapaco.core.characters import WHITESPACE
+from tapaco.core.forked import map_on_threads
 from tapaco.core.hashing import FNV_OFFSET, mixed
 from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
@@ -237,13 +238,24 @@ def _surface_replacements() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return replaced, offsets, codes
 
 
-def surface_hashes(texts: Sequence[str]) -> np.ndarray:
+_HASH_CHUNK_ROWS = 1 << 18  # rows hashed per kernel call when several threads share them
+
+
+def surface_hashes(texts: Sequence[str], workers: int = 1) -> np.ndarray:
     """The hash of each text's surface key, by a kernel over the texts' UTF-8 that replaces the
     characters :func:`surface_key` changes as it hashes: no key is built, and the hashes are
-    the same in every interpreter."""
+    the same in every interpreter. `workers` threads share chunks of rows."""
     column = TextColumn.of(texts)
-    return in_background(normalize_kernels.surface_hashes_of_utf8, column.data, column.offsets,
-                         *_surface_replacements(), size=len(column))
+    replacements = _surface_replacements()
+    size = _HASH_CHUNK_ROWS if workers > 1 else max(len(column), 1)
+
+    def chunk_hashes(start: int) -> np.ndarray:
+        offsets = column.offsets[start:start + size + 1]
+        return in_background(normalize_kernels.surface_hashes_of_utf8, column.data, offsets,
+                             *replacements, size=len(offsets) - 1)
+
+    return np.concatenate([np.zeros(0, np.int64), *map_on_threads(
+        chunk_hashes, list(range(0, len(column), size)), workers)])
 
 
 def empty_key_hash() -> int:
@@ -260,9 +272,10 @@ class SurfaceHashes:
     nonempty: np.ndarray
 
     @classmethod
-    def of(cls, texts: Sequence[str]) -> SurfaceHashes:
-        """The texts' hashes; a text whose hash is that of "" is keyed to tell."""
-        hashes = surface_hashes(texts)
+    def of(cls, texts: Sequence[str], workers: int = 1) -> SurfaceHashes:
+        """The texts' hashes (on `workers` threads); a text whose hash is that of "" is keyed
+        to tell."""
+        hashes = surface_hashes(texts, workers)
         nonempty = hashes != empty_key_hash()
         maybe_empty = np.flatnonzero(~nonempty).tolist()
         nonempty[maybe_empty] = [surface_key(texts[row]) != "" for row in maybe_empty]

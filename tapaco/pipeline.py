@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tapaco.communities import Split, SplitOptions, split_oversized
 from tapaco.core import language_id
@@ -115,32 +116,36 @@ def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]
     return Rows(order, lang_rank[order], np.cumsum(starts) - 1)
 
 
-def display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -> list[str]:
+def display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -> pa.StringArray:
+    """The output sentence ids of vertices of one language (`<document>#<id>` where it has
+    several documents), an Arrow column."""
     ids = sentence_ids(corpus.sides, vertices)
     if several_documents:
-        labels = [document_label(name) for name in corpus.documents]
-        ids = [f"{labels[document]}#{i}"
-               for document, i in zip(corpus.vertex_doc[vertices].tolist(), ids)]
+        labels = pa.array([document_label(name) for name in corpus.documents], pa.string())
+        ids = pc.binary_join_element_wise(labels.take(corpus.vertex_doc[vertices]), ids, "#")
     return ids
 
 
-def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, pa.Table]:
+def language_rows(corpus: Corpus, graph: SentenceGraph, rows: Rows,
+                  workers: int = 1) -> dict[str, pa.Table]:
     """The output rows of every language, a table of :data:`tapaco.export.ROW_COLUMNS` each
-    (rows are sorted by language)."""
+    (rows are sorted by language), the languages on `workers` threads."""
     languages = sorted(corpus.languages)
     documents_per_rank = np.zeros(len(languages), np.int64)
     ranks = np.array([languages.index(lang) for lang in corpus.languages], np.int64)
     np.add.at(documents_per_rank, ranks[corpus.document_lang], 1)
-    files = {}
     bounds = np.flatnonzero(group_starts(rows.lang)).tolist() + [len(rows.lang)]
-    for start, end in zip(bounds[:-1], bounds[1:]):
-        rank = rows.lang[start]
-        vertices = rows.vertex[start:end]
-        ids = display_ids(corpus, vertices, documents_per_rank[rank] > 1)
-        files[languages[rank]] = language_rows_table(
+
+    def language_table(span: tuple[int, int]) -> pa.Table:
+        vertices = rows.vertex[span[0]:span[1]]
+        ids = display_ids(corpus, vertices, documents_per_rank[rows.lang[span[0]]] > 1)
+        return language_rows_table(
             pa.array(graph.set_id[vertices]), ids, corpus.texts.take(vertices).arrow(),
             corpus.lists.take(vertices), corpus.tags.take(vertices))
-    return files
+
+    spans = list(zip(bounds[:-1], bounds[1:]))
+    tables = map_on_threads(language_table, spans, workers)
+    return {languages[rows.lang[start]]: table for (start, _), table in zip(spans, tables)}
 
 
 def _statistics(corpus: Corpus, graph: SentenceGraph, funnel, log: BadInputLog,
@@ -341,7 +346,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     corpus = read()
     with progress.stage("graph and components"):
         graph = build_graph(corpus, keep_edges=options.split.splits,
-                            parallel=options.worker_count > 1)
+                            parallel=options.worker_count > 1, workers=options.worker_count)
         corpus = _without_graph_inputs(corpus)
     with progress.stage("sets by language"):
         rows = candidate_rows(corpus, graph, options.languages)
@@ -361,7 +366,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
         rescued = None if split is None else _rescued(rows, split, funnel)
         stats = _statistics(corpus, graph, funnel, log, options, provenance, rescued,
                             None if identified is None else identified.as_dict())
-        files = language_rows(corpus, graph, rows)
+        files = language_rows(corpus, graph, rows, options.worker_count)
         del corpus, graph, rows  # the files are all the writing needs: its memory is theirs
         release_freed_memory()
     marks = {}

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pyarrow as pa
 
 from tapaco.core.opus.sidekeys import NUMBER, STRING, SideColumn
+from tapaco.core.text_column import TextColumn
 
 _LEADING_NUMBERS = re.compile(r"\D*(\d{0,18})\d*(?:\.(\d{1,18}))?")
 NO_NUMBER = np.iinfo(np.int64).max
@@ -37,13 +39,16 @@ def sentence_id(side: str) -> str:
     return _split_sentence_base(ids) or "+".join(ids)
 
 
-def sentence_ids(sides: SideColumn, vertices: np.ndarray) -> list[str]:
-    """:func:`sentence_id` of the sides of these vertices; plain ids straight from their keys."""
+def sentence_ids(sides: SideColumn, vertices: np.ndarray) -> pa.StringArray:
+    """:func:`sentence_id` of the sides of these vertices, an Arrow column: plain ids are their
+    keys' numbers written by Arrow (no `str` each), the others read one by one."""
     keys = sides.keys[vertices]
-    ids = list(map(str, (keys & NUMBER).tolist()))
-    for index in np.flatnonzero(keys & STRING).tolist():
-        ids[index] = sentence_id(sides.table.text(keys[index]))
-    return ids
+    ids = pa.array((keys & NUMBER).astype(np.int64)).cast(pa.string())
+    others = np.flatnonzero(keys & STRING)
+    if len(others):
+        ids = TextColumn.of_arrow(ids).with_rows(
+            others, [sentence_id(sides.table.text(key)) for key in keys[others]]).arrow()
+    return ids.cast(pa.string())
 
 
 def document_label(document: str) -> str:

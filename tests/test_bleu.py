@@ -247,8 +247,13 @@ def test_pairs_near_the_threshold_are_settled_by_sacrebleu(sets_13a) -> None:
     tokens = [len(tokenize([texts[row]], "13a")[0].split()) for row in (hyp, ref)]
     near = np.array([[ref, hyp, *matched_ngrams(texts[hyp], texts[ref]), *tokens, 0]], np.int64)
     set_offsets = np.r_[np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]), len(groups)]
+    picked = keep.copy()
     bleu._settle_near_pairs(keep, near, set_offsets, texts, "13a", 50.0)
     assert np.array_equal(keep, expected)
+    backwards = np.arange(len(texts))[::-1]  # the rows walked, picked from a reversed column
+    bleu._settle_near_pairs(picked, near, set_offsets, list(texts)[::-1], "13a", 50.0,
+                            backwards)
+    assert np.array_equal(picked, expected)
 
 
 @pytest.mark.parametrize("offset", [-1e-7, 0.0, 1e-7])

@@ -18,7 +18,8 @@ def test_layout_reproduces_the_released_tapaco_heads(shared_data):
         assert all(len(row) == 5 and row[0].isdigit() and row[1].isdigit() for row in rows)
         columns = list(zip(*rows)) or [()] * 5
         table = language_rows_table(pa.array([int(s) for s in columns[0]], pa.int64()),
-                                    list(columns[1]), pa.array(columns[2], pa.large_string()),
+                                    pa.array(list(columns[1]), pa.string()),
+                                    pa.array(columns[2], pa.large_string()),
                                     list(columns[3]), list(columns[4]))
         rebuilt = language_file_bytes(table).decode("utf-8")
         assert rebuilt == "".join(line + "\n" for line in complete), path.name

@@ -3,6 +3,7 @@
 import numpy as np
 from sacrebleu.metrics import BLEU
 
+from tapaco.core.text_column import TextColumn
 from tapaco.filters import FilterOptions, Rows, apply_filters
 
 TEXTS = [
@@ -63,7 +64,7 @@ def test_near_identical_keys_chunked_by_whole_sets(monkeypatch):
     expected = [True, False, True, True, True, True, True, True]
     for size in (1, 2, 3, 1 << 20):
         monkeypatch.setattr(tapaco.filters, "_CHUNK_ROWS", size)
-        kept = tapaco.filters._near_identical_kept(group, [texts[v] for v in rows.vertex], 2)
+        kept = tapaco.filters._near_identical_kept(group, TextColumn.of(texts), rows.vertex, 2)
         assert kept.tolist() == expected
 
 

@@ -184,6 +184,19 @@ def test_surface_hashes_key_texts_holding_each_character_the_key_changes():
     assert hashed.tolist() == [key_hash(surface_key(text)) for text in texts]
 
 
+def test_surface_hashes_in_chunks_on_threads(monkeypatch):
+    """Chunks of rows hashed on three threads, the last one short: each row's own key hash."""
+    import tapaco.normalize
+    from tapaco.core.text_column import TextColumn
+    from tapaco.normalize import surface_hashes
+
+    texts = [f"{word}{'!' * (k % 3)} “{k}”" for k, word in enumerate(["Он", "東京", "a", ""] * 9)]
+    monkeypatch.setattr(tapaco.normalize, "_HASH_CHUNK_ROWS", 5)
+    expected = [key_hash(surface_key(text)) for text in texts]
+    for workers in (1, 3):
+        assert surface_hashes(TextColumn.of(texts)[1:], workers).tolist() == expected[1:]
+
+
 def test_surface_hashes_read_a_slice_of_a_column_and_replaced_rows():
     """A column cut from a larger one starts inside its buffer; replaced rows move to its end."""
     from tapaco.core.text_column import TextColumn

@@ -94,7 +94,7 @@ class Explainer:
         if not len(vertices):
             return []
         several = bool(self._several_documents[self.corpus.vertex_lang[vertices[0]]])
-        return display_ids(self.corpus, vertices, several)
+        return display_ids(self.corpus, vertices, several).to_pylist()
 
     def _vertex(self, lang: str, sentence_id: str) -> int:
         index = self._language_index(lang)
