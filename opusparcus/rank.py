@@ -35,7 +35,7 @@ from opusparcus.bitexts import (
     read_bitext,
 )
 from opusparcus.counting import unpack_pairs
-from opusparcus.export import release_files, sentences_of, write_ranked
+from opusparcus.export import release_files, write_ranked
 from opusparcus.held_out import held_out
 from opusparcus.paraphrase_scores import read_tables, scored_files
 from opusparcus.parquet_release import rank_parquet_name, write_rank_card
@@ -365,7 +365,7 @@ def without_foreign(results: dict[int, ScoredPairs], sentences: pa.Array, lang: 
     for start in range(0, len(codes), language_id.BATCH):
         chosen = codes[start:start + language_id.BATCH]
         foreign[start:start + len(chosen)] = language_id.foreign(
-            sentences_of(sentences, chosen), lang)
+            sentences.take(pa.array(chosen)).to_pylist(), lang)
     dropped_codes = codes[foreign]
     kept = {}
     for split, pairs in results.items():
