@@ -46,7 +46,9 @@ def pairs_options(arguments: argparse.Namespace, max_pairs_per_group: int = 0) -
 
 def summary_line(out: Path, stats: dict) -> str:
     overlap = stats["overlap"]
-    parts = [f"wrote {stats['rows']:,} rows over {len(stats['languages'])} languages to {out}"]
+    count = len(stats["languages"])
+    parts = [f"wrote {stats['rows']:,} rows over {count} language{'' if count == 1 else 's'} "
+             f"to {out}"]
     jaccards = [f"{kind.replace('_', ' ')} {found['mean_jaccard']}"
                 for kind, found in overlap.items() if found.get("pairs")]
     if jaccards:
