@@ -23,7 +23,7 @@ import pyarrow.csv as pa_csv
 from opusparcus.rank import pivot_links, pivot_sources, read_bitexts, vocabularies
 from opusparcus.rank_inputs import RankOptions, pivot_of
 from opusparcus.rank_outputs import COMMAND as RANK_COMMAND
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFolder, read_manifest
 from tapaco.core.pairs.output import pairs_card, write_card_and_stats, write_rows
@@ -47,10 +47,6 @@ RULE = ("A hard negative is another sentence of the file that shares words with 
         "aligns both to one sentence of a pivot language.")
 
 
-def _usage(path: Path | str, message: str) -> InputError:
-    return InputError(path, message, kind="usage")
-
-
 @dataclass(frozen=True)
 class Ranking:
     """The `opusparcus rank` output a ranked file belongs to: its folder and statistics."""
@@ -72,9 +68,9 @@ class Ranking:
                 if isinstance(stats, dict) and {"language", "bitexts", "options"} <= set(stats):
                     return cls(folder, stats)
                 break
-        raise _usage(ranked, f"is not a file of an '{RANK_COMMAND}' output folder (no "
-                             "manifest.json and stats.json of it beside the file or one folder "
-                             "up): the bitexts to check pivots in are unknown")
+        raise usage_error(ranked, f"is not a file of an '{RANK_COMMAND}' output folder (no "
+                                  "manifest.json and stats.json of it beside the file or one "
+                                  "folder up): the bitexts to check pivots in are unknown")
 
     @property
     def lang(self) -> str:
@@ -84,7 +80,7 @@ class Ranking:
         """The release folder whose bitexts the ranking read (as its stats.json names them)."""
         named = {pivot: Path(record["source"]) for pivot, record in self.stats["bitexts"].items()}
         if not named:
-            raise _usage(self.folder / "stats.json", "names no bitext")
+            raise usage_error(self.folder / "stats.json", "names no bitext")
         first = next(iter(named.values()))
         for root in list(first.parents)[:3]:
             try:
@@ -94,9 +90,9 @@ class Ranking:
                 continue
             if found == named:
                 return root
-        raise _usage(first, f"cannot be found as the ranking's bitext for pivot "
-                            f"{next(iter(named))} (named in {self.folder / 'stats.json'}); "
-                            "was the release moved?")
+        raise usage_error(first, f"cannot be found as the ranking's bitext for pivot "
+                                 f"{next(iter(named))} (named in {self.folder / 'stats.json'}); "
+                                 "was the release moved?")
 
     def options(self) -> RankOptions:
         recorded = self.stats["options"]
@@ -118,8 +114,8 @@ def read_pairs(ranked: Path) -> tuple[pa.Array, pa.Array]:
                 column_types={"f1": pa.large_string(), "f2": pa.large_string()},
                 include_columns=["f1", "f2"]))
     except (OSError, pa.ArrowException) as error:
-        raise _usage(ranked, f"cannot be read as a ranked file ({str(error).splitlines()[0]})"
-                     ) from None
+        raise usage_error(ranked, f"cannot be read as a ranked file ({str(error).splitlines()[0]})"
+                          ) from None
     return table.column(0).combine_chunks(), table.column(1).combine_chunks()
 
 
@@ -153,13 +149,13 @@ def rows_of_level(cutoffs: Path, level: float, total_rows: int) -> int:
         cuts = {round(cut["level"], 6): int(cut["rows"]) for cut in recorded["cuts"]}
         recorded_total = int(recorded["total_rows"])
     except (OSError, InputError, KeyError, TypeError, ValueError):
-        raise _usage(cutoffs, "is not the cutoffs.json of 'opusparcus cutoff'") from None
+        raise usage_error(cutoffs, "is not the cutoffs.json of 'opusparcus cutoff'") from None
     if recorded_total != total_rows:
-        raise _usage(cutoffs, f"cuts a ranked file of {recorded_total:,} rows, not --ranked "
-                              f"({total_rows:,} rows)")
+        raise usage_error(cutoffs, f"cuts a ranked file of {recorded_total:,} rows, not --ranked "
+                                   f"({total_rows:,} rows)")
     if round(level, 6) not in cuts:
-        raise _usage("--level", f"{level * 100:g} is not a level of {cutoffs} (it has "
-                                f"{', '.join(f'{key * 100:g}' for key in cuts)})")
+        raise usage_error("--level", f"{level * 100:g} is not a level of {cutoffs} (it has "
+                                     f"{', '.join(f'{key * 100:g}' for key in cuts)})")
     return cuts[round(level, 6)]
 
 
@@ -187,8 +183,8 @@ def make_pairs(ranked: Path, out: Path, options: PairsOptions, overwrite: bool =
     sentences = vocabulary[ranking.lang].sentences
     codes = pc.index_in(pa.concat_arrays([first, second]), value_set=sentences)
     if codes.null_count:
-        raise _usage(ranked, f"holds sentences the ranking's bitexts do not ({codes.null_count} "
-                             "sides): not ranked from them")
+        raise usage_error(ranked, "holds sentences the ranking's bitexts do not "
+                                  f"({codes.null_count} sides): not ranked from them")
     codes = codes.to_numpy().astype(np.int64)
     pool = np.unique(codes)
     texts = TextColumn.of_arrow(sentences.take(pa.array(pool)))

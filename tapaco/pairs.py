@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from tapaco.core.errors import InputError, OptionError
+from tapaco.core.errors import InputError, OptionError, usage_error
 from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFolder, read_manifest
 from tapaco.core.pairs.output import pairs_card, write_card_and_stats, write_rows
@@ -46,10 +46,6 @@ RULE = ("A hard negative is a sentence of the anchor's language that shares word
         "and surface-similarity links): no translation path links it to the anchor.")
 
 
-def _usage(path: Path | str, message: str) -> InputError:
-    return InputError(path, message, kind="usage")
-
-
 @dataclass(frozen=True)
 class Build:
     """A `tapaco build` output folder: its statistics and its language files."""
@@ -63,17 +59,17 @@ class Build:
         path = Path(path)
         manifest = read_manifest(path) if path.is_dir() else None
         if manifest is None or manifest.get("written_by") != BUILD_COMMAND:
-            raise _usage(path, f"is not a '{BUILD_COMMAND}' output folder (no manifest.json "
-                               f"written by {BUILD_COMMAND})")
+            raise usage_error(path, f"is not a '{BUILD_COMMAND}' output folder (no manifest.json "
+                                    f"written by {BUILD_COMMAND})")
         try:
             stats = read_json(path / "stats.json")
             components = int(stats["graph"]["components"])
             languages = list(stats["languages"])
         except (OSError, KeyError, TypeError, ValueError, InputError):
-            raise _usage(path / "stats.json", f"is missing or not the statistics of "
-                                              f"'{BUILD_COMMAND}'") from None
+            raise usage_error(path / "stats.json", f"is missing or not the statistics of "
+                                                   f"'{BUILD_COMMAND}'") from None
         if components < 0:
-            raise _usage(path / "stats.json", "records a negative number of components")
+            raise usage_error(path / "stats.json", "records a negative number of components")
         listed = manifest["files"]
         files = {}
         for lang in languages:
@@ -97,12 +93,12 @@ class Build:
                 table = _read_language_file(path)
                 set_ids, texts = table.column(0), table.column(1)
         except (OSError, pa.ArrowException) as error:
-            raise _usage(path, f"cannot be read as a '{BUILD_COMMAND}' language file "
-                               f"({str(error).splitlines()[0]})") from None
+            raise usage_error(path, f"cannot be read as a '{BUILD_COMMAND}' language file "
+                                    f"({str(error).splitlines()[0]})") from None
         set_ids = set_ids.to_numpy()
         if len(set_ids) and (np.diff(set_ids) < 0).any():
-            raise _usage(path, "is not sorted by set id: not a language file of "
-                               f"'{BUILD_COMMAND}'")
+            raise usage_error(path, "is not sorted by set id: not a language file of "
+                                    f"'{BUILD_COMMAND}'")
         return set_ids, TextColumn.of_arrow(texts.combine_chunks())
 
 

@@ -34,6 +34,11 @@ class InputError(Exception):
         return f"{where}: {self.message}"
 
 
+def usage_error(path: str | Path, message: str) -> InputError:
+    """A one-line error about what the user named (a folder, a file), not about its bytes."""
+    return InputError(path, message, kind="usage")
+
+
 class OptionError(InputError, ValueError):
     """An option out of its range, from the command line or the library API alike."""
 

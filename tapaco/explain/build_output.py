@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.json_input import read_json
 from tapaco.core.outputs import read_manifest
 from tapaco.pipeline import COMMAND as BUILD_COMMAND
-
-
-def usage_error(path: Path | str, message: str) -> InputError:
-    """A one-line error about what the user named."""
-    return InputError(path, message, kind="usage")
 
 
 class BuildOutput:

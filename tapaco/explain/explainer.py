@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.arrays import garbage_collector_paused
-from tapaco.core.errors import BadInputLog, OptionError
+from tapaco.core.errors import BadInputLog, OptionError, usage_error
 from tapaco.core.progress import Progress
-from tapaco.explain.build_output import BuildOutput, usage_error
+from tapaco.explain.build_output import BuildOutput
 from tapaco.explain.picture import picture_bytes, picture_file
 from tapaco.explain.results import (
     INTER_LINGUAL,
