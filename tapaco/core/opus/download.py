@@ -265,32 +265,25 @@ def _entry(file: OpusFile, size: int, sha256: str) -> dict:
 def archive_sha256(path: Path) -> str:
     """The SHA-256 of a `.gz` or `.zip` file, once all of it decompressed with valid
     checksums; an InputError names what is wrong otherwise."""
-    digest = hashlib.sha256()
     try:
+        with open(path, "rb") as handle:
+            sha256 = hashlib.file_digest(handle, "sha256").hexdigest()
         if path.name.endswith(".gz") or path.name.endswith(".gz.part"):
-            _read_gzip(path, digest)
+            _check_gzip(path)
         else:
-            _read_zip(path, digest)
+            _check_zip(path)
     except (OSError, EOFError, zlib.error, zipfile.BadZipFile, gzip.BadGzipFile) as error:
         raise DownloadError(str(path), f"is not a whole, valid archive ({error})") from None
-    return digest.hexdigest()
+    return sha256
 
 
-def _read_gzip(path: Path, digest) -> None:
-    _hash_file(path, digest)
+def _check_gzip(path: Path) -> None:
     with gzip.open(path, "rb") as stream:  # every member, each with its CRC and length
         while stream.read(BLOCK):
             pass
 
 
-def _hash_file(path: Path, digest) -> None:
-    with open(path, "rb") as handle:
-        while block := handle.read(BLOCK):
-            digest.update(block)
-
-
-def _read_zip(path: Path, digest) -> None:
-    _hash_file(path, digest)
+def _check_zip(path: Path) -> None:
     with zipfile.ZipFile(path) as archive:
         bad = archive.testzip()
     if bad is not None:
