@@ -18,6 +18,11 @@ from tapaco.core.errors import InputError
 from tapaco.core.json_input import read_json
 
 
+def plural(count: int, noun: str, nouns: str = "") -> str:
+    """`1 link`, `2 links` (`nouns`: the plural where it is not `noun` + s)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
+
+
 def peak_rss_mib() -> float:
     """Peak resident memory of this process so far, in MiB, in its own address space (Linux's
     VmHWM): the ru_maxrss of a process started by fork and exec keeps the peak of the process

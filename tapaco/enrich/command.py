@@ -23,7 +23,7 @@ from tapaco.core.errors import InputError, MissingDependency, OptionError
 from tapaco.core.files import created_folders
 from tapaco.core.options import Command
 from tapaco.core.outputs import OutputFile, OutputFolder
-from tapaco.core.progress import Progress
+from tapaco.core.progress import Progress, plural
 from tapaco.enrich.backends import (
     BACKENDS,
     COMPUTE_TYPES,
@@ -351,13 +351,9 @@ def run(arguments: argparse.Namespace, translator: Translator | None = None) -> 
     return stats
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def summary_line(stats: dict) -> str:
     """The one line printed when the command ends."""
-    counts = (f"{_plural(stats['sentences'], 'sentence')}, {_plural(stats['outputs'], 'output')}"
+    counts = (f"{plural(stats['sentences'], 'sentence')}, {plural(stats['outputs'], 'output')}"
               f", {stats['kept']} kept")
     if stats.get("already_complete"):
         return (f"enrich: the output was already complete ({counts}); nothing was translated"
