@@ -220,11 +220,6 @@ def options_of(arguments: argparse.Namespace) -> EnrichOptions:
                              arguments.device))
 
 
-def backend_options_of(arguments: argparse.Namespace) -> BackendOptions:
-    return BackendOptions(arguments.backend, arguments.device, arguments.compute_type,
-                          arguments.batch_size)
-
-
 @dataclass(frozen=True)
 class Outputs:
     """The files a run writes: the TSV (with its checkpoint and stats) and, with --sets, the
@@ -332,7 +327,8 @@ def _load(arguments: argparse.Namespace, options: BackendOptions) -> Translator:
 def run(arguments: argparse.Namespace, translator: Translator | None = None) -> dict:
     """Run the command; `translator` replaces the model (tests)."""
     options = options_of(arguments)
-    backend_options = backend_options_of(arguments)
+    backend_options = BackendOptions(arguments.backend, arguments.device,
+                                     arguments.compute_type, arguments.batch_size)
     pairs = _pairs_factory(arguments)
     outputs = outputs_of(arguments)
     check_outputs(arguments, outputs)

@@ -131,10 +131,6 @@ def stats_path(out_path: Path) -> Path:
     return out_path.with_name(out_path.name + ".stats.json")
 
 
-def header_line(scored: bool = False) -> str:
-    return "\t".join(COLUMNS + ((pscore.COLUMN,) if scored else ())) + "\n"
-
-
 def windows(pairs: Iterator[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
     """Consecutive lists of at most ``size`` pairs."""
     while window := list(islice(pairs, size)):
@@ -344,7 +340,8 @@ class OutputLog:
     def __init__(self, out_path: Path, fp: dict) -> None:
         self.path = out_path
         self.state = _new_state(fp)
-        self.header = header_line(pscore.COLUMN in fp["options"]).encode("utf-8")
+        scored = pscore.COLUMN in fp["options"]
+        self.header = ("\t".join(COLUMNS + ((pscore.COLUMN,) if scored else ())) + "\n").encode()
         self.output_digest = hashlib.sha256(self.header)
         self.input_digest = hashlib.sha256()
         self.state["output_bytes"] = len(self.header)
