@@ -122,13 +122,8 @@ def _row_error(where: Path, name: str, columns: list[tuple[str, pa.DataType]]
 
 def _lines(stream: BinaryIO) -> Iterator[bytes]:
     """The lines of a stream, without their newlines."""
-    carry = b""
-    while block := stream.read(1 << 20):
-        lines = (carry + block).split(b"\n")
-        carry = lines.pop()
-        yield from lines
-    if carry:
-        yield carry
+    for line in stream:
+        yield line.removesuffix(b"\n")
 
 
 class _LoneReturnsAsSpaces(io.RawIOBase):
