@@ -386,7 +386,11 @@ class OutputLog:
         data = text.encode("utf-8")
         self.consume(window)
         self.output_digest.update(data)
-        record_window(self.state, results, len(window), self.state["output_bytes"] + len(data))
+        tally(results, self.state["counts"])
+        self.state["counts"]["sentences"] += len(window)
+        self.state["windows_done"] += 1
+        self.state["rows_consumed"] += len(window)
+        self.state["output_bytes"] += len(data)
         self._write(data)
         self.windows_written += 1
 
@@ -418,15 +422,6 @@ class OutputLog:
         self.state["input_sha256"] = self.input_digest.hexdigest()
         self.state["output_sha256"] = self.output_digest.hexdigest()
         write_file_atomically(progress_path(self.path), json_text(self.state))
-
-
-def record_window(state: dict, results: list[dict], sentences: int, output_bytes: int) -> None:
-    """Fold a completed window into the checkpoint state."""
-    tally(results, state["counts"])
-    state["counts"]["sentences"] += sentences
-    state["windows_done"] += 1
-    state["rows_consumed"] += sentences
-    state["output_bytes"] = output_bytes
 
 
 def statistics(state: dict, run_sentences: int, run_seconds: float, scorer: Any = None) -> dict:
