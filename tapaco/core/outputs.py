@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.disk import check_folder
-from tapaco.core.errors import InputError, usage_error
+from tapaco.core.errors import usage_error
 from tapaco.core.files import dead_leftovers, fill_folder_atomically, json_text, temporary_name
 from tapaco.core.files import write_file_atomically as _write_file
-from tapaco.core.json_input import read_json
+from tapaco.core.json_input import json_object
 from tapaco.core.scratch import holding
 
 MANIFEST = "manifest.json"
@@ -86,13 +86,8 @@ def _files_under(folder: Path) -> list[str]:
 
 def read_manifest(folder: Path) -> dict | None:
     """The manifest of a folder this project wrote, or None."""
-    try:
-        manifest = read_json(folder / MANIFEST)
-    except (OSError, InputError):
-        return None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
-        return None
-    return manifest
+    manifest = json_object(folder / MANIFEST)
+    return manifest if isinstance(manifest.get("files"), dict) else None
 
 
 @dataclass(frozen=True)

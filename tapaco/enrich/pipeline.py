@@ -49,7 +49,7 @@ from typing import Any
 
 from tapaco.core.errors import InputError
 from tapaco.core.files import json_text, write_file_atomically
-from tapaco.core.json_input import read_json
+from tapaco.core.json_input import json_object
 from tapaco.core.options import check_range
 from tapaco.core.versions import library_versions, signature
 from tapaco.enrich import paraphrase_score as pscore
@@ -241,23 +241,13 @@ def _refuse(path: Path, problem: str) -> InputError:
 
 def read_checkpoint(out_path: Path) -> dict | None:
     """The checkpoint an earlier run left beside ``out_path``, or None (none, or not one)."""
-    try:
-        data = read_json(progress_path(out_path))
-    except (OSError, InputError):
-        return None
-    if isinstance(data, dict) and isinstance(data.get("fingerprint"), dict) \
-            and "version" in data:
-        return data
-    return None
+    data = json_object(progress_path(out_path))
+    return data if isinstance(data.get("fingerprint"), dict) and "version" in data else None
 
 
 def stats_are_own(path: Path) -> bool:
     """Whether ``path`` holds statistics this command wrote."""
-    try:
-        data = read_json(Path(path))
-    except (OSError, InputError):
-        return False
-    return isinstance(data, dict) and data.get("written_by") == COMMAND
+    return json_object(Path(path)).get("written_by") == COMMAND
 
 
 def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
