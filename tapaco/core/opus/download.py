@@ -144,15 +144,11 @@ def _download_files(request: DownloadRequest, out: Path, api: OpusApi, files: li
             created.make(target.parent)
             manifest["files"][file.path] = _get(file, target, api.transfer, rate)
             fetched += 1
-        manifest["date"] = _today()
+        manifest["date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         write_file_atomically(out / MANIFEST, json_text(_sorted(manifest)))
     log(f"{request.corpus} {version} ({request.form}): {fetched} fetched, "
         f"{len(files) - fetched} already there, in {out}")
     return manifest
-
-
-def _today() -> str:
-    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _sorted(manifest: dict) -> dict:
