@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tapaco.core.errors import InputError, MissingDependency, OptionError
+from tapaco.core.errors import InputError, MissingDependency, OptionError, usage_error
 from tapaco.core.files import created_folders
 from tapaco.core.options import Command
 from tapaco.core.outputs import OutputFile, OutputFolder
@@ -285,12 +285,11 @@ def check_outputs(arguments: argparse.Namespace, outputs: Outputs) -> None:
         folder, sets = outputs.folder.resolve(), arguments.sets.resolve()
         if folder.is_relative_to(sets):
             where = "is the" if folder == sets else "is inside the"
-            raise InputError(outputs.folder, f"{where} TaPaCo folder of --sets: enrich files "
-                             "there would block the next `tapaco build`, which replaces only its "
-                             "own files; choose another folder for --out", kind="usage")
+            raise usage_error(outputs.folder, f"{where} TaPaCo folder of --sets: enrich files "
+                              "there would block the next `tapaco build`, which replaces only its "
+                              "own files; choose another folder for --out")
         if outputs.folder.exists() and not outputs.folder.is_dir():
-            raise InputError(outputs.folder, "is a file, but --out names a folder with --sets",
-                             kind="usage")
+            raise usage_error(outputs.folder, "is a file, but --out names a folder with --sets")
         if not outputs.folder.exists():
             OutputFolder(outputs.folder, COMMAND, inputs).check()
             return

@@ -47,7 +47,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.files import json_text, write_file_atomically
 from tapaco.core.json_input import json_object
 from tapaco.core.options import check_range
@@ -235,8 +235,7 @@ def fingerprint(options: EnrichOptions, idf: Idf | None, model: dict | None = No
 
 
 def _refuse(path: Path, problem: str) -> InputError:
-    return InputError(path, f"{problem}; --overwrite starts over, or choose another --out",
-                      kind="usage")
+    return usage_error(path, f"{problem}; --overwrite starts over, or choose another --out")
 
 
 def read_checkpoint(out_path: Path) -> dict | None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.disk import check_folder
-from tapaco.core.errors import InputError, OptionError, printable
+from tapaco.core.errors import InputError, OptionError, printable, usage_error
 from tapaco.core.files import json_text, write_file_atomically
 from tapaco.core.opus.catalog import FORMS, OpusApi, OpusFile, missing_pairs, select, select_pivots
 from tapaco.core.outputs import MANIFEST, read_manifest
@@ -161,13 +161,13 @@ def _earlier_download(out: Path) -> dict | None:
     """The manifest of an earlier download into `out` (None: none yet); a usage error, before
     the API is asked, when `out` is a file or holds another tool's manifest."""
     if out.exists() and not out.is_dir():
-        raise InputError(out, "is a file, but --out names a folder", kind="usage")
+        raise usage_error(out, "is a file, but --out names a folder")
     if not (out / MANIFEST).exists():
         return None
     manifest = read_manifest(out)
     if manifest is None or manifest.get("written_by") != WRITTEN_BY:
-        raise InputError(out, f"holds a {MANIFEST} that the downloader did not write; "
-                         "choose another folder", kind="usage")
+        raise usage_error(out, f"holds a {MANIFEST} that the downloader did not write; "
+                          "choose another folder")
     return manifest
 
 
@@ -197,8 +197,8 @@ def _open_folder(out: Path, manifest: dict | None, request: DownloadRequest, ver
     """The folder's manifest, new or from an earlier download of the same release."""
     if manifest and (manifest.get("corpus"), manifest.get("release")) != (request.corpus,
                                                                           version):
-        raise InputError(out, f"holds {manifest.get('corpus')} {manifest.get('release')}, "
-                         f"not {request.corpus} {version}; choose another folder", kind="usage")
+        raise usage_error(out, f"holds {manifest.get('corpus')} {manifest.get('release')}, "
+                          f"not {request.corpus} {version}; choose another folder")
     created.make(out)
     manifest = manifest or {"written_by": WRITTEN_BY, "corpus": request.corpus,
                             "release": version, "files": {}}
@@ -248,9 +248,8 @@ def _adopt(file: OpusFile, target: Path) -> dict:
     """Keep a file someone else put at `target` when it is the one OPUS lists; else refuse."""
     size = target.stat().st_size
     if not target.is_file() or not size_agrees(size, file.size_kb):
-        raise InputError(target, f"exists, was not downloaded here, and is not OPUS's file "
-                         f"({size} bytes, OPUS lists {file.size_kb} KB); move it away",
-                         kind="usage")
+        raise usage_error(target, f"exists, was not downloaded here, and is not OPUS's file "
+                          f"({size} bytes, OPUS lists {file.size_kb} KB); move it away")
     return _entry(file, size, archive_sha256(target))
 
 
