@@ -285,11 +285,10 @@ def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
         write_parquet(folder / name, pa.Table.from_pylist(records, schema=records_schema))
         names.append(name)
     shared = {split: f"data/{split}.parquet" for split, records in annotated.items() if records}
-    configs = [Config(f"{lang}.{level}", splits, default=level == min(cuts))
-               for level, cut in cuts.items()
-               if (splits := ({"train": f"data/train.{level}.parquet"} if cut else {}) | shared)]
-    if configs and not any(config.default for config in configs):
-        configs[0] = Config(configs[0].name, configs[0].splits, default=True)
+    levels = [level for level, cut in sorted(cuts.items()) if cut or shared]
+    configs = [Config(f"{lang}.{level}",
+                      ({"train": f"data/train.{level}.parquet"} if cuts[level] else {}) | shared,
+                      default=level == levels[0]) for level in levels]
     summary = (f"The {lang} part of Opusparcus in the layout of the GEM/opusparcus dataset: "
                "training pairs cut at quality levels estimated from annotated samples (a "
                "config per level; higher levels are prefixes of lower ones), and the "
