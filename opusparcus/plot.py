@@ -25,7 +25,7 @@ import numpy as np
 from opusparcus.cutoffs import ranks_by_sentences
 from opusparcus.ranked_file import read_ranked
 from tapaco.core.annotation.pairs import CATEGORIES, CATEGORY_TITLES
-from tapaco.core.errors import InputError, MissingDependency, OptionError
+from tapaco.core.errors import InputError, MissingDependency, OptionError, usage_error
 from tapaco.core.files import created_folders, write_file_atomically
 from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFile
@@ -216,8 +216,7 @@ def plot_ranked(ranked_files: list[Path], annotations: Path, out_stem: Path,
         rows = read_ranked(ranked)
         ranks, scores = ranks_by_sentences(annotations, rows, ranked)
         if not len(ranks):
-            raise InputError(annotations, "holds no annotated pair; nothing to plot",
-                             kind="usage")
+            raise usage_error(annotations, "holds no annotated pair; nothing to plot")
         curves[name], totals[name] = category_curves(ranks, scores, len(rows)), len(rows)
         lang = lang or rows[0][0].rsplit("-", 1)[0]
     annotated = len(ranks)
