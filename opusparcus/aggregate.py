@@ -26,7 +26,6 @@ from opusparcus.counting import (
     FanoutSkips,
     LinkCounts,
     PivotGroups,
-    SharedPairs,
     count_links,
     pairs_by_first_code,
     pivot_groups,
@@ -145,7 +144,8 @@ def aggregate_split(bitexts: list[BitextPairs], scheme: str, budget: int,
         release_freed_memory()
         parts = []
         for part in range(partitions):
-            parts.append(score_pairs(_partition_pairs(spill, part, bitexts), scheme))
+            parts.append(score_pairs([(sum_by_pair(*spill.read(number, part)), bitext.counts)
+                                      for number, bitext in enumerate(bitexts)], scheme))
             release_freed_memory()
         scored = _concatenate(parts)
     return SplitPairs(scored, skips, links, expanded, partitions, spill.bytes_written)
@@ -160,12 +160,6 @@ def _chunks(groups: PivotGroups, chunk_pairs: int) -> Iterator[PivotGroups]:
         stop = max(int(np.searchsorted(ends, base + chunk_pairs, side="right")), start + 1)
         yield groups.take(slice(start, stop))
         start = stop
-
-
-def _partition_pairs(spill: _Spill, part: int,
-                     bitexts: list[BitextPairs]) -> list[tuple[SharedPairs, LinkCounts]]:
-    return [(sum_by_pair(*spill.read(number, part)), bitext.counts)
-            for number, bitext in enumerate(bitexts)]
 
 
 def _concatenate(parts: list[ScoredPairs]) -> ScoredPairs:

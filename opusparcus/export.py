@@ -161,10 +161,9 @@ def write_ranked(path: Path | None, parquet: Path | None, lang: str, letter: str
     global _vocabulary
     _vocabulary = TextColumn.of_arrow(vocabulary)
     step = ROWS_PER_CHUNK
-    tasks = ((parquet is not None, lang, letter, start + 1, first[start:start + step],
-              second[start:start + step], summed_pmi[start:start + step],
-              expected[start:start + step], pivots[start:start + step],
-              None if scheme_score is None else scheme_score[start:start + step])
+    columns = (first, second, summed_pmi, expected, pivots, scheme_score)
+    tasks = ((parquet is not None, lang, letter, start + 1,
+              *(None if column is None else column[start:start + step] for column in columns))
              for start in range(0, len(first), step))
     table = (nullcontext() if parquet is None else
              RankedParquet(parquet, scheme_score is not None, scores))
