@@ -11,6 +11,7 @@ import csv
 import itertools
 import os
 import time
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -237,6 +238,9 @@ def test_screening_all_texts_at_once_gives_each_texts_key_and_rewritable_words(l
             chunk = texts[start:start + size]
             keys, touched = line_screen(rules, "\n".join(chunk), len(chunk))
             assert list(zip(keys.tolist(), touched.tolist())) == expected[start:start + size]
+    nfkc = [unicodedata.normalize("NFKC", text).translate(rules_module.APOSTROPHES)
+            for text in texts]
+    assert rules_module.normalised("\n".join(texts)) == "\n".join(nfkc)
     for text, (_, touched) in zip(texts, expected):
         if not touched:
             analysis = rules.analyse(text)
@@ -248,7 +252,8 @@ def test_screening_all_texts_at_once_gives_each_texts_key_and_rewritable_words(l
 def test_case_folding_keeps_the_class_of_every_code_point():
     """What the screening relies on: a character folded (with Unicode digits as ASCII) is made
     of characters of its own class (word, symbol, other), and only a newline or an apostrophe
-    gives one; the table of classes agrees with the regex module's (sampled)."""
+    gives one; the table of classes agrees with the regex module's (sampled); every character
+    that NFKC may change, alone or beside others, makes its line normalised."""
     classes = code_point_classes()
     word, symbol = regex.compile(r"\w"), regex.compile(r"\p{S}")
     for code in [*range(0x250), *range(0x250, 0x110000, 7)]:
@@ -258,6 +263,8 @@ def test_case_folding_keeps_the_class_of_every_code_point():
             assert classes[code] == expected, hex(code)
     for code in range(0x110000):
         character = chr(code)
+        if not unicodedata.is_normalized("NFKC", character) or unicodedata.combining(character):
+            assert any(pattern.match(character) for pattern in rules_module._MAY_CHANGE_IN_NFKC)
         try:
             folded = rules_module.folded(character, "é")
         except ValueError:  # a digit to the regex module that unicodedata does not know

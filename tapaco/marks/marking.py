@@ -16,7 +16,7 @@ from tapaco.core.text_column import TextColumn
 from tapaco.export import ROW_COLUMNS
 from tapaco.marks.evidence import evidence
 from tapaco.marks.rules import FEATURES, NEUTRALISATION, TRIVIAL, Rules, language_rules
-from tapaco.marks.screening import rows_to_mark
+from tapaco.marks.screening import line_screen, rows_to_mark
 
 #: A row of a language file: set id, sentence id, text, lists, tags.
 Row = tuple[int, str, str, str, str]
@@ -149,6 +149,8 @@ def mark_languages(files: dict[str, pa.Table], parallel: bool = True) -> dict[st
     (`parallel`, where two cores are free) until the two meet; the marks are put back in file
     order, the same either way."""
     chunks = _chunks(files)
+    for lang in files:  # tables, kernel and classes loaded once, before the fork
+        line_screen(language_rules(lang), "", 1)
     claims = FromBothEnds(len(chunks))
     with Forked(_marks_from_the_back, claims, chunks, files,
                 parallel=parallel and len(chunks) > 1) as second:

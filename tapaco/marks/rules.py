@@ -30,6 +30,8 @@ _TOKEN = regex.compile(r"(?:(')\s?)?(\w+|\p{S})")
 _WORD_OR_SYMBOL = regex.compile(r"\w+|\p{S}")
 _DIGITS = regex.compile(r"\d\W+\d")
 _NON_ASCII_DIGIT = regex.compile(r"(?![0-9])\d")
+# (two patterns: one of the union is several times slower)
+_MAY_CHANGE_IN_NFKC = (regex.compile(r"[^\p{NFKC_QC=Y}]"), regex.compile(r"\P{ccc=0}"))
 _MULTIPLIERS = (100, 1000, 10**6, 10**9)
 _MAX_VARIANTS = 8  # readings of ambiguous contractions kept per sentence (He's: is / has)
 _NUMBER_BREAK = "\x1f"  # between two numbers in a key: "two one" is not "twenty-one"
@@ -53,10 +55,24 @@ def normalised(text: str) -> str:
     each alone: nothing composes with a newline)."""
     if text.isascii():
         return text.replace("`", "'") if "`" in text else text
-    text = unicodedata.normalize("NFKC", text)
+    text = _nfkc(text)
     for look_alike in _LOOK_ALIKES:  # str.translate is far slower on long strings
         text = text.replace(look_alike, "'")
     return text
+
+
+def _nfkc(text: str) -> str:
+    """NFKC of `text`, normalising only its lines that hold a character NFKC may change (a text
+    of none, whose characters are all NFKC_QC=Yes and starters, is in NFKC already)."""
+    starts = sorted({text.rfind("\n", 0, match.start()) + 1
+                     for pattern in _MAY_CHANGE_IN_NFKC for match in pattern.finditer(text)})
+    pieces, at = [], 0
+    for start in starts:
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        pieces += [text[at:start], unicodedata.normalize("NFKC", text[start:end])]
+        at = end
+    return "".join(pieces) + text[at:]
 
 
 def folded(text: str, normalised: str) -> str:
