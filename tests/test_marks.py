@@ -36,8 +36,7 @@ from tapaco.marks import (
 )
 from tapaco.marks.evidence import evidence
 from tapaco.marks.rules import language_rules, read_table
-from tapaco.marks.screening import code_point_classes, line_screen
-from tapaco.marks.screening_kernels import SYMBOL, WORD
+from tapaco.marks.screening import SYMBOL, WORD, code_point_classes, line_screen
 from tapaco.pipeline import BuildOptions, build
 
 
