@@ -293,6 +293,15 @@ def test_what_a_language_has_no_rule_for_is_not_marked(lang, first, second):
     assert pair_mark(lang, first, second) is None
 
 
+def test_a_digit_newer_than_pythons_unicode_tables_stays_as_it_is():
+    # U+10D41 (Garay, Unicode 16) is a digit to regex but unknown to unicodedata.decimal
+    assert marks("en", "Room \U00010D41.", "Room \U00010D41!") == [
+        ("s0", "s1", "trivial", "punctuation")]
+    assert marks("en", "Room \U00010D41.", "Room 1!") == []
+    assert marks("en", "Room \u0661.", "Room 1!") == [
+        ("s0", "s1", "trivial", "\u0661/1; punctuation")]
+
+
 # ------------------------------------------------------------------------ never marked
 
 NEVER_MARKED = [

@@ -38,7 +38,10 @@ _NUMBER_BREAK = "\x1f"  # between two numbers in a key: "two one" is not "twenty
 
 
 def _ascii_digit(match: regex.Match) -> str:
-    return str(unicodedata.decimal(match.group()))
+    # regex may know digits newer than this Python's Unicode tables: those stay as they are
+    digit = match.group()
+    value = unicodedata.decimal(digit, None)
+    return digit if value is None else str(value)
 
 
 # A sentence's words (casefolded, ASCII digits, a break between two numbers) with, per word,
