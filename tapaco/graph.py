@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from tapaco.components import components, components_and_edge_keys, distinct_edge_keys
 from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.core.forked import Fresh
+from tapaco.core.hashing import first_occurrences
+from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 from tapaco.normalize import SurfaceHashes, surface_keys
 from tapaco.read import INTER, INTRA, Corpus
@@ -46,11 +47,10 @@ PARALLEL_VERTICES = 200_000  # fewer vertices: no second process (starting one c
 
 def _star_edges(codes: np.ndarray, vertex_lang: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same code."""
-    combined, _ = pd.factorize(codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang)
-    first = np.full(len(combined) and combined.max() + 1, -1, np.int64)
+    combined = codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang
+    numbers, firsts = in_background(first_occurrences, combined, size=len(combined))
+    leader = firsts[numbers]
     vertex = np.arange(len(combined))
-    first[combined[::-1]] = vertex[::-1]
-    leader = first[combined]
     joined = (leader != vertex) & nonempty
     return np.column_stack([vertex[joined], leader[joined]]).astype(np.int32)
 
