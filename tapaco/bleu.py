@@ -6,7 +6,7 @@ sentence BLEU as hypothesis against an earlier kept sentence as reference exceed
 "13a" otherwise). :func:`sentence_bleu` is that computation itself and :func:`reference_keep_mask`
 the walk written with it. :func:`bleu_keep_mask` gives the same decisions from compiled kernels
 (:mod:`tapaco.bleu_kernels`) on chunks of whole sets, on several threads: the kernels tokenise
-(13a; other tokenizers run in sacrebleu first), count clipped n-gram matches and score with
+(13a and zh; other tokenizers run in sacrebleu first), count clipped n-gram matches and score with
 sacrebleu's float operations; the few pairs scored within a hair of the threshold are scored
 again by sacrebleu's own `BLEU.compute_bleu`, and a set where it decides otherwise is walked
 again by the reference, so float rounding cannot flip a decision.
@@ -74,8 +74,8 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
     Decisions are those of :func:`reference_keep_mask`. `tokenizer` is "13a", "zh" or another
     sacrebleu tokenizer, or each row's (an array; one per set). `rows`: the rows of `texts`
     filtered (all by default). `workers` threads share the chunks, each gathering its texts;
-    chunks of other tokenizers than 13a (tokenised by sacrebleu, in Python) go first, so that
-    the 13a kernels run beside them.
+    chunks of other tokenizers than 13a go first (sacrebleu tokenises those without a kernel,
+    in Python), so that the 13a kernels run beside them.
     """
     groups = np.asarray(groups)
     texts = TextColumn.of(texts)
@@ -133,11 +133,11 @@ def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str
 
 
 def _token_ids(texts: Sequence[str], tokenizer: str) -> TokenIds:
-    """The tokens of the texts as BLEU sees them (other tokenizers than 13a run in sacrebleu,
-    then their output is split)."""
-    if tokenizer != "13a":
-        texts = [_bleu(tokenizer).tokenizer(text.rstrip()) for text in texts]
-    return token_ids(texts, split_only=tokenizer != "13a")
+    """The tokens of the texts as BLEU sees them (other tokenizers than 13a and zh run in
+    sacrebleu, then their output is split)."""
+    if tokenizer in ("13a", "zh"):
+        return token_ids(texts, tokenizer)
+    return token_ids([_bleu(tokenizer).tokenizer(text.rstrip()) for text in texts], "none")
 
 
 def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarray,
