@@ -257,3 +257,19 @@ def test_a_bad_moses_line_costs_its_link_only(tmp_path):
                                             "1\t4\tBye.\t\t\n1\t5\tSee you.\t\t\n")
     stats = json.loads((out / "stats.json").read_text())
     assert stats["input"]["bad_input_skipped"] == 1 and stats["input"]["links_with_empty_text"] == 1
+
+
+@pytest.mark.parametrize("sorted_keys", [True, False])
+def test_sentence_index_finds_the_last_sentence_of_each_key(sorted_keys):
+    rng = np.random.default_rng(7)
+    sentence_keys = rng.choice(1 << 40, 300, replace=False).astype(np.uint64)
+    if sorted_keys:
+        sentence_keys.sort()
+    else:
+        sentence_keys[::7] = sentence_keys[3]  # a repeated id: its last sentence is found
+    last = {int(key): index for index, key in enumerate(sentence_keys.tolist())}
+    wanted = np.concatenate([rng.choice(sentence_keys, 500),
+                             rng.integers(0, 1 << 40, 50).astype(np.uint64)])
+    expected = [last.get(int(key), -1) for key in wanted.tolist()]
+    found = text_reading.SentenceIndex(sentence_keys).positions(wanted)
+    assert found.tolist() == expected
