@@ -76,7 +76,7 @@ def first_occurrences(keys):
     occurrence, as `pandas.factorize` numbers them: each key's number, and the index of each
     number's first occurrence."""
     size = 16
-    while size < 2 * len(keys):
+    while size < len(keys) + len(keys) // 4:  # at most 80 % full
         size *= 2
     slots = np.full((size, 2), -1, np.int64)  # a number and its key, side by side
     mask = size - 1
