@@ -36,8 +36,7 @@ class TokenIds:
 
 def token_ids(texts: Sequence[str], tokenizer: str = "13a") -> TokenIds:
     """The tokens of every text by sacrebleu's `tokenizer` (13a or zh), right-stripped first as
-    sacrebleu's BLEU does (none: the texts are already tokenized and only split on
-    whitespace)."""
+    sacrebleu's BLEU does."""
     codes, offsets = code_points(texts)
     return TokenIds(*in_background(tokenize_13a, codes, offsets, TOKENIZERS[tokenizer],
                                    size=len(codes)))

@@ -40,7 +40,7 @@ for _low, _high in ((0x3400, 0x4DB5), (0x4E00, 0x9FA5), (0x9FA6, 0x9FBB), (0xF90
                     (0xFE10, 0xFE1F), (0xFE30, 0xFE4F), (0x2600, 0x26FF), (0x2700, 0x27BF),
                     (0x3200, 0x32FF), (0x3300, 0x33FF)):
     _CHINESE[_low:_high + 1] = True
-TOKENIZERS = {"13a": 0, "zh": 1, "none": 2}  # the kernel's `tokenizer` codes; none: split only
+TOKENIZERS = {"13a": 0, "zh": 1}  # the kernel's `tokenizer` codes
 
 
 @njit(nogil=True, cache=True)
@@ -190,8 +190,7 @@ def _tokenized_zh(codes, chinese, isolated, one, other) -> tuple:
 @njit(nogil=True, cache=True)
 def tokenize_13a(codes, offsets, tokenizer):
     """Token ids (0, 1, ... by first occurrence) of every row, the row offsets into them, and the
-    tokens' code points with their offsets. `tokenizer` is a code of :data:`TOKENIZERS`: with
-    none the rows are split on whitespace as they are (rows already tokenized)."""
+    tokens' code points with their offsets. `tokenizer` is a code of :data:`TOKENIZERS`."""
     rows = len(offsets) - 1
     longest = 0
     for row in range(rows):
@@ -210,11 +209,7 @@ def tokenize_13a(codes, offsets, tokenizer):
     n_ids = 0
     for row in range(rows):
         text = codes[offsets[row]:offsets[row + 1]]
-        if tokenizer == 2:
-            length = len(text)
-            copy_into(one, np.int64(0), text)
-            buffer = one
-        elif tokenizer == 1:
+        if tokenizer == 1:
             buffer, length = _tokenized_zh(text, _CHINESE, _ISOLATED, one, other)
         else:
             buffer, length = _tokenized_13a(text, _ISOLATED, has, one, other)
