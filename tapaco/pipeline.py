@@ -218,7 +218,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
         if options.languages:
             _check_languages(opus_dir, options.languages)
         read = partial(read_corpus, opus_dir, log, progress, options.documents,
-                       parallel=options.worker_count > 1)
+                       workers=options.worker_count)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export,
                       provenance)
