@@ -168,6 +168,9 @@ def _body(data, start, out, written):
             return -1, -1, False
         if _closes(data, at, _S):
             break
+        if (at + 3 < len(data) and data[at + 1] == _SLASH and data[at + 2] == _S
+                and _may_end_a_name(data[at + 3])):
+            return -1, -1, False  # `</s >`: an end tag the reference reads
         if at + 2 < len(data) and data[at + 1] == _W and _may_end_a_name(data[at + 2]):
             content = _token_content(data, at)
             if content < 0:

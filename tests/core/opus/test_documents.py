@@ -3,7 +3,7 @@ import html
 import zipfile
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tapaco.core.errors import InputError
@@ -293,6 +293,8 @@ def _documents(draw) -> str:
 
 @settings(max_examples=400, deadline=None)
 @given(_documents())
+@example(document='<?xml version="1.0" encoding="utf-8"?>\n<document>\n<s id="s1"></s>\n'
+                  '<s id="s07"></s ><w>a&#13;b</w></s>\n</document>\n')  # an end tag `</s >`
 def test_the_scanner_reads_any_document_as_the_general_path(document):
     import tempfile
     from pathlib import Path
