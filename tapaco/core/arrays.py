@@ -18,10 +18,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tapaco.core.hashing import first_occurrences
 from tapaco.core.text_column import TextColumn
 
 
@@ -144,7 +144,7 @@ def code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 def string_codes(strings: Sequence[str]) -> np.ndarray:
     """Codes 0..k-1 in order of first appearance; equal codes exactly when strings are equal."""
     hashes = np.fromiter(map(hash, strings), np.int64, len(strings))
-    codes, _ = pd.factorize(hashes)
+    codes, _ = first_occurrences(hashes)
     first = np.full(len(codes) and codes.max() + 1, -1, np.int64)
     rows = np.arange(len(codes))
     first[codes[::-1]] = rows[::-1]
@@ -152,8 +152,14 @@ def string_codes(strings: Sequence[str]) -> np.ndarray:
     leaders = first[codes[repeated]].tolist()
     if all(strings[row] == strings[leader] for row, leader in zip(repeated.tolist(), leaders)):
         return codes
-    exact, _ = pd.factorize(np.array(strings, dtype=object))
-    return exact
+    return distinct_strings(strings)[0]
+
+
+def distinct_strings(strings: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Each string's code 0..k-1 in order of first appearance, and the k distinct strings."""
+    numbers: dict[str, int] = {}
+    codes = np.array([numbers.setdefault(string, len(numbers)) for string in strings], np.int64)
+    return codes, list(numbers)
 
 
 def ordered_group_sums(keys: np.ndarray,
@@ -165,7 +171,12 @@ def ordered_group_sums(keys: np.ndarray,
     does not: a frame with a single key takes another path and can differ in the last bit.)"""
     if not len(keys):
         return keys[:0], np.zeros(0, np.int64), [value[:0].astype(np.float64) for value in values]
-    codes, distinct = pd.factorize(keys, sort=True)
+    numbers, firsts = first_occurrences(keys)
+    distinct = keys[firsts]
+    rank = np.empty(len(distinct), np.int64)
+    rank[np.argsort(distinct)] = np.arange(len(distinct))
+    codes = rank[numbers]
+    distinct.sort()
     order = lexicographic_order(codes)
     starts = np.flatnonzero(group_starts(codes[order]))
     sizes = np.diff(np.append(starts, len(keys)))

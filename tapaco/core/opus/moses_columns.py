@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
@@ -25,6 +24,7 @@ from numba import njit
 from tapaco.core.arrays import dictionary_encoded
 from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
+from tapaco.core.hashing import first_occurrences
 from tapaco.core.interruptible import in_background
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus.moses import clean_line, moses_files
@@ -219,8 +219,8 @@ class _SideCodes:
 
 
 def _first_appearance(codes: np.ndarray, keys: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    renumbered, order = pd.factorize(codes)
-    return renumbered.astype(np.int32), keys.take(pa.array(order))
+    renumbered, firsts = first_occurrences(codes.astype(np.int64))
+    return renumbered.astype(np.int32), keys.take(pa.array(codes[firsts]))
 
 
 def one_to_one_links(source: Path, pair: tuple[str, str],

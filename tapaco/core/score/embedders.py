@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-import pandas as pd
 
+from tapaco.core.arrays import distinct_strings
 from tapaco.core.errors import InputError, OptionError, usage_error
 from tapaco.core.forked import map_on_threads, usable_cores
 from tapaco.core.interruptible import in_background
@@ -58,8 +58,8 @@ class VectorsEmbedder:
     backend: str = "vectors"
 
     def pair_scores(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
-        codes, distinct = pd.factorize(pd.Series([*left, *right], dtype=object), sort=False)
-        rows, offsets = self._word_rows(distinct.tolist())
+        codes, distinct = distinct_strings([*left, *right])
+        rows, offsets = self._word_rows(distinct)
         first, second = codes[:len(left)], codes[len(left):]
         words = np.diff(offsets)
 

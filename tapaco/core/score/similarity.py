@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import pandas as pd
+
+from tapaco.core.arrays import distinct_strings
 
 CACHE_VALUES = 1 << 27  # floats the cache may hold: 1 GiB of float64
 
@@ -35,8 +36,7 @@ class EmbeddingCache:
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """One float64 row per text."""
-        codes, distinct = pd.factorize(pd.Series(texts, dtype=object), sort=False)
-        distinct = distinct.tolist()
+        codes, distinct = distinct_strings(texts)
         missing = [text for text in distinct if text not in self._vectors]
         found = dict(zip(missing, np.asarray(self.embed(missing), np.float64))) if missing else {}
         table = np.array([found[text] if text in found else self._vectors[text]
