@@ -15,6 +15,7 @@ Spark tasks; both write the same bytes.
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -32,7 +33,10 @@ from opusparcus.bitexts import (
     TEST,
     TRAIN,
     Bitext,
-    read_bitext,
+    BitextCounts,
+    Side,
+    empty_bitext,
+    read_bitext_pieces,
 )
 from opusparcus.counting import unpack_pairs
 from opusparcus.export import release_files, write_ranked
@@ -68,6 +72,8 @@ from tapaco.core.provenance import Provenance, release_provenance
 from tapaco.core.scratch import scratch_folder
 
 Mapper = Callable[[Callable, Iterable], Iterator]
+# links a reading worker holds at a time (a piece of a bitext; whole chunks of lines)
+LINKS_PER_PIECE = 1 << 21
 
 
 def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False,
@@ -104,19 +110,43 @@ def _without_sentences(vocabulary: Vocabulary) -> Vocabulary:
     return vocabulary
 
 
-def _read_one(arguments: tuple) -> tuple[Bitext, dict, list[Vocabulary]]:
-    """A bitext read, its bad-input log and its sides' vocabularies (without the sentences of
-    the languages in `codes_only`)."""
-    opus_dir, source, skip, documents, max_length, codes_only = arguments
+def _read_one(arguments: tuple) -> tuple[dict, list[Path]]:
+    """Read a bitext in pieces, each saved in the bitext's own `folder` as its counts and its
+    sides' splits and vocabularies (codes under (path, side, piece)); its bad-input log and the
+    pieces' files. A bad file read in part leaves one empty piece (all or nothing)."""
+    opus_dir, source, skip, documents, max_length, folder = arguments
+    folder.mkdir()
     log = BadInputLog(skip)
-    bitext = read_bitext(opus_dir, source, log, documents, max_length)
-    built = [side_vocabulary(side, (source.path, number))
-             for number, side in enumerate(bitext.sides)]
-    for vocabulary in built:
-        if vocabulary.lang in codes_only:
-            _without_sentences(vocabulary)
+    files: list[Path] = []
+    try:
+        for bitext in read_bitext_pieces(opus_dir, source, log, documents, max_length,
+                                         LINKS_PER_PIECE):
+            files.append(_saved_piece(bitext, source, len(files), folder))
+    except InputError as error:
+        log.report(error)
+        for path in files:
+            path.unlink()
+        files = [_saved_piece(empty_bitext(source), source, 0, folder)]
+    return log.as_dict(), files
+
+
+def _saved_piece(bitext: Bitext, source: AlignmentSource, number: int, folder: Path) -> Path:
+    piece = (bitext.counts, [(side.splits, side.without_year,
+                              side_vocabulary(side, (source.path, at, number)))
+                             for at, side in enumerate(bitext.sides)])
+    path = folder / str(number)
+    with path.open("wb") as stream:
+        pickle.dump(piece, stream, protocol=pickle.HIGHEST_PROTOCOL)
     release_freed_memory()
-    return bitext, log.as_dict(), built
+    return path
+
+
+def _pieces(files: list[Path]) -> Iterator[tuple[BitextCounts, list]]:
+    """The pieces saved in `files`, each file removed once read."""
+    for path in files:
+        with path.open("rb") as stream:
+            yield pickle.load(stream)
+        path.unlink()
 
 
 @contextmanager
@@ -138,23 +168,45 @@ class _Read:
     logs: dict[Path, dict]
     mergers: dict[str, VocabularyMerger]
 
+    def add(self, source: AlignmentSource, files: list[Path], codes_only: set[str]) -> None:
+        """A bitext's pieces: their vocabularies merged, splits and counts joined; a language
+        of `codes_only` keeps only the codes once its side is whole."""
+        counts, splits = BitextCounts(), ([], [])
+        without_year = [0, 0]
+        for piece_counts, sides in _pieces(files):
+            for name, value in asdict(piece_counts).items():
+                setattr(counts, name, getattr(counts, name) + value)
+            for at, (side_splits, side_without_year, vocabulary) in enumerate(sides):
+                splits[at].append(side_splits)
+                without_year[at] += side_without_year
+                self.mergers[vocabulary.lang].add(vocabulary)
+            release_freed_memory()
+        self.bitexts[source.path] = Bitext(str(source.path), tuple(
+            Side(lang, pa.array([], pa.large_string()), np.zeros(0, np.int32),
+                 np.concatenate(side_splits), side_without_year)
+            for lang, side_splits, side_without_year in zip(source.langs, splits, without_year)),
+            counts)
+        for lang in codes_only & set(source.langs):
+            self.mergers[lang].add(_without_sentences(self.mergers[lang].result()))
+
 
 def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], options: RankOptions,
                  mapper: Mapper = map, pivot_only: set[str] = frozenset()) -> _Read:
     """Read the bitexts and their sides' vocabularies, each bitext in a worker process when
-    `mapper` is a pool's; the vocabularies are merged here as they come.
+    `mapper` is a pool's, in pieces of `LINKS_PER_PIECE` links saved on disk; the pieces'
+    vocabularies are merged here as each bitext is done.
 
-    A language in `pivot_only` that only one of the bitexts has keeps only its codes (its
-    sentences never travel)."""
+    A language in `pivot_only` that only one of the bitexts has keeps only its codes."""
     sides = Counter(lang for source in sources for lang in source.langs)
     codes_only = {lang for lang in pivot_only if sides[lang] == 1}
-    tasks = [(opus_dir, source, options.skip_bad_input, options.documents,
-              options.max_sentence_length, codes_only) for source in sources]
     read = _Read({}, {}, defaultdict(VocabularyMerger))
-    for source, (bitext, log, built) in zip(sources, mapper(_read_one, tasks)):
-        read.bitexts[source.path], read.logs[source.path] = bitext, log
-        for vocabulary in built:
-            read.mergers[vocabulary.lang].add(vocabulary)
+    with scratch_folder("opusparcus-read-", options.temp_dir) as folder:
+        tasks = [(opus_dir, source, options.skip_bad_input, options.documents,
+                  options.max_sentence_length, folder / str(number))
+                 for number, source in enumerate(sources)]
+        for source, (log, files) in zip(sources, mapper(_read_one, tasks)):
+            read.logs[source.path] = log
+            read.add(source, files, codes_only)
     return read
 
 
@@ -164,6 +216,7 @@ def vocabularies(read: _Read, targets: set[str]) -> dict[str, Vocabulary]:
     built = {}
     for lang in sorted(read.mergers, key=lambda lang: (lang in targets, lang)):
         vocabulary = read.mergers.pop(lang).result()
+        vocabulary.join_pieces()
         built[lang] = vocabulary if lang in targets else _without_sentences(vocabulary)
         release_freed_memory()
     return built
@@ -192,18 +245,20 @@ def pivot_links(source: AlignmentSource, lang: str, read: _Read,
 
 
 def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
-                options: RankOptions,
-                consume: Callable[[ScoredPairs], None] | None = None) -> tuple[SplitPairs, dict]:
+                options: RankOptions, consume: Callable[[ScoredPairs], None] | None = None,
+                counted: Callable[[], None] = lambda: None) -> tuple[SplitPairs, dict]:
     """The scored pairs of one split over every pivot bitext, and its statistics. The bitexts
-    are counted on `options.workers` threads (numpy's sorts release the GIL); the pairs are
-    summed within what `options.memory_limit` leaves beside this process's memory now, each
-    partition handed to `consume` when given (see :func:`aggregate_split`)."""
-    def counted(bitext: PivotLinks) -> BitextPairs:
+    are counted on `options.workers` threads (numpy's sorts release the GIL), then `counted`
+    is called (the last split lets the links go); the pairs are summed within what
+    `options.memory_limit` leaves beside this process's memory now, each partition handed to
+    `consume` when given (see :func:`aggregate_split`)."""
+    def bitext_counts(bitext: PivotLinks) -> BitextPairs:
         chosen = bitext.split == split
         return bitext_pairs(bitext.target[chosen], bitext.pivot_codes[chosen], vocabulary_size,
                             options.max_pivot_fanout)
 
-    bitexts = map_on_threads(counted, links, options.workers)
+    bitexts = map_on_threads(bitext_counts, links, options.workers)
+    counted()
     release_freed_memory()
     budget = options.memory_budget() - current_rss()
     pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir, options.workers,
@@ -324,8 +379,7 @@ class LocalEngine:
                     used[np.concatenate(unpack_pairs(part.keys))] = True
                 train.add(part)
 
-            _, stats[TRAIN] = self._counted(job, TRAIN, consume)
-            job.counted()
+            _, stats[TRAIN] = self._counted(job, TRAIN, consume, job.counted)
         split_stats = {SPLITS[split]: stats[split] for split in (TRAIN, DEV, TEST)}
         sentences = job.vocabulary.sentences
         identified = None
@@ -350,8 +404,10 @@ class LocalEngine:
 
     @staticmethod
     def _counted(job: LanguageJob, split: int,
-                 consume: Callable[[ScoredPairs], None] | None = None) -> tuple[SplitPairs, dict]:
-        pairs, stats = score_split(job.links, split, len(job.vocabulary), job.options, consume)
+                 consume: Callable[[ScoredPairs], None] | None = None,
+                 counted: Callable[[], None] = lambda: None) -> tuple[SplitPairs, dict]:
+        pairs, stats = score_split(job.links, split, len(job.vocabulary), job.options, consume,
+                                   counted)
         job.progress.note(f"{job.lang} {SPLITS[split]} pairs", {
             "expanded": pairs.expanded_pairs, "partitions": pairs.partitions,
             "spilled_bytes": pairs.spilled_bytes})
