@@ -26,7 +26,6 @@ from opusparcus.counting import (
     FanoutSkips,
     LinkCounts,
     PivotGroups,
-    SharedPairs,
     count_links,
     pairs_by_first_code,
     pivot_groups,
@@ -159,7 +158,8 @@ def aggregate_split(bitexts: list[BitextPairs], scheme: str, budget: int,
             bitext.keep_only_target_counts()
         release_freed_memory()
         for part in range(partitions):
-            keep(score_pairs(_partition_pairs(spill, part, bitexts), scheme))
+            keep(score_pairs([(sum_by_pair(*spill.read(number, part)), bitext.counts)
+                              for number, bitext in enumerate(bitexts)], scheme))
             release_freed_memory()
     return SplitPairs(_concatenate(parts), skips, links, expanded, candidates, partitions,
                       spill.bytes_written)
@@ -174,12 +174,6 @@ def _chunks(groups: PivotGroups, chunk_pairs: int) -> Iterator[PivotGroups]:
         stop = max(int(np.searchsorted(ends, base + chunk_pairs, side="right")), start + 1)
         yield groups.take(slice(start, stop))
         start = stop
-
-
-def _partition_pairs(spill: _Spill, part: int,
-                     bitexts: list[BitextPairs]) -> list[tuple[SharedPairs, LinkCounts]]:
-    return [(sum_by_pair(*spill.read(number, part)), bitext.counts)
-            for number, bitext in enumerate(bitexts)]
 
 
 def _concatenate(parts: list[ScoredPairs]) -> ScoredPairs:

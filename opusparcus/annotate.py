@@ -9,13 +9,11 @@ Every answer and every undo changes only this annotator's label of that pair in 
 is at that moment (:func:`tapaco.core.annotation.pairs.save_label`), so the other annotator, here
 or on the web page (`serve`), may answer the same file at once, and a later run resumes at the
 first pair still unlabelled.
-The command line (`python -m opusparcus annotate`) calls `annotate`; this module's own
-`__main__` entry is a small stand-alone equivalent.
+The command line (`python -m opusparcus annotate`) calls `annotate`.
 """
 
 from __future__ import annotations
 
-import argparse
 import io
 import sys
 from pathlib import Path
@@ -29,7 +27,7 @@ from tapaco.core.annotation.pairs import (
     save_label,
 )
 from tapaco.core.disk import check_updatable
-from tapaco.core.errors import InputError, exit_status
+from tapaco.core.errors import InputError
 
 HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "
         "(or a word: good/green, mostly-good/light-green, mostly-bad/yellow, bad/red)")
@@ -120,15 +118,3 @@ def _undo(path: Path, annotations: list[Annotation], annotator: int, history: li
         stdout.write("? nothing to undo in this session\n")
         return annotations
     return save_label(path, annotations[history.pop()].id, annotator, None)[0]
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m opusparcus.annotate", description=__doc__)
-    parser.add_argument("file", type=Path, help="annotation file (TSV)")
-    parser.add_argument("--annotator", type=int, choices=(1, 2), required=True)
-    args = parser.parse_args(argv)
-    return exit_status(parser.prog, lambda: annotate(args.file, args.annotator))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -20,7 +20,7 @@ import numpy as np
 from opusparcus.combine import TRAINING_HEADER
 from opusparcus.ranked_file import read_ranked, write_rows
 from tapaco.core.annotation.pairs import ACCEPTABLE
-from tapaco.core.errors import InputError, OptionError
+from tapaco.core.errors import InputError, OptionError, usage_error
 from tapaco.core.files import write_json
 from tapaco.core.outputs import OutputFolder
 
@@ -211,8 +211,7 @@ def cut_ranked(ranked: Path, annotations: Path, levels: tuple[float, ...], out: 
     rows = read_ranked(ranked)
     ranks, scores = read_combined(annotations, rows)
     if not len(ranks):
-        raise InputError(annotations, "holds no annotated pair; nothing to estimate from",
-                         kind="usage")
+        raise usage_error(annotations, "holds no annotated pair; nothing to estimate from")
     estimate = estimate_shares(ranks, scores)
     cuts = [choose_cut(estimate, len(rows), level, conservative) for level in levels]
     lang = _language_of_rows(rows)

@@ -19,10 +19,10 @@ from tapaco.core.arrays import code_points
 from tapaco.core.interruptible import STEPS, in_pieces
 
 
-def _distances(first: Sequence[str], second: Sequence[str], infix: bool) -> np.ndarray:
+def _paired_code_points(first: Sequence[str], second: Sequence[str]) -> tuple[tuple, tuple]:
     if len(first) != len(second):
         raise ValueError(f"{len(first)} first sentences but {len(second)} second ones")
-    return _code_point_distances(code_points(first), code_points(second), infix)
+    return code_points(first), code_points(second)
 
 
 def _code_point_distances(first: tuple[np.ndarray, np.ndarray],
@@ -37,32 +37,19 @@ def _code_point_distances(first: tuple[np.ndarray, np.ndarray],
 
 def edit_distances(first: Sequence[str], second: Sequence[str]) -> np.ndarray:
     """The Levenshtein distance (over code points) of every pair (first[k], second[k])."""
-    return _distances(first, second, infix=False)
+    return _code_point_distances(*_paired_code_points(first, second), infix=False)
 
 
 def adjusted_edit_distances(first: Sequence[str], second: Sequence[str]) -> np.ndarray:
     """The adjusted distance of every pair (first[k], second[k])."""
-    return _distances(first, second, infix=True)
-
-
-def adjusted_edit_distance(first: str, second: str) -> int:
-    """Levenshtein distance with the tails of the longer sentence free."""
-    return int(adjusted_edit_distances([first], [second])[0])
+    return _code_point_distances(*_paired_code_points(first, second), infix=True)
 
 
 def differ_enough_mask(first: Sequence[str], second: Sequence[str], ratio: float,
                        short_ratio: float, short_length: int = 24) -> np.ndarray:
     """Whether each pair's plain edit distance reaches ratio x the shorter length (short_ratio
     when the shorter sentence has fewer than `short_length` characters)."""
-    if len(first) != len(second):
-        raise ValueError(f"{len(first)} first sentences but {len(second)} second ones")
-    first, second = code_points(first), code_points(second)
+    first, second = _paired_code_points(first, second)
     shorter = np.minimum(np.diff(first[1]), np.diff(second[1]))
     threshold = np.where(shorter < short_length, short_ratio, ratio) * shorter
     return _code_point_distances(first, second, infix=False) >= threshold
-
-
-def differ_enough(first: str, second: str, ratio: float, short_ratio: float,
-                  short_length: int = 24) -> bool:
-    """:func:`differ_enough_mask` of one pair."""
-    return bool(differ_enough_mask([first], [second], ratio, short_ratio, short_length)[0])

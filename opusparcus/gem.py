@@ -113,18 +113,13 @@ def annotated_records(lang: str,
     return splits
 
 
-def level_cuts(cut_rows_for_level: dict[int, int], levels: Iterable[int],
-               total_rows: int) -> dict[int, int]:
-    """Rows per level (missing -> 0, level 100 -> 0); must not grow with the level."""
-    cuts = {}
-    for level in sorted(levels):
-        if level not in LEVELS:
-            raise ValueError(f"quality level {level} is not one of {LEVELS}")
-        cut = 0 if level == 100 else cut_rows_for_level.get(level, 0)
+def level_cuts(cut_rows_for_level: dict[int, int], total_rows: int) -> dict[int, int]:
+    """Rows per level of LEVELS (missing -> 0, level 100 -> 0); must not grow with the level."""
+    cuts = {level: 0 if level == 100 else cut_rows_for_level.get(level, 0) for level in LEVELS}
+    for level, cut in cuts.items():
         if not 0 <= cut <= total_rows:
             raise ValueError(f"level {level}: {cut} rows, but there are {total_rows}")
-        cuts[level] = cut
-    ordered = [cuts[level] for level in sorted(cuts)]
+    ordered = list(cuts.values())
     if any(higher > lower for lower, higher in zip(ordered, ordered[1:])):
         raise ValueError(f"rows per level must not grow with the level: {cuts}")
     return cuts
@@ -139,7 +134,6 @@ def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
 def write_gem_folder(folder: Path, lang: str, ranked_rows: list[list[str]],
                      cut_rows_for_level: dict[int, int],
                      annotated: list[tuple[str, str, str, float]],
-                     levels: Iterable[int] = LEVELS,
                      formats: tuple[str, ...] = ("jsonl",),
                      parquet_schema: str = "hub",
                      scores: dict[str, ScoreTable] | None = None) -> list[str]:
@@ -147,7 +141,7 @@ def write_gem_folder(folder: Path, lang: str, ranked_rows: list[list[str]],
     dataset card, in `parquet_schema`: see :func:`write_gem_parquet`); the names written,
     train first. `scores` (`--scores`): the score table of each split, train, dev and test,
     whose `paraphrase_score` every record gets."""
-    cuts = level_cuts(cut_rows_for_level, levels, len(ranked_rows))
+    cuts = level_cuts(cut_rows_for_level, len(ranked_rows))
     kept = ranked_rows[:max(cuts.values(), default=0)]
     train = train_records(lang, kept)
     splits = annotated_records(lang, annotated)

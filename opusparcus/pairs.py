@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
 
 from opusparcus.rank import pivot_links, pivot_sources, read_bitexts, vocabularies
 from opusparcus.rank_inputs import RankOptions, pivot_of
@@ -103,9 +104,14 @@ class Ranking:
 
 
 def read_pairs(ranked: Path) -> tuple[pa.Array, pa.Array]:
-    """The two sentences of every row of a ranked file (plain or `.bz2`)."""
+    """The two sentences of every row of a ranked file (TSV, plain or `.bz2`, or Parquet)."""
     names = [f"f{k}" for k in range(7)]
     try:
+        with open(ranked, "rb") as file:
+            if file.read(4) == b"PAR1":
+                table = pq.read_table(ranked, columns=["sent1", "sent2"])
+                return (table.column(0).cast(pa.large_string()).combine_chunks(),
+                        table.column(1).cast(pa.large_string()).combine_chunks())
         table = pa_csv.read_csv(
             ranked, read_options=pa_csv.ReadOptions(column_names=names),
             parse_options=pa_csv.ParseOptions(delimiter="\t", quote_char=False,

@@ -22,8 +22,8 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                     "K sentences of the file that share words with the anchor and never share "
                     "a pivot translation with it in the bitexts the ranking read.")
     command.add_argument("--ranked", type=Path, required=True, metavar="FILE",
-                         help="a ranked file inside an 'opusparcus rank' output folder (its "
-                              "stats.json names the bitexts; read, never changed)")
+                         help="a ranked file (TSV or Parquet) inside an 'opusparcus rank' output "
+                              "folder (its stats.json names the bitexts; read, never changed)")
     command.add_argument("--level", type=_level, metavar="P",
                          help="with --cutoffs: the pairs down to the cut of this quality level "
                               "(a percentage, as 'opusparcus cutoff --levels' gave it)")

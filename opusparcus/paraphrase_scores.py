@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from tapaco.core.errors import InputError, OptionError
+from tapaco.core.errors import InputError, OptionError, usage_error
 from tapaco.core.json_input import read_json
 from tapaco.core.opus.textstream import FileRef, text_chunks
 from tapaco.core.score.scoring import SCORE_COLUMN, stats_path
@@ -50,10 +50,6 @@ CITATION = """@inproceedings{wieting-gimpel-2018-paranmt,
   publisher = "Association for Computational Linguistics",
   url = "https://aclanthology.org/P18-1042"
 }"""
-
-
-def _usage(path: Path, message: str) -> InputError:
-    return InputError(path, message, kind="usage")
 
 
 @dataclass(frozen=True)
@@ -102,13 +98,14 @@ def open_scored(path: Path) -> ScoredFile:
     try:
         stats = read_json(stats_file)
     except OSError:
-        raise _usage(path, f"has no {stats_file.name} beside it: not a file written by "
-                     "`opusparcus score` (which writes both)") from None
+        raise usage_error(path, f"has no {stats_file.name} beside it: not a file written by "
+                          "`opusparcus score` (which writes both)") from None
     if not isinstance(stats, dict) or stats.get("command") != "score":
-        raise _usage(path, f"{stats_file.name} beside it was not written by `opusparcus score`")
+        raise usage_error(path, f"{stats_file.name} beside it was not written by "
+                          "`opusparcus score`")
     if stats.get("mode") != "pairs" or stats.get("columns") != [2, 3]:
-        raise _usage(path, "was not scored from ranked pairs (`score --pairs` on a ranked "
-                     "file, sentences in columns 2 and 3)")
+        raise usage_error(path, "was not scored from ranked pairs (`score --pairs` on a ranked "
+                          "file, sentences in columns 2 and 3)")
     first = next(_rows(path), None)
     if first is not None:
         match = re.fullmatch(r"(?P<lang>.+)-(?P<letter>[NDT])[1-9][0-9]*", first[1][0])
@@ -118,8 +115,8 @@ def open_scored(path: Path) -> ScoredFile:
         return ScoredFile(path, match["lang"], SPLITS[match["letter"]], stats)
     named = _RELEASE_NAME.match(Path(str(stats.get("input", ""))).name)
     if not named:
-        raise _usage(path, "holds no rows, and the name of the file it scored does not tell "
-                     "the language and split (<lang>-train..., -dev..., -test...)")
+        raise usage_error(path, "holds no rows, and the name of the file it scored does not tell "
+                          "the language and split (<lang>-train..., -dev..., -test...)")
     return ScoredFile(path, named["lang"], named["split"], stats)
 
 
@@ -131,8 +128,8 @@ def scored_files(paths: Sequence[Path], langs: Sequence[str] | None = None
     for path in paths:
         scored = open_scored(path)
         if langs is not None and scored.lang not in langs:
-            raise _usage(path, f"scores {scored.lang} pairs, but the language here is "
-                         f"{', '.join(langs)}")
+            raise usage_error(path, f"scores {scored.lang} pairs, but the language here is "
+                              f"{', '.join(langs)}")
         earlier = found.setdefault(scored.lang, {}).get(scored.split)
         if earlier is not None:
             raise OptionError("--scores", f"{earlier.path} and {path} both score the "

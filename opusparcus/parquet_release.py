@@ -231,15 +231,11 @@ def write_rank_card(folder: Path, lang: str, stats: dict, command: str,
     (folder / "README.md").write_text(card.text(), encoding="utf-8")
 
 
-def gem_table(records: Sequence[dict], scored: bool = False) -> pa.Table:
-    return pa.Table.from_pylist(list(records), schema=_scored(GEM, scored))
-
-
 def gem_train_table(records: Sequence[dict], ranked_rows: Sequence[Sequence[str]],
                     quality: Sequence[int], scored: bool = False) -> pa.Table:
     """GEM training records with the ranked fields of their rows and their quality level (and
     last, when `scored`, their `paraphrase_score`)."""
-    columns = gem_table(records).columns
+    columns = pa.Table.from_pylist(list(records), schema=GEM).columns
     numbers = [[float(row[3]) for row in ranked_rows], [float(row[4]) for row in ranked_rows],
                [int(row[5]) for row in ranked_rows], [int(row[6]) for row in ranked_rows],
                list(quality)]
@@ -271,7 +267,7 @@ def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
     fields). `scored` (`--scores`: the scored file of some of the splits train, dev, test):
     the records carry `paraphrase_score`, and the card says what scored them."""
     hub, has_scores = schema == "hub", scored is not None
-    hub_schema = _scored(GEM_HUB, has_scores)
+    records_schema = _scored(GEM_HUB if hub else GEM, has_scores)
     if hub:
         train = hub_records(train, lang)
         annotated = {split: hub_records(records, lang) for split, records in annotated.items()}
@@ -280,21 +276,19 @@ def write_gem_parquet(folder: Path, lang: str, cuts: dict[int, int],
     names = []
     for level, cut in cuts.items():
         name = f"data/train.{level}.parquet"
-        write_parquet(folder / name, pa.Table.from_pylist(train[:cut], schema=hub_schema) if hub
-                      else gem_train_table(train[:cut], ranked_rows[:cut], quality[:cut],
-                                           has_scores))
+        write_parquet(folder / name, pa.Table.from_pylist(train[:cut], schema=records_schema)
+                      if hub else gem_train_table(train[:cut], ranked_rows[:cut], quality[:cut],
+                                                  has_scores))
         names.append(name)
     for split, records in annotated.items():
         name = f"data/{split}.parquet"
-        write_parquet(folder / name, pa.Table.from_pylist(records, schema=hub_schema) if hub
-                      else gem_table(records, has_scores))
+        write_parquet(folder / name, pa.Table.from_pylist(records, schema=records_schema))
         names.append(name)
     shared = {split: f"data/{split}.parquet" for split, records in annotated.items() if records}
-    configs = [Config(f"{lang}.{level}", splits, default=level == min(cuts))
-               for level, cut in cuts.items()
-               if (splits := ({"train": f"data/train.{level}.parquet"} if cut else {}) | shared)]
-    if configs and not any(config.default for config in configs):
-        configs[0] = Config(configs[0].name, configs[0].splits, default=True)
+    levels = [level for level, cut in sorted(cuts.items()) if cut or shared]
+    configs = [Config(f"{lang}.{level}",
+                      ({"train": f"data/train.{level}.parquet"} if cuts[level] else {}) | shared,
+                      default=level == levels[0]) for level in levels]
     summary = (f"The {lang} part of Opusparcus in the layout of the GEM/opusparcus dataset: "
                "training pairs cut at quality levels estimated from annotated samples (a "
                "config per level; higher levels are prefixes of lower ones), and the "

@@ -25,7 +25,7 @@ import numpy as np
 from opusparcus.cutoffs import ranks_by_sentences
 from opusparcus.ranked_file import read_ranked
 from tapaco.core.annotation.pairs import CATEGORIES, CATEGORY_TITLES
-from tapaco.core.errors import InputError, MissingDependency, OptionError
+from tapaco.core.errors import InputError, MissingDependency, OptionError, usage_error
 from tapaco.core.files import created_folders, write_file_atomically
 from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFile
@@ -125,8 +125,8 @@ def _save(figure: Any, out_stem: Path) -> list[Path]:
     return paths
 
 
-def _rank_axis(axes: Any, first_rank: int, total_rows: int, log_scale: bool) -> None:
-    axes.set_xscale("log" if log_scale else "linear")
+def _rank_axis(axes: Any, first_rank: int, total_rows: int) -> None:
+    axes.set_xscale("log")
     axes.set_xlim(first_rank, max(total_rows, first_rank + 1))
     axes.set_ylim(0, 1.03)  # a curve at 1.0 stays visible above the frame
     axes.set_xlabel("Number of top-ranked sentence pairs")
@@ -139,8 +139,7 @@ def _step_grid(curves: dict, total_rows: int) -> tuple[np.ndarray, int]:
     return np.r_[ranks, float(max(total_rows, ranks[-1]))], len(ranks)
 
 
-def plot_categories(curves: dict, total_rows: int, out_stem: Path, title: str,
-                    log_scale: bool = True) -> list[Path]:
+def plot_categories(curves: dict, total_rows: int, out_stem: Path, title: str) -> list[Path]:
     """Figure 1: stacked cumulative category shares against rank; returns [png, svg]."""
     figure, axes = _new_figure()
     x, n = _step_grid(curves, total_rows)
@@ -150,14 +149,13 @@ def plot_categories(curves: dict, total_rows: int, out_stem: Path, title: str,
         axes.fill_between(x, bottom, bottom + share, step="post", linewidth=0,
                           color=CATEGORY_COLOURS[category], label=CATEGORY_TITLES[category])
         bottom = bottom + share
-    _rank_axis(axes, int(curves["rank"][0]), total_rows, log_scale)
+    _rank_axis(axes, int(curves["rank"][0]), total_rows)
     axes.set_title(title)
     axes.legend(loc="lower left")
     return _save(figure, out_stem)
 
 
 def plot_comparison(named_curves: dict[str, dict], total_rows: dict[str, int], out_stem: Path,
-                    log_scale: bool = True,
                     title: str = "Ranking schemes on the same annotations"
                     ) -> tuple[list[Path], dict[str, float]]:
     """Acceptable-share curves of several ranking schemes in one picture, and each one's AUC."""
@@ -170,7 +168,7 @@ def plot_comparison(named_curves: dict[str, dict], total_rows: dict[str, int], o
         share = np.r_[curves["acceptable"][:n], curves["acceptable"][n - 1]]
         axes.step(x, share, where="post", label=f"{name} (AUC {aucs[name]:.3f})")
     first = min(int(curves["rank"][0]) for curves in named_curves.values())
-    _rank_axis(axes, first, max(total_rows[name] for name in named_curves), log_scale)
+    _rank_axis(axes, first, max(total_rows[name] for name in named_curves))
     axes.set_ylabel("Acceptable share (score >= 3)")
     axes.set_title(title)
     axes.legend(loc="lower left")
@@ -218,8 +216,7 @@ def plot_ranked(ranked_files: list[Path], annotations: Path, out_stem: Path,
         rows = read_ranked(ranked)
         ranks, scores = ranks_by_sentences(annotations, rows, ranked)
         if not len(ranks):
-            raise InputError(annotations, "holds no annotated pair; nothing to plot",
-                             kind="usage")
+            raise usage_error(annotations, "holds no annotated pair; nothing to plot")
         curves[name], totals[name] = category_curves(ranks, scores, len(rows)), len(rows)
         lang = lang or rows[0][0].rsplit("-", 1)[0]
     annotated = len(ranks)

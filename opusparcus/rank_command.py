@@ -16,7 +16,7 @@ from tapaco.core.forked import usable_cores
 from tapaco.core.memory import default_memory_limit, format_size
 from tapaco.core.options import Command, integer, languages, number, output_formats, size
 from tapaco.core.outputs import OVERWRITE_FOLDER_HELP, OutputFile
-from tapaco.core.progress import Progress, timings_file_is_own
+from tapaco.core.progress import Progress, plural, timings_file_is_own
 
 
 def _limit(value: str) -> int:
@@ -111,10 +111,6 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     return command
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def _usable_links(bitext: dict) -> int:
     """A bitext's 1:1 links with a known, non-empty sentence on both sides."""
     return (bitext["one_to_one"] - bitext.get("links_with_empty_text", 0)
@@ -132,18 +128,18 @@ def summary(stats: dict) -> str:
                                                for kind, count in skipped.items())
            if skipped else "")
     empty = sum(bitext.get("links_with_empty_text", 0) for bitext in stats["bitexts"].values())
-    empty_text = f", {_plural(empty, 'link')} with an empty sentence left out" if empty else ""
+    empty_text = f", {plural(empty, 'link')} with an empty sentence left out" if empty else ""
     long = sum(bitext.get("links_with_long_text", 0) for bitext in stats["bitexts"].values())
     if long:
         limit = stats["options"]["max_sentence_length"]
-        empty_text += f", {_plural(long, 'link')} with a sentence over {limit} characters left out"
+        empty_text += f", {plural(long, 'link')} with a sentence over {limit} characters left out"
     unused = [pivot for pivot, bitext in stats["bitexts"].items() if not _usable_links(bitext)]
-    pivots = _plural(len(stats["bitexts"]) - len(unused), "pivot")
+    pivots = plural(len(stats["bitexts"]) - len(unused), "pivot")
     if unused:
         pivots += f" (no usable link through {', '.join(unused)})"
-    capped = (f"; fan-out cap skipped {_plural(skips['pivots'], 'pivot sentence')} "
-              f"({_plural(skips['pairs'], 'pair')})" if skips["pivots"] else "")
-    return (f"{stats['language']}: {_plural(stats['links_read'], 'link')} read from "
+    capped = (f"; fan-out cap skipped {plural(skips['pivots'], 'pivot sentence')} "
+              f"({plural(skips['pairs'], 'pair')})" if skips["pivots"] else "")
+    return (f"{stats['language']}: {plural(stats['links_read'], 'link')} read from "
             f"{pivots}, {stats['one_to_one_links']} "
             f"one-to-one{undated}{empty_text}; pairs written: train {written['train']}, "
             f"dev {written['dev']}, test {written['test']}{capped}{bad}")

@@ -109,9 +109,9 @@ def _put_text(out, at, offsets, data, row) -> int:
 @njit(nogil=True, cache=True)
 def rendered_rows(prefix, first_number, texts, pivots, edit):
     """The rows' lines: `prefix` and the row's number (from `first_number`), then each column
-    of `texts` (a tuple of (offsets, data) columns: the sentences and the printed numbers, the
-    last one after the pivots and the edit distance when there are five), tab-separated. The
-    row numbers, pivots and distances are not negative."""
+    of `texts` (a tuple of four or five (offsets, data) columns: the sentences and the printed
+    numbers), the pivots and the edit distance after the fourth, tab-separated. The row
+    numbers, pivots and distances are not negative."""
     rows = len(pivots)
     size = 0
     for column in texts:
@@ -125,21 +125,14 @@ def rendered_rows(prefix, first_number, texts, pivots, edit):
         for b in range(len(prefix)):
             out[at + b] = prefix[b]
         at = _put_integer(out, at + len(prefix), first_number + k)
-        column_number = 0
-        for column in texts:
-            if column_number == 4:
+        for column_number, column in enumerate(texts):
+            out[at] = 9
+            at = _put_text(out, at + 1, column[0], column[1], k)
+            if column_number == 3:
                 out[at] = 9
                 at = _put_integer(out, at + 1, pivots[k])
                 out[at] = 9
                 at = _put_integer(out, at + 1, edit[k])
-            out[at] = 9
-            at = _put_text(out, at + 1, column[0], column[1], k)
-            column_number += 1
-        if column_number == 4:
-            out[at] = 9
-            at = _put_integer(out, at + 1, pivots[k])
-            out[at] = 9
-            at = _put_integer(out, at + 1, edit[k])
         out[at] = 10
         at += 1
     return out[:at]

@@ -25,18 +25,13 @@ from tapaco.core.outputs import OutputFile
 COMMAND = "opusparcus sample"
 
 
-def annotation_output(out: Path, ranked: Path, overwrite: bool = False) -> OutputFile:
-    """Where `sample` may write: never over labels or the ranked file."""
-    return OutputFile(out, COMMAND, (ranked,), overwrite, is_unlabelled_annotation_file,
-                      protected=labels_held)
-
-
 def sample_pairs(ranked: Path, count: int | None, seed: int, out: Path,
                  overwrite: bool = False) -> list[Annotation]:
     """Write an annotation file of `count` random pairs (all pairs if None), in rank order."""
     if count is not None:
         check_range("--n", count, 1, whole=True)
-    output = annotation_output(out, ranked, overwrite)
+    output = OutputFile(out, COMMAND, (ranked,), overwrite, is_unlabelled_annotation_file,
+                        protected=labels_held)
     output.check()
     rows = read_ranked(ranked)
     if count is not None and count > len(rows):

@@ -21,6 +21,7 @@ from opusparcus.sampling import sample_pairs
 from tapaco.core.errors import OptionError
 from tapaco.core.options import Command, integer, output_formats
 from tapaco.core.outputs import OVERWRITE_FOLDER_HELP
+from tapaco.core.progress import plural
 
 OVERWRITE_FILE_HELP = ("replace the output file even if this command did not write it (never an "
                        "input, never labelled annotations)")
@@ -35,10 +36,6 @@ def _levels(value: str) -> tuple[float, ...]:
         return parse_levels(value)
     except OptionError as error:
         raise argparse.ArgumentTypeError(error.message) from None
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _sample_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -63,7 +60,7 @@ def _sample_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentPar
 def _run_sample(arguments: argparse.Namespace) -> None:
     chosen = sample_pairs(arguments.ranked, None if arguments.all else arguments.n,
                           arguments.seed, arguments.out, arguments.overwrite)
-    print(f"wrote {_plural(len(chosen), 'pair')} to annotate to {arguments.out}", file=sys.stderr)
+    print(f"wrote {plural(len(chosen), 'pair')} to annotate to {arguments.out}", file=sys.stderr)
 
 
 SAMPLE = Command(_sample_parser, _run_sample)
@@ -209,7 +206,7 @@ def _run_export_gem(arguments: argparse.Namespace) -> None:
     paths = export_gem(arguments.ranked, arguments.annotations, arguments.dev, arguments.test,
                        arguments.out, arguments.overwrite, arguments.format,
                        arguments.parquet_schema, tuple(arguments.scores))
-    print(f"wrote {_plural(len(paths), 'file')} under {paths[0].parent}", file=sys.stderr)
+    print(f"wrote {plural(len(paths), 'file')} under {paths[0].parent}", file=sys.stderr)
 
 
 EXPORT_GEM = Command(_gem_parser, _run_export_gem)

@@ -6,7 +6,7 @@ sentence BLEU as hypothesis against an earlier kept sentence as reference exceed
 "13a" otherwise). :func:`sentence_bleu` is that computation itself and :func:`reference_keep_mask`
 the walk written with it. :func:`bleu_keep_mask` gives the same decisions from compiled kernels
 (:mod:`tapaco.bleu_kernels`) on chunks of whole sets, on several threads: the kernels tokenise
-(13a; other tokenizers run in sacrebleu first), count clipped n-gram matches and score with
+(13a or zh), count clipped n-gram matches and score with
 sacrebleu's float operations; the few pairs scored within a hair of the threshold are scored
 again by sacrebleu's own `BLEU.compute_bleu`, and a set where it decides otherwise is walked
 again by the reference, so float rounding cannot flip a decision.
@@ -25,7 +25,7 @@ from tapaco.core.arrays import group_chunks, group_offsets
 from tapaco.core.forked import map_on_threads
 from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
-from tapaco.core.tokenize_13a import TokenIds, token_ids
+from tapaco.core.tokenize_13a import token_ids
 
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
 
@@ -57,7 +57,7 @@ def tokenize(texts: Sequence[str], tokenizer: str) -> list[str]:
     texts = list(texts)
     tokenized: list[str] = []
     for lo in range(0, len(texts), _CHUNK_ROWS):
-        found = _token_ids(texts[lo:lo + _CHUNK_ROWS], tokenizer)
+        found = token_ids(texts[lo:lo + _CHUNK_ROWS], tokenizer)
         tokens = np.array(found.tokens() or [""], dtype=object)
         tokenized += [" ".join(tokens[found.ids[a:b]].tolist())
                       for a, b in zip(found.offsets[:-1].tolist(), found.offsets[1:].tolist())]
@@ -71,11 +71,9 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
     earlier kept row of its set, as reference, exceeds `max_bleu`.
 
     `groups` gives each row's set; every set's rows are contiguous and in walking order.
-    Decisions are those of :func:`reference_keep_mask`. `tokenizer` is "13a", "zh" or another
-    sacrebleu tokenizer, or each row's (an array; one per set). `rows`: the rows of `texts`
-    filtered (all by default). `workers` threads share the chunks, each gathering its texts;
-    chunks of other tokenizers than 13a (tokenised by sacrebleu, in Python) go first, so that
-    the 13a kernels run beside them.
+    Decisions are those of :func:`reference_keep_mask`. `tokenizer` is "13a" or "zh", or each
+    row's (an array; one per set). `rows`: the rows of `texts` filtered (all by default).
+    `workers` threads share the chunks, each gathering its texts.
     """
     groups = np.asarray(groups)
     texts = TextColumn.of(texts)
@@ -88,7 +86,7 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
     def chunk_keep(chunk: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray]:
         first, last, name = chunk
         lo, hi = int(set_offsets[first]), int(set_offsets[last])
-        found = _token_ids(texts.take(rows[lo:hi]), name)
+        found = token_ids(texts.take(rows[lo:hi]), name)
         ids, id_offsets = found.ids, found.offsets
         keep, near = in_background(bleu_kernels.keep_walk, ids, id_offsets,
                                    set_offsets[first:last + 1] - lo, float(max_bleu),
@@ -110,15 +108,14 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
 
 def _chunks_by_tokenizer(set_offsets: np.ndarray,
                          set_tokenizers: np.ndarray) -> list[tuple[int, int, str]]:
-    """Chunks (first set, last set + 1, tokenizer) of whole sets of one tokenizer, those of
-    other tokenizers than 13a first."""
+    """Chunks (first set, last set + 1, tokenizer) of whole sets of one tokenizer."""
     chunks = []
     runs = group_offsets(set_tokenizers)
     for start, end in zip(runs[:-1].tolist(), runs[1:].tolist()):
         name = str(set_tokenizers[start])
         chunks += [(start + first, start + last, name) for first, last
                    in group_chunks(set_offsets[start:end + 1], _CHUNK_ROWS)]
-    return sorted(chunks, key=lambda chunk: chunk[2] == "13a")
+    return chunks
 
 
 def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str,
@@ -130,14 +127,6 @@ def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         _walk_pairwise(keep, texts, tokenizer, max_bleu, lo, hi)
     return np.frombuffer(keep, np.uint8).astype(bool)
-
-
-def _token_ids(texts: Sequence[str], tokenizer: str) -> TokenIds:
-    """The tokens of the texts as BLEU sees them (other tokenizers than 13a run in sacrebleu,
-    then their output is split)."""
-    if tokenizer != "13a":
-        texts = [_bleu(tokenizer).tokenizer(text.rstrip()) for text in texts]
-    return token_ids(texts, split_only=tokenizer != "13a")
 
 
 def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarray,

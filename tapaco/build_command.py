@@ -14,7 +14,7 @@ from tapaco.core.files import json_text
 from tapaco.core.options import Command, integer, languages, output_formats
 from tapaco.core.opus import FOLDERS
 from tapaco.core.outputs import OVERWRITE_FOLDER_HELP, OutputFile
-from tapaco.core.progress import Progress, timings_file_is_own
+from tapaco.core.progress import Progress, plural, timings_file_is_own
 from tapaco.filters import FilterOptions
 from tapaco.pipeline import COMMAND, BuildOptions, build
 
@@ -89,29 +89,25 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     return command
 
 
-def _plural(count: int, noun: str, nouns: str = "") -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
-
-
 def summary(stats: dict, timings: dict) -> str:
     """A one-screen summary of a finished build."""
     languages_kept = stats["languages"]
     graph = stats["graph"]
     lines = [
-        f"read {_plural(stats['input']['links'], 'link')} from "
-        f"{_plural(stats['input']['alignment_sources'], 'alignment file')}, "
-        f"{_plural(graph['vertices'], 'sentence')} in "
-        f"{_plural(stats['input']['languages'], 'language')}",
+        f"read {plural(stats['input']['links'], 'link')} from "
+        f"{plural(stats['input']['alignment_sources'], 'alignment file')}, "
+        f"{plural(graph['vertices'], 'sentence')} in "
+        f"{plural(stats['input']['languages'], 'language')}",
         f"graph: {graph['inter_lingual_links']} inter-lingual, {graph['intra_lingual_links']} "
         f"intra-lingual, {graph['surface_similarity_links']} surface-similarity links; "
-        f"{_plural(graph['components'], 'component')}",
+        f"{plural(graph['components'], 'component')}",
     ]
     first, *filters = stats["funnel"]
-    lines.append(f"  {first['step']}: {_plural(first['sets'], 'set')}, "
-                 f"{_plural(first['sentences'], 'sentence')}")
+    lines.append(f"  {first['step']}: {plural(first['sets'], 'set')}, "
+                 f"{plural(first['sentences'], 'sentence')}")
     lines += [_step_line(step) for step in filters]
     top = sorted(languages_kept.items(), key=lambda item: -item[1]["sentences"])[:10]
-    lines.append(f"wrote {_plural(len(languages_kept), 'language')}"
+    lines.append(f"wrote {plural(len(languages_kept), 'language')}"
                  + (": " + ", ".join(f"{lang} {v['sentences']}" for lang, v in top)
                     + (" ..." if len(languages_kept) > 10 else "") if top else ""))
     if not languages_kept:
@@ -130,11 +126,11 @@ def _step_line(step: dict) -> str:
     """What a step of the funnel did and what is left: '(d) ...: removed 4 sentences and 2
     sets; left 13 sets, 33 sentences' (the Leiden split: 'split 3 components into 5
     communities; now ...')."""
-    left = f"{_plural(step['sets'], 'set')}, {_plural(step['sentences'], 'sentence')}"
+    left = f"{plural(step['sets'], 'set')}, {plural(step['sentences'], 'sentence')}"
     if "communities" in step:
-        return (f"  {step['step']}: split {_plural(step['components_split'], 'component')} "
-                f"into {_plural(step['communities'], 'community', 'communities')}; now {left}")
-    removed = [_plural(count, noun) for count, noun in ((step["sentences_removed"], "sentence"),
+        return (f"  {step['step']}: split {plural(step['components_split'], 'component')} "
+                f"into {plural(step['communities'], 'community', 'communities')}; now {left}")
+    removed = [plural(count, noun) for count, noun in ((step["sentences_removed"], "sentence"),
                                                         (step["sets_dissolved"], "set")) if count]
     return f"  {step['step']}: removed {' and '.join(removed) or 'nothing'}; left {left}"
 

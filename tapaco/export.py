@@ -22,7 +22,6 @@ from tapaco.core.language_id import card_note
 from tapaco.core.provenance import Provenance
 from tapaco.core.text_column import TextColumn
 
-Row = tuple[int, str, str, str, str]
 ROW_COLUMNS = ("set_id", "sentence_id", "text", "lists", "tags")
 SCHEMA = pa.schema([("paraphrase_set_id", pa.string()), ("sentence_id", pa.string()),
                     ("paraphrase", pa.string()), ("lists", pa.list_(pa.string())),
@@ -46,11 +45,6 @@ def language_rows_table(set_ids: pa.Array, sentence_ids: pa.StringArray, texts: 
                      *(values.arrow().cast(pa.string()) if isinstance(values, TextColumn)
                        else pa.array(values, pa.string())
                        for values in (lists, tags))], names=list(ROW_COLUMNS))
-
-
-def rows_of(table: pa.Table) -> list[Row]:
-    """The rows of a language's table as tuples (for the readers of Python rows)."""
-    return list(zip(*(table[name].to_pylist() for name in ROW_COLUMNS)))
 
 
 def language_file_bytes(table: pa.Table) -> bytes:

@@ -14,11 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+from numba import njit
 
 from tapaco.components import components, components_and_edge_keys, distinct_edge_keys
 from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.core.forked import Fresh
+from tapaco.core.hashing import first_occurrences
+from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 from tapaco.normalize import SurfaceHashes, surface_keys
 from tapaco.read import INTER, INTRA, Corpus
@@ -46,11 +48,10 @@ PARALLEL_VERTICES = 200_000  # fewer vertices: no second process (starting one c
 
 def _star_edges(codes: np.ndarray, vertex_lang: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same code."""
-    combined, _ = pd.factorize(codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang)
-    first = np.full(len(combined) and combined.max() + 1, -1, np.int64)
+    combined = codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang
+    numbers, firsts = in_background(first_occurrences, combined, size=len(combined))
+    leader = firsts[numbers]
     vertex = np.arange(len(combined))
-    first[combined[::-1]] = vertex[::-1]
-    leader = first[combined]
     joined = (leader != vertex) & nonempty
     return np.column_stack([vertex[joined], leader[joined]]).astype(np.int32)
 
@@ -89,21 +90,28 @@ def _distinct_edge_count(aligned_keys: np.ndarray, surface: np.ndarray) -> int:
     return int(len(aligned_keys) + len(surface_keys) - shared)
 
 
+@njit(nogil=True, cache=True)
+def _smallest_members(membership, number, fraction, count):
+    """The member of each component with the smallest (number, fraction, vertex)."""
+    smallest = np.full(count, -1, np.int64)
+    for vertex in range(len(membership)):
+        component = membership[vertex]
+        best = smallest[component]
+        if best < 0 or number[vertex] < number[best] or (
+                number[vertex] == number[best] and fraction[vertex] < fraction[best]):
+            smallest[component] = vertex
+    return smallest
+
+
 def _number_components(membership: np.ndarray, number: np.ndarray,
                        fraction: np.ndarray) -> np.ndarray:
-    """Component ids 0..C-1 ordered by each component's smallest (number, fraction, vertex):
-    that triple is found key by key, as per-component minima among the vertices that tie on
-    the keys before (no sort of the vertices, only of the components)."""
+    """Component ids 0..C-1 ordered by each component's smallest (number, fraction, vertex),
+    found in one pass over the vertices (no sort of the vertices, only of the components)."""
     count = int(membership.max(initial=-1)) + 1
-    vertex = np.arange(len(membership))
-    candidates = vertex
-    smallest = []
-    for key in (number, fraction, vertex):
-        least = np.full(count, np.iinfo(np.int64).max, np.int64)
-        np.minimum.at(least, membership[candidates], key[candidates])
-        smallest.append(least)
-        candidates = candidates[key[candidates] == least[membership[candidates]]]
-    return _ranks(lexicographic_order(*smallest)).astype(np.int64)[membership]
+    smallest = in_background(_smallest_members, membership, number, fraction, count,
+                             size=len(membership))
+    order = lexicographic_order(number[smallest], fraction[smallest], smallest)
+    return _ranks(order).astype(np.int64)[membership]
 
 
 def _ranks(order: np.ndarray) -> np.ndarray:

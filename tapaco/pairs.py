@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from tapaco.core.arrays import group_offsets
 from tapaco.core.errors import InputError, OptionError, usage_error
 from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFolder, read_manifest
@@ -117,14 +118,6 @@ def relation_of(set_ids: np.ndarray, component_count: int) -> Relation:
     return Relation(np.where(set_ids < component_count, set_ids, -1).astype(np.int64))
 
 
-def set_starts(set_ids: np.ndarray) -> np.ndarray:
-    """Where each set's rows start, and the number of rows at the end."""
-    if not len(set_ids):
-        return np.zeros(1, np.int64)
-    starts = np.flatnonzero(np.r_[True, set_ids[1:] != set_ids[:-1]])
-    return np.r_[starts, len(set_ids)].astype(np.int64)
-
-
 def chosen_languages(build: Build, languages: Sequence[str] | None) -> list[str]:
     if not languages:
         return list(build.files)
@@ -164,7 +157,7 @@ def make_pairs(build_path: Path, out: Path, options: PairsOptions,
         for lang in chosen:
             with progress.stage(f"pairs {lang}"):
                 set_ids, texts = build.rows(lang)
-                made = group_rows(texts, set_starts(set_ids),
+                made = group_rows(texts, group_offsets(set_ids),
                                      relation_of(set_ids, build.component_count), options,
                                      tally, embedder)
                 write_rows(target, lang, made.table, options.formats)

@@ -40,7 +40,6 @@ from tapaco.export import (
     language_rows_table,
     language_table,
     parquet_path,
-    rows_of,
     stats_markdown,
 )
 from tapaco.filters import FilterOptions, Funnel, Rows, apply_filters
@@ -219,7 +218,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
         if options.languages:
             _check_languages(opus_dir, options.languages)
         read = partial(read_corpus, opus_dir, log, progress, options.documents,
-                       parallel=options.worker_count > 1)
+                       workers=options.worker_count)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export,
                       provenance)
@@ -372,9 +371,9 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     marks = {}
     if options.marks:
         with progress.stage("marks"):
-            file_rows = {lang: rows_of(table) for lang, table in files.items()}
-            marks = mark_languages(file_rows, parallel=options.worker_count > 1)
-            stats["marks"] = {lang: marked_share(marks[lang], file_rows[lang]) for lang in marks}
+            marks = mark_languages(files, parallel=options.worker_count > 1)
+            stats["marks"] = {lang: marked_share(marks[lang], files[lang]["set_id"].to_numpy())
+                              for lang in marks}
     with progress.stage("write output"):
 
         def write(folder: Path) -> None:

@@ -122,13 +122,8 @@ def _row_error(where: Path, name: str, columns: list[tuple[str, pa.DataType]]
 
 def _lines(stream: BinaryIO) -> Iterator[bytes]:
     """The lines of a stream, without their newlines."""
-    carry = b""
-    while block := stream.read(1 << 20):
-        lines = (carry + block).split(b"\n")
-        carry = lines.pop()
-        yield from lines
-    if carry:
-        yield carry
+    for line in stream:
+        yield line.removesuffix(b"\n")
 
 
 class _LoneReturnsAsSpaces(io.RawIOBase):
@@ -196,7 +191,7 @@ def read_export(folder: Path, progress: Progress, export_codes: bool = False) ->
         vertex_rows = rows[vertices]
         del rows, ids, index, lang_of_id, pairs, vertices  # the strings need the room
         release_freed_memory()
-        corpus.texts = _texts(texts, vertex_rows)
+        corpus.texts = TextColumn.of_arrow(texts.take(pa.array(vertex_rows)))  # no `str` made
         del texts
         release_freed_memory()
     return corpus
@@ -367,11 +362,3 @@ def _sides(ids: np.ndarray) -> SideColumn:
     other = np.flatnonzero((ids < 0) | (ids >= 10**18))  # not a plain id's 1 to 18 digits
     keys[other] = table.keys([f"s{value}" for value in ids[other].tolist()])
     return SideColumn(keys, table)
-
-
-def _texts(texts: pa.LargeStringArray | pa.ChunkedArray, rows: np.ndarray) -> TextColumn:
-    """The texts of these rows as a column: Arrow's take of their UTF-8, no `str` made."""
-    taken = texts.take(pa.array(rows))
-    if isinstance(taken, pa.ChunkedArray):
-        taken = taken.combine_chunks()
-    return TextColumn.of_arrow(taken)

@@ -97,11 +97,15 @@ def test_tokenize_edge_cases() -> None:
     assert tokenize([], "13a") == []
 
 
-@pytest.mark.parametrize("text", [".," * 40, "a.,b" * 30, "1-" * 50, "/.," * 30 + "x-5"])
+@pytest.mark.parametrize("text", [".," * 40, "a.,b" * 30, "1-" * 50, "/.," * 30 + "x-5",
+                                  "中 " * 40, "中.,\u3000" * 30])
 def test_tokenize_the_longest_growth(text: str) -> None:
-    """Texts that 13a lengthens the most, alone (their length sizes the kernel's buffers)."""
-    assert tokenize([text], "13a") == sacrebleu_tokens([text])
-    assert tokenize([text, text[:7]], "13a") == sacrebleu_tokens([text, text[:7]])
+    """Texts that 13a or zh lengthens the most, alone (their length sizes the kernel's
+    buffers)."""
+    for tokenizer, reference in (("13a", Tokenizer13a), ("zh", TokenizerZh)):
+        assert tokenize([text], tokenizer) == sacrebleu_tokens([text], reference)
+        assert (tokenize([text, text[:7]], tokenizer)
+                == sacrebleu_tokens([text, text[:7]], reference))
 
 
 def test_tokenize_every_code_point() -> None:
@@ -109,9 +113,12 @@ def test_tokenize_every_code_point() -> None:
     runs = ["".join(chars[start:start + 256]) for start in range(0, len(chars), 256)]
     texts = [*runs, *(".".join(run) for run in runs[::8]), *("1-,".join(run) for run in runs[4::8])]
     assert tokenize(texts, "13a") == sacrebleu_tokens(texts)
+    single = [f" .5{char}.5 " for char in chars[:0x30000]]  # zh's ranges, each alone
+    assert tokenize(texts + single, "zh") == sacrebleu_tokens(texts + single, TokenizerZh)
 
 
-PIECES = [*"ab1.,-&;<>/ \n\t\xa0\u2028é😀", "&amp;", "&lt;", "&quot;", "<skipped>", "-\n"]
+PIECES = [*"ab1.,-&;<>/ \n\t\xa0\u2028é😀中。\u3000\u2000\u2001\u2a6d\u2a6e\uff0c",
+          "&amp;", "&lt;", "&quot;", "<skipped>", "-\n"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -121,6 +128,7 @@ PIECES = [*"ab1.,-&;<>/ \n\t\xa0\u2028é😀", "&amp;", "&lt;", "&quot;", "<skip
 def test_tokenize_arbitrary_text(pieces: list[str], anything: list[str]) -> None:
     texts = ["".join(pieces), *pieces, *anything]
     assert tokenize(texts, "13a") == sacrebleu_tokens(texts)
+    assert tokenize(texts, "zh") == sacrebleu_tokens(texts, TokenizerZh)
 
 
 def test_tokenize_real_data(real_texts: list[str]) -> None:

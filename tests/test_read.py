@@ -48,8 +48,8 @@ def test_reading_in_two_processes_gives_the_same_corpus(shared_data):
 
     for release in (shared_data / "opus-rf", SAMPLE):
         apart, alone = (read_corpus(release, BadInputLog(), Progress(enabled=False),
-                                    parallel=parallel)
-                        for parallel in (True, False))
+                                    workers=workers)
+                        for workers in (2, 1))
         _same_corpus(apart, alone)
 
 
@@ -79,15 +79,15 @@ def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
     with zipfile.ZipFile(root / "raw" / "ff.zip", "w") as archive:
         archive.writestr("Tatoeba/raw/ff/t.xml", "<document><s id='s1'>unclosed</document>")
     logs = [BadInputLog(skip=True), BadInputLog(skip=True)]
-    corpora = [read_corpus(root, log, Progress(enabled=False), parallel=parallel)
-               for log, parallel in zip(logs, (True, False))]
+    corpora = [read_corpus(root, log, Progress(enabled=False), workers=workers)
+               for log, workers in zip(logs, (2, 1))]
     _same_corpus(*corpora)
     assert logs[0].as_dict() == logs[1].as_dict()
     assert logs[0].counts == {"corrupt file": 1, "malformed XML": 1}
     errors = []
-    for parallel in (True, False):
+    for workers in (2, 1):
         with pytest.raises(InputError) as raised:
-            read_corpus(root, BadInputLog(), Progress(enabled=False), parallel=parallel)
+            read_corpus(root, BadInputLog(), Progress(enabled=False), workers=workers)
         errors.append(str(raised.value))
     assert errors[0] == errors[1] and "dd-ee.xml.gz" in errors[0]
 
@@ -112,7 +112,7 @@ def _read_with_one_reader_slowed(root, monkeypatch, read_module, function: str, 
     import time
 
     expected_log = BadInputLog(skip=True)
-    expected = read_corpus(root, expected_log, Progress(enabled=False), parallel=False)
+    expected = read_corpus(root, expected_log, Progress(enabled=False), workers=1)
     parent, real, read_by = os.getpid(), getattr(read_module, function), root.parent / "readers.txt"
 
     def timed(item, *args):
@@ -125,7 +125,7 @@ def _read_with_one_reader_slowed(root, monkeypatch, read_module, function: str, 
 
     monkeypatch.setattr(read_module, function, timed)
     log = BadInputLog(skip=True)
-    corpus = read_corpus(root, log, Progress(enabled=False), parallel=True)
+    corpus = read_corpus(root, log, Progress(enabled=False), workers=2)
     _same_corpus(corpus, expected)
     assert log.as_dict() == expected_log.as_dict()
     readers = read_by.read_text().split()
@@ -179,7 +179,7 @@ def test_lists_and_tags_of_single_and_multi_id_sides(tmp_path):
     release.sentences("fr/t.xml", *(Sentence(f"s{n}", f"fr {n}") for n in range(1, 6)))
     release.links("en-fr", "en/t.xml", "fr/t.xml",
                   [("s1", "s1"), ("s2 s3", "s2"), ("s4", "s3"), ("s1 s5", "s4"), ("s3 s4", "s5")])
-    corpus = read_corpus(release.write(), BadInputLog(), Progress(enabled=False), parallel=False)
+    corpus = read_corpus(release.write(), BadInputLog(), Progress(enabled=False), workers=1)
     english = [i for i, lang in enumerate(corpus.vertex_lang.tolist())
                if corpus.languages[lang] == "en"]
     found = {corpus.texts[i]: (corpus.lists[i], corpus.tags[i]) for i in english}
@@ -257,3 +257,19 @@ def test_a_bad_moses_line_costs_its_link_only(tmp_path):
                                             "1\t4\tBye.\t\t\n1\t5\tSee you.\t\t\n")
     stats = json.loads((out / "stats.json").read_text())
     assert stats["input"]["bad_input_skipped"] == 1 and stats["input"]["links_with_empty_text"] == 1
+
+
+@pytest.mark.parametrize("sorted_keys", [True, False])
+def test_sentence_index_finds_the_last_sentence_of_each_key(sorted_keys):
+    rng = np.random.default_rng(7)
+    sentence_keys = rng.choice(1 << 40, 300, replace=False).astype(np.uint64)
+    if sorted_keys:
+        sentence_keys.sort()
+    else:
+        sentence_keys[::7] = sentence_keys[3]  # a repeated id: its last sentence is found
+    last = {int(key): index for index, key in enumerate(sentence_keys.tolist())}
+    wanted = np.concatenate([rng.choice(sentence_keys, 500),
+                             rng.integers(0, 1 << 40, 50).astype(np.uint64)])
+    expected = [last.get(int(key), -1) for key in wanted.tolist()]
+    found = text_reading.SentenceIndex(sentence_keys).positions(wanted)
+    assert found.tolist() == expected

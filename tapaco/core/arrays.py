@@ -42,12 +42,6 @@ def _sorted_packed(keys: list[np.ndarray], widths: list[int], low: np.ndarray,
     return packed.view(np.int64)
 
 
-def _packed_order(keys: list[np.ndarray], widths: list[int], index_bits: int) -> np.ndarray:
-    """Row indexes sorted by the keys (shifted to start at 0, and fitting in 64 bits with the
-    row index), then by index."""
-    return _sorted_packed(keys, widths, np.arange(len(keys[0])), index_bits)
-
-
 def _from_zero(key: np.ndarray, low: int) -> np.ndarray:
     return key - low if low else key
 
@@ -79,7 +73,7 @@ def lexicographic_order(*keys: np.ndarray, distinct_last: bool = False) -> np.nd
     for block in blocks:
         picked = [_from_zero(keys[k] if order is None else keys[k][order], lows[k])
                   for k in block]
-        step = _packed_order(picked, [widths[k] for k in block], index_bits)
+        step = _sorted_packed(picked, [widths[k] for k in block], np.arange(count), index_bits)
         del picked
         order = step if order is None else order[step]
     return order
@@ -96,12 +90,6 @@ def _order_by_distinct_last(keys: list[np.ndarray], widths: list[int]) -> np.nda
         raise ValueError("distinct_last: the last key repeats")
     del rows
     return row_of[_sorted_packed(keys[:-1], widths[:-1], last, widths[-1])]
-
-
-def index_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenation of the index ranges [start, start + length)."""
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)
 
 
 def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.scratch import held, holding
 
 Content = TypeVar("Content")
@@ -145,16 +145,15 @@ def read_plain_text(path: Path, reads: str, first_line_only: bool = False) -> st
     try:
         with open(path, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise InputError(path, f"is not a regular file (a device or a pipe); this "
-                                 f"command reads {reads}", kind="usage")
+                raise usage_error(path, f"is not a regular file (a device or a pipe); this "
+                                  f"command reads {reads}")
             data = handle.readline(FIRST_LINE_BYTES) if first_line_only else handle.read()
     except OSError as error:
         raise InputError(path, f"cannot read: {error.strerror or error}",
                          kind="missing file") from error
     packed = next((name for magic, name in _PACKED.items() if data.startswith(magic)), None)
     if packed is not None:
-        raise InputError(path, f"is {packed}; this command reads {reads} (uncompressed text)",
-                         kind="usage")
+        raise usage_error(path, f"is {packed}; this command reads {reads} (uncompressed text)")
     cut = first_line_only and len(data) == FIRST_LINE_BYTES and not data.endswith(b"\n")
     try:  # a cut line may end inside a character: that character is left out
         return codecs.getincrementaldecoder("utf-8")().decode(data, final=not cut)

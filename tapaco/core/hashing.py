@@ -68,3 +68,29 @@ def slots_for(hashes, count, size):
             slot = (slot + 1) & mask
         slots[slot] = index
     return slots
+
+
+@njit(nogil=True, cache=True)
+def first_occurrences(keys):
+    """The distinct values of `keys` (64-bit integers) numbered 0, 1, ... in order of first
+    occurrence, as `pandas.factorize` numbers them: each key's number, and the index of each
+    number's first occurrence."""
+    size = 16
+    while size < len(keys) + len(keys) // 4:  # at most 80 % full
+        size *= 2
+    slots = np.full((size, 2), -1, np.int64)  # a number and its key, side by side
+    mask = size - 1
+    codes = np.empty(len(keys), np.int64)
+    firsts = np.empty(len(keys), np.int64)
+    count = 0
+    for index in range(len(keys)):
+        key = np.int64(keys[index])
+        slot = mixed(np.uint64(key)) & mask
+        while slots[slot, 0] >= 0 and slots[slot, 1] != key:
+            slot = (slot + 1) & mask
+        if slots[slot, 0] < 0:
+            slots[slot, 0], slots[slot, 1] = count, key
+            firsts[count] = index
+            count += 1
+        codes[index] = slots[slot, 0]
+    return codes, firsts[:count].copy()

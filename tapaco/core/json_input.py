@@ -39,6 +39,16 @@ def read_json(path: Path, kind: str = "corrupt file") -> Any:
     return parse_json(Path(path).read_bytes(), path, kind)
 
 
+def json_object(path: Path) -> dict:
+    """The JSON object in the file `path`, or {} when there is none (missing, unreadable, not
+    JSON, not an object): how a command looks at a file it may have written before."""
+    try:
+        value = read_json(path)
+    except (OSError, InputError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _deeper_than(value: Any, limit: int) -> bool:
     """Whether lists and objects nest in `value` more than `limit` levels (walked level by
     level, without recursion)."""

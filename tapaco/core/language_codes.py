@@ -8,7 +8,7 @@ OPUS names a language by its two-letter ISO 639-1 code where ISO 639-3 gives the
 
 from __future__ import annotations
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import usage_error
 
 # ISO 639-3 code -> ISO 639-1 code, for every language ISO 639-1 names
 _TWO_LETTER = dict(pair.split(":") for pair in """
@@ -41,8 +41,8 @@ def opus_codes(tatoeba_codes: list[str], where: str) -> list[str]:
     for code in tatoeba_codes:
         name = opus_code(code)
         if name in named:
-            raise InputError(where, f"languages {named[name]} and {code} would both be {name}; "
-                             "--language-codes export keeps the export's codes", kind="usage")
+            raise usage_error(where, f"languages {named[name]} and {code} would both be {name}; "
+                              "--language-codes export keeps the export's codes")
         named[name] = code
     return [opus_code(code) for code in tatoeba_codes]
 

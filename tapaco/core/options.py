@@ -95,25 +95,15 @@ class Parser(argparse.ArgumentParser):
     def parse_args(self, args=None, namespace=None):
         parsed, rest = self.parse_known_args(args, namespace)
         if rest:  # said by the command they were given to, as its other option errors are
-            command = self._subparsers_action()
+            command = next((action for action in self._actions
+                            if isinstance(action, argparse._SubParsersAction)), None)
             chosen = command.choices.get(getattr(parsed, command.dest, None)) if command else None
             (chosen or self).error(f"unrecognized arguments: {' '.join(rest)}")
         return parsed
 
-    def _subparsers_action(self) -> argparse._SubParsersAction | None:
-        return next((action for action in self._actions
-                     if isinstance(action, argparse._SubParsersAction)), None)
-
     def error(self, message: str) -> NoReturn:
         print(usage_error_line(self.prog, message), file=sys.stderr)
         sys.exit(2)
-
-
-def add_version(parser: argparse.ArgumentParser) -> None:
-    """`--version`: the program's name, the package's and its version (from its metadata)."""
-    parser.add_argument("--version", action="version",
-                        version=f"{parser.prog} ({PACKAGE}) {package_version()}",
-                        help="print the program's version and exit")
 
 
 def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
@@ -135,7 +125,9 @@ def program_parser(prog: str, description: str, commands: Iterable[Command]) -> 
     """A program's parser: `--version` and its commands; the parsed options of a command hold
     what runs it (`arguments.run_command(arguments)`)."""
     main = Parser(prog=prog, description=description)
-    add_version(main)
+    main.add_argument("--version", action="version",
+                      version=f"{prog} ({PACKAGE}) {package_version()}",
+                      help="print the program's version and exit")
     subparsers = subcommands(main)
     for command in commands:
         command.add_parser(subparsers).set_defaults(run_command=command.run)

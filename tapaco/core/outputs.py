@@ -29,20 +29,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.disk import check_folder
-from tapaco.core.errors import InputError
+from tapaco.core.errors import usage_error
 from tapaco.core.files import dead_leftovers, fill_folder_atomically, json_text, temporary_name
 from tapaco.core.files import write_file_atomically as _write_file
-from tapaco.core.json_input import read_json
+from tapaco.core.json_input import json_object
 from tapaco.core.scratch import holding
 
 MANIFEST = "manifest.json"
 OVERWRITE_FOLDER_HELP = ("replace this command's earlier output even where it was changed since; "
                          "a file it did not write is never replaced (move it away), nor an "
                          "input")
-
-
-def _usage(path: Path | str, message: str) -> InputError:
-    return InputError(path, message, kind="usage")
 
 
 def _absolute(path: Path) -> Path:
@@ -55,11 +51,11 @@ def _related(output: Path, inputs: Sequence[Path]) -> None:
     for given in inputs:
         source = _absolute(given).resolve()
         if out == source:
-            raise _usage(output, "is an input of this command; choose another output path")
+            raise usage_error(output, "is an input of this command; choose another output path")
         if out.is_relative_to(source):
-            raise _usage(output, f"is inside the input {given}; choose an output outside it")
+            raise usage_error(output, f"is inside the input {given}; choose an output outside it")
         if source.is_relative_to(out):
-            raise _usage(output, f"holds the input {given}; writing there would replace it, "
+            raise usage_error(output, f"holds the input {given}; writing there would replace it, "
                          "choose another output path")
 
 
@@ -69,16 +65,13 @@ def _check_writable(path: Path) -> None:
     while not nearest.exists():
         nearest = nearest.parent
     if not nearest.is_dir():
-        raise _usage(path, f"cannot be written: {nearest} is a file, not a folder")
+        raise usage_error(path, f"cannot be written: {nearest} is a file, not a folder")
     check_folder(nearest)
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _files_under(folder: Path) -> list[str]:
@@ -93,13 +86,8 @@ def _files_under(folder: Path) -> list[str]:
 
 def read_manifest(folder: Path) -> dict | None:
     """The manifest of a folder this project wrote, or None."""
-    try:
-        manifest = read_json(folder / MANIFEST)
-    except (OSError, InputError):
-        return None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
-        return None
-    return manifest
+    manifest = json_object(folder / MANIFEST)
+    return manifest if isinstance(manifest.get("files"), dict) else None
 
 
 @dataclass(frozen=True)
@@ -115,10 +103,10 @@ class OutputFolder:
         """Raise a usage error unless the folder may be written; call before any work."""
         _related(self.path, self.inputs)
         if self.path.is_symlink():
-            raise _usage(self.path, "is a symbolic link; give the folder it points to "
+            raise usage_error(self.path, "is a symbolic link; give the folder it points to "
                          f"({self.path.resolve()}) or another output path")
         if self.path.exists() and not self.path.is_dir():
-            raise _usage(self.path, "is an existing file, but a folder is written here; "
+            raise usage_error(self.path, "is an existing file, but a folder is written here; "
                          "choose another output path")
         _check_writable(self.path)
         if self.path.is_dir():
@@ -130,18 +118,18 @@ class OutputFolder:
             return
         manifest = read_manifest(self.path)
         if manifest is None or manifest.get("written_by") != self.command:
-            raise _usage(self.path, f"holds files not written by {self.command} (e.g. "
+            raise usage_error(self.path, f"holds files not written by {self.command} (e.g. "
                          f"{present[0]}); choose a new output folder or empty this one")
         listed = manifest["files"]
         foreign = [name for name in present if name != MANIFEST and name not in listed]
         if foreign:
-            raise _usage(self.path, f"holds {foreign[0]}, which {self.command} did not write; "
+            raise usage_error(self.path, f"holds {foreign[0]}, which {self.command} did not write; "
                          "move it away or choose a new output folder")
         if self.overwrite:
             return
         for name in present:
             if name != MANIFEST and _sha256(self.path / name) != listed[name].get("sha256"):
-                raise _usage(self.path, f"{name} was changed since {self.command} wrote it; "
+                raise usage_error(self.path, f"{name} was changed since {self.command} wrote it; "
                              "--overwrite replaces it, or choose a new output folder")
 
     def write(self, fill: Callable[[Path], None]) -> None:
@@ -219,18 +207,18 @@ class OutputFile:
         parent = _absolute(self.path).parent
         if not parent.is_dir():
             what = "is a file" if parent.exists() else "does not exist"
-            raise _usage(self.path, f"cannot be written: its folder {parent} {what}")
+            raise usage_error(self.path, f"cannot be written: its folder {parent} {what}")
         if self.path.is_dir():
-            raise _usage(self.path, f"is a folder, but {self.option} names a file here")
+            raise usage_error(self.path, f"is a folder, but {self.option} names a file here")
         if self.path.exists() or self.path.is_symlink():
             if not self.path.is_file() or self.path.is_symlink():
-                raise _usage(self.path, "is not a regular file; choose another path")
+                raise usage_error(self.path, "is not a regular file; choose another path")
             reason = self.protected(self.path) if self.protected else ""
             if reason:
-                raise _usage(self.path, f"{reason}; {self.command} never replaces it, choose "
+                raise usage_error(self.path, f"{reason}; {self.command} never replaces it, choose "
                              "another path")
             if not self.overwrite and not (self.is_own and self.is_own(self.path)):
-                raise _usage(self.path, f"exists and was not written by {self.command}; "
+                raise usage_error(self.path, f"exists and was not written by {self.command}; "
                              "--overwrite replaces it, or choose another path")
         _check_writable(self.path)
 
@@ -238,5 +226,5 @@ class OutputFile:
         """Write the file atomically; what became protected since `check` is still kept."""
         reason = self.protected(self.path) if self.protected and self.path.is_file() else ""
         if reason:
-            raise _usage(self.path, f"{reason}; {self.command} never replaces it")
+            raise usage_error(self.path, f"{reason}; {self.command} never replaces it")
         _write_file(self.path, content)

@@ -14,8 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from tapaco.core.errors import InputError
-from tapaco.core.json_input import read_json
+from tapaco.core.json_input import json_object
+
+
+def plural(count: int, noun: str, nouns: str = "") -> str:
+    """`1 link`, `2 links` (`nouns`: the plural where it is not `noun` + s)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
 
 
 def peak_rss_mib() -> float:
@@ -82,8 +86,5 @@ class Progress:
 
 def timings_file_is_own(path: Path) -> bool:
     """Whether `path` holds timings this project wrote (so a rerun may replace it)."""
-    try:
-        data = read_json(path)
-    except (OSError, InputError):
-        return False
-    return isinstance(data, dict) and "timings_of" in data and "stages" in data
+    data = json_object(path)
+    return "timings_of" in data and "stages" in data

@@ -31,9 +31,7 @@ def _gathered(offsets, data, rows):
     for k in range(len(rows)):
         row = rows[k]
         if row >= 0:
-            start = offsets[row]
-            for at in range(picked[k + 1] - picked[k]):
-                out[picked[k] + at] = data[start + at]
+            out[picked[k]:picked[k + 1]] = data[offsets[row]:offsets[row + 1]]
     return picked, out
 
 

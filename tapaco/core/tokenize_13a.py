@@ -1,7 +1,8 @@
-"""sacrebleu's 13a tokenizer on many texts at once, through its compiled kernel
+"""sacrebleu's 13a (or zh) tokenizer on many texts at once, through its compiled kernel
 (:mod:`tapaco.core.tokenize_13a_kernels`): the tokens of each text as ids into a table of the
 distinct tokens, without a Python object per token. TaPaCo's BLEU filter and the paraphrase
-score read their tokens from here; sacrebleu's `Tokenizer13a` is the reference it equals."""
+score read their tokens from here; sacrebleu's `Tokenizer13a` and `TokenizerZh` are the
+references they equal."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from tapaco.core.arrays import code_points
 from tapaco.core.interruptible import in_background
-from tapaco.core.tokenize_13a_kernels import tokenize_13a
+from tapaco.core.tokenize_13a_kernels import TOKENIZERS, tokenize_13a
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,9 @@ class TokenIds:
         return [joined[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def token_ids(texts: Sequence[str], split_only: bool = False) -> TokenIds:
-    """The 13a tokens of every text, right-stripped first as sacrebleu's BLEU does (with
-    `split_only`: the texts are already tokenized and only split on whitespace)."""
+def token_ids(texts: Sequence[str], tokenizer: str = "13a") -> TokenIds:
+    """The tokens of every text by sacrebleu's `tokenizer` (13a or zh), right-stripped first as
+    sacrebleu's BLEU does."""
     codes, offsets = code_points(texts)
-    return TokenIds(*in_background(tokenize_13a, codes, offsets, split_only,
+    return TokenIds(*in_background(tokenize_13a, codes, offsets, TOKENIZERS[tokenizer],
                                    size=len(codes)))

@@ -1,7 +1,8 @@
-"""sacrebleu's 13a tokenizer as a compiled kernel over code points, without the GIL: the tokens
-of every row as exact ids (:func:`tokenize_13a`), for TaPaCo's BLEU filter and the paraphrase
-score. Each of 13a's replacements and regular expressions runs pass by pass as sacrebleu applies
-them, then its whitespace split; the wrapper is :mod:`tapaco.core.tokenize_13a`.
+"""sacrebleu's 13a and zh tokenizers as a compiled kernel over code points, without the GIL: the
+tokens of every row as exact ids (:func:`tokenize_13a`), for TaPaCo's BLEU filter and the
+paraphrase score. Each of 13a's replacements and regular expressions runs pass by pass as
+sacrebleu applies them, then its whitespace split; zh sets Chinese characters apart by spaces,
+then runs 13a's regular expressions. The wrapper is :mod:`tapaco.core.tokenize_13a`.
 
 Texts arrive as one int32 array of code points with row offsets (`str.encode("utf-32-le")`).
 """
@@ -28,6 +29,18 @@ _ISOLATED = np.zeros(128, np.bool_)
 for _low, _high in ((ord("{"), ord("~")), (ord("["), ord("`")), (ord(" "), ord("&")),
                     (ord("("), ord("+")), (ord(":"), ord("@")), (ord("/"), ord("/"))):
     _ISOLATED[_low:_high + 1] = True
+# sacrebleu zh's Chinese characters: its ranges as Python compares one character with their
+# bounds; two bounds are written as two characters (u'\u20000', u'\u2f800'), which makes those
+# ranges U+2001..U+2A6D and U+2F81..U+2FA1
+_CHINESE = np.zeros(0x10000, np.bool_)
+for _low, _high in ((0x3400, 0x4DB5), (0x4E00, 0x9FA5), (0x9FA6, 0x9FBB), (0xF900, 0xFA2D),
+                    (0xFA30, 0xFA6A), (0xFA70, 0xFAD9), (0x2001, 0x2A6D), (0x2F81, 0x2FA1),
+                    (0xFF00, 0xFFEF), (0x2E80, 0x2EFF), (0x3000, 0x303F), (0x31C0, 0x31EF),
+                    (0x2F00, 0x2FDF), (0x2FF0, 0x2FFF), (0x3100, 0x312F), (0x31A0, 0x31BF),
+                    (0xFE10, 0xFE1F), (0xFE30, 0xFE4F), (0x2600, 0x26FF), (0x2700, 0x27BF),
+                    (0x3200, 0x32FF), (0x3300, 0x33FF)):
+    _CHINESE[_low:_high + 1] = True
+TOKENIZERS = {"13a": 0, "zh": 1}  # the kernel's `tokenizer` codes
 
 
 @njit(nogil=True, cache=True)
@@ -147,10 +160,37 @@ def _tokenized_13a(codes, isolated, has, one, other) -> tuple:
 
 
 @njit(nogil=True, cache=True)
-def tokenize_13a(codes, offsets, split_only):
+def _tokenized_zh(codes, chinese, isolated, one, other) -> tuple:
+    """sacrebleu's zh of one line (right-stripped as BLEU does, then stripped): each Chinese
+    character set apart by spaces, then 13a's regular expressions; the buffer and length
+    holding the text before its whitespace split (`one` and `other` are scratch buffers)."""
+    start, end = 0, len(codes)
+    while end > start and is_whitespace(codes[end - 1]):
+        end -= 1
+    while start < end and is_whitespace(codes[start]):
+        start += 1
+    length = 0
+    for code in codes[start:end]:
+        if code < len(chinese) and chinese[code]:
+            one[length] = 32
+            one[length + 1] = code
+            one[length + 2] = 32
+            length += 3
+        else:
+            one[length] = code
+            length += 1
+    length = _isolate(one, length, isolated, other)
+    source, target = other, one
+    for rule in range(3):
+        length = _split_pairs(source, length, rule, target)
+        source, target = target, source
+    return source, length
+
+
+@njit(nogil=True, cache=True)
+def tokenize_13a(codes, offsets, tokenizer):
     """Token ids (0, 1, ... by first occurrence) of every row, the row offsets into them, and the
-    tokens' code points with their offsets. With `split_only` the rows are split on whitespace
-    as they are (rows already tokenized)."""
+    tokens' code points with their offsets. `tokenizer` is a code of :data:`TOKENIZERS`."""
     rows = len(offsets) - 1
     longest = 0
     for row in range(rows):
@@ -169,10 +209,8 @@ def tokenize_13a(codes, offsets, split_only):
     n_ids = 0
     for row in range(rows):
         text = codes[offsets[row]:offsets[row + 1]]
-        if split_only:
-            length = len(text)
-            copy_into(one, np.int64(0), text)
-            buffer = one
+        if tokenizer == 1:
+            buffer, length = _tokenized_zh(text, _CHINESE, _ISOLATED, one, other)
         else:
             buffer, length = _tokenized_13a(text, _ISOLATED, has, one, other)
         i = np.int64(0)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tapaco.core.errors import InputError
+from tapaco.core.progress import plural
 from tapaco.core.versions import package_version
 from tapaco.core.watchdog import Watchdog
 
@@ -212,8 +213,7 @@ class Transfer:
                 return self._watched(deadline, attempt)
             except (_Retry, *_RETRIED) as error:
                 if number == self.attempts - 1:
-                    tries = "1 attempt" if self.attempts == 1 else f"{self.attempts} attempts"
-                    raise DownloadError(url, f"gave up after {tries}: "
+                    raise DownloadError(url, f"gave up after {plural(self.attempts, 'attempt')}: "
                                         f"{_reason(error)}{advice()}") from None
                 self.sleep(self.backoff * 2 ** number)
         raise AssertionError("unreachable")

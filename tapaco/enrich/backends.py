@@ -196,12 +196,9 @@ def load_translator(model_dir: Path, options: BackendOptions | None = None,
     `batch_size`); the folder is checked first (`check_model`).
     """
     options = options or BackendOptions(**settings)
-    backend = check_model(model_dir, options)
-    if backend == "ctranslate2":
-        return CTranslate2Translator(Path(model_dir), options.device, options.compute_type,
-                                     options.batch_size)
-    return TransformersTranslator(Path(model_dir), options.device, options.compute_type,
-                                  options.batch_size)
+    translator = (CTranslate2Translator if check_model(model_dir, options) == "ctranslate2"
+                  else TransformersTranslator)
+    return translator(Path(model_dir), options.device, options.compute_type, options.batch_size)
 
 
 class SentencePieces:
@@ -256,12 +253,6 @@ def _chunks(indices: list[int], size: int) -> Iterator[list[int]]:
         yield indices[start:start + size]
 
 
-def _check(texts: list[str], beam_size: int, num_hypotheses: int) -> int:
-    if beam_size < 1 or num_hypotheses < 1:
-        raise ValueError("beam_size and num_hypotheses must be >= 1")
-    return max(beam_size, num_hypotheses)
-
-
 class _GroupedTranslator:
     """Translate by groups of sources sharing their suppressed words, in chunks of batch_size:
     both libraries apply a ban to a whole batch."""
@@ -271,7 +262,9 @@ class _GroupedTranslator:
     def translate(self, texts: list[str], beam_size: int = 4, num_hypotheses: int = 1,
                   suppressed_words: list[list[str]] | None = None,
                   max_length: int = 256) -> list[list[Hypothesis]]:
-        beam = _check(texts, beam_size, num_hypotheses)
+        if beam_size < 1 or num_hypotheses < 1:
+            raise ValueError("beam_size and num_hypotheses must be >= 1")
+        beam = max(beam_size, num_hypotheses)
         results: list[list[Hypothesis]] = [[] for _ in texts]
         for words, indices in constraint_groups(len(texts), suppressed_words).items():
             constraints = self._constraints(words)

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tapaco.core.errors import InputError, MissingDependency, OptionError
+from tapaco.core.errors import InputError, MissingDependency, OptionError, usage_error
 from tapaco.core.files import created_folders
 from tapaco.core.options import Command
 from tapaco.core.outputs import OutputFile, OutputFolder
-from tapaco.core.progress import Progress
+from tapaco.core.progress import Progress, plural
 from tapaco.enrich.backends import (
     BACKENDS,
     COMPUTE_TYPES,
@@ -220,11 +220,6 @@ def options_of(arguments: argparse.Namespace) -> EnrichOptions:
                              arguments.device))
 
 
-def backend_options_of(arguments: argparse.Namespace) -> BackendOptions:
-    return BackendOptions(arguments.backend, arguments.device, arguments.compute_type,
-                          arguments.batch_size)
-
-
 @dataclass(frozen=True)
 class Outputs:
     """The files a run writes: the TSV (with its checkpoint and stats) and, with --sets, the
@@ -290,12 +285,11 @@ def check_outputs(arguments: argparse.Namespace, outputs: Outputs) -> None:
         folder, sets = outputs.folder.resolve(), arguments.sets.resolve()
         if folder.is_relative_to(sets):
             where = "is the" if folder == sets else "is inside the"
-            raise InputError(outputs.folder, f"{where} TaPaCo folder of --sets: enrich files "
-                             "there would block the next `tapaco build`, which replaces only its "
-                             "own files; choose another folder for --out", kind="usage")
+            raise usage_error(outputs.folder, f"{where} TaPaCo folder of --sets: enrich files "
+                              "there would block the next `tapaco build`, which replaces only its "
+                              "own files; choose another folder for --out")
         if outputs.folder.exists() and not outputs.folder.is_dir():
-            raise InputError(outputs.folder, "is a file, but --out names a folder with --sets",
-                             kind="usage")
+            raise usage_error(outputs.folder, "is a file, but --out names a folder with --sets")
         if not outputs.folder.exists():
             OutputFolder(outputs.folder, COMMAND, inputs).check()
             return
@@ -332,7 +326,8 @@ def _load(arguments: argparse.Namespace, options: BackendOptions) -> Translator:
 def run(arguments: argparse.Namespace, translator: Translator | None = None) -> dict:
     """Run the command; `translator` replaces the model (tests)."""
     options = options_of(arguments)
-    backend_options = backend_options_of(arguments)
+    backend_options = BackendOptions(arguments.backend, arguments.device,
+                                     arguments.compute_type, arguments.batch_size)
     pairs = _pairs_factory(arguments)
     outputs = outputs_of(arguments)
     check_outputs(arguments, outputs)
@@ -351,13 +346,9 @@ def run(arguments: argparse.Namespace, translator: Translator | None = None) -> 
     return stats
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def summary_line(stats: dict) -> str:
     """The one line printed when the command ends."""
-    counts = (f"{_plural(stats['sentences'], 'sentence')}, {_plural(stats['outputs'], 'output')}"
+    counts = (f"{plural(stats['sentences'], 'sentence')}, {plural(stats['outputs'], 'output')}"
               f", {stats['kept']} kept")
     if stats.get("already_complete"):
         return (f"enrich: the output was already complete ({counts}); nothing was translated"

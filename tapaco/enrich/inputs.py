@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from itertools import zip_longest
 from pathlib import Path
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.opus import DocumentStore, LinkBlock, find_alignment_sources
 
 
@@ -44,11 +44,10 @@ def bitext_pairs(opus_dir: Path, pair: str, target: str) -> Iterator[tuple[str, 
     """(source, reference) pairs of the OPUS bitext `pair` (e.g. `cs-en`), target `target`."""
     langs = tuple(pair.split("-"))
     if len(langs) != 2 or target not in langs:
-        raise InputError("--pair", f"{pair!r} is not a language pair containing {target!r}",
-                         kind="usage")
+        raise usage_error("--pair", f"{pair!r} is not a language pair containing {target!r}")
     sources = [s for s in find_alignment_sources(opus_dir) if sorted(s.langs) == sorted(langs)]
     if not sources:
-        raise InputError(opus_dir, f"no {pair} bitext in this release", kind="usage")
+        raise usage_error(opus_dir, f"no {pair} bitext in this release")
     with DocumentStore(opus_dir) as store:
         for block in sources[0].link_blocks():
             yield from _block_pairs(block, target, store)

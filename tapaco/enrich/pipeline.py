@@ -47,9 +47,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.files import json_text, write_file_atomically
-from tapaco.core.json_input import read_json
+from tapaco.core.json_input import json_object
 from tapaco.core.options import check_range
 from tapaco.core.versions import library_versions, signature
 from tapaco.enrich import paraphrase_score as pscore
@@ -129,10 +129,6 @@ def progress_path(out_path: Path) -> Path:
 
 def stats_path(out_path: Path) -> Path:
     return out_path.with_name(out_path.name + ".stats.json")
-
-
-def header_line(scored: bool = False) -> str:
-    return "\t".join(COLUMNS + ((pscore.COLUMN,) if scored else ())) + "\n"
 
 
 def windows(pairs: Iterator[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
@@ -239,29 +235,18 @@ def fingerprint(options: EnrichOptions, idf: Idf | None, model: dict | None = No
 
 
 def _refuse(path: Path, problem: str) -> InputError:
-    return InputError(path, f"{problem}; --overwrite starts over, or choose another --out",
-                      kind="usage")
+    return usage_error(path, f"{problem}; --overwrite starts over, or choose another --out")
 
 
 def read_checkpoint(out_path: Path) -> dict | None:
     """The checkpoint an earlier run left beside ``out_path``, or None (none, or not one)."""
-    try:
-        data = read_json(progress_path(out_path))
-    except (OSError, InputError):
-        return None
-    if isinstance(data, dict) and isinstance(data.get("fingerprint"), dict) \
-            and "version" in data:
-        return data
-    return None
+    data = json_object(progress_path(out_path))
+    return data if isinstance(data.get("fingerprint"), dict) and "version" in data else None
 
 
 def stats_are_own(path: Path) -> bool:
     """Whether ``path`` holds statistics this command wrote."""
-    try:
-        data = read_json(Path(path))
-    except (OSError, InputError):
-        return False
-    return isinstance(data, dict) and data.get("written_by") == COMMAND
+    return json_object(Path(path)).get("written_by") == COMMAND
 
 
 def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
@@ -344,7 +329,8 @@ class OutputLog:
     def __init__(self, out_path: Path, fp: dict) -> None:
         self.path = out_path
         self.state = _new_state(fp)
-        self.header = header_line(pscore.COLUMN in fp["options"]).encode("utf-8")
+        scored = pscore.COLUMN in fp["options"]
+        self.header = ("\t".join(COLUMNS + ((pscore.COLUMN,) if scored else ())) + "\n").encode()
         self.output_digest = hashlib.sha256(self.header)
         self.input_digest = hashlib.sha256()
         self.state["output_bytes"] = len(self.header)
@@ -389,7 +375,11 @@ class OutputLog:
         data = text.encode("utf-8")
         self.consume(window)
         self.output_digest.update(data)
-        record_window(self.state, results, len(window), self.state["output_bytes"] + len(data))
+        tally(results, self.state["counts"])
+        self.state["counts"]["sentences"] += len(window)
+        self.state["windows_done"] += 1
+        self.state["rows_consumed"] += len(window)
+        self.state["output_bytes"] += len(data)
         self._write(data)
         self.windows_written += 1
 
@@ -421,15 +411,6 @@ class OutputLog:
         self.state["input_sha256"] = self.input_digest.hexdigest()
         self.state["output_sha256"] = self.output_digest.hexdigest()
         write_file_atomically(progress_path(self.path), json_text(self.state))
-
-
-def record_window(state: dict, results: list[dict], sentences: int, output_bytes: int) -> None:
-    """Fold a completed window into the checkpoint state."""
-    tally(results, state["counts"])
-    state["counts"]["sentences"] += sentences
-    state["windows_done"] += 1
-    state["rows_consumed"] += sentences
-    state["output_bytes"] = output_bytes
 
 
 def statistics(state: dict, run_sentences: int, run_seconds: float, scorer: Any = None) -> dict:

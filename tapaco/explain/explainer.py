@@ -264,6 +264,8 @@ class Explainer:
         component = self.component(set_id)
         nodes = list(range(len(component.vertices)))
         shown_of = len(nodes)
+        hops = path.hops if path is not None else ()
+        highlight = [component.node_of[(hop.sentence.lang, hop.sentence.id)] for hop in hops]
         if len(nodes) > DRAW_LIMIT:
             rows = self.output.set_rows(set_id)
             nodes = []
@@ -272,19 +274,12 @@ class Explainer:
                 nodes += [component.node_of[(language, sentence)] for sentence, _ in
                           rows[language]]
                 nodes += [node for path_nodes in walked for node in path_nodes]
-            if path is not None:
-                nodes += [component.node_of[(hop.sentence.lang, hop.sentence.id)]
-                          for hop in path.hops]
-            nodes = sorted(set(nodes))
+            nodes = sorted(set(nodes + highlight))
             if len(nodes) > DRAW_LIMIT:
                 raise OptionError("--draw", f"set {set_id}'s component has {shown_of} sentences "
                                             f"and the paths between the set's sentences "
                                             f"{len(nodes)}; a picture is readable up to "
                                             f"{DRAW_LIMIT} (choose one --lang)")
-        highlight = []
-        if path is not None:
-            highlight = [component.node_of[(hop.sentence.lang, hop.sentence.id)]
-                         for hop in path.hops]
         output.write(picture_bytes(component, nodes, shown_of, highlight, output.path))
         return output.path
 

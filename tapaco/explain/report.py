@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from tapaco.core.progress import plural
 from tapaco.explain.results import KINDS, PairExplanation, SentencePath, SetExplanation
 
 
@@ -24,10 +25,6 @@ def _lists(value: Any) -> Any:
     return value
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def _path_lines(path: SentencePath, indent: str) -> list[str]:
     width = max(len(hop.sentence.lang) + 1 + len(hop.sentence.id) for hop in path.hops)
     lines = []
@@ -43,7 +40,7 @@ def _path_lines(path: SentencePath, indent: str) -> list[str]:
 
 def _path_title(path: SentencePath) -> str:
     through = f", through {', '.join(path.pivot_languages)}" if path.pivot_languages else ""
-    return f"{_plural(path.length, 'link')}{through}"
+    return f"{plural(path.length, 'link')}{through}"
 
 
 def text(result: SetExplanation | PairExplanation, out: str = "OUT") -> str:
@@ -56,8 +53,8 @@ def text(result: SetExplanation | PairExplanation, out: str = "OUT") -> str:
 def _set_text(result: SetExplanation, out: str) -> str:
     links = result.links
     languages = result.languages
-    lines = [f"set {result.set_id}: a component of {_plural(result.sentences, 'sentence')} in "
-             f"{_plural(len(languages), 'language')}, joined by "
+    lines = [f"set {result.set_id}: a component of {plural(result.sentences, 'sentence')} in "
+             f"{plural(len(languages), 'language')}, joined by "
              + ", ".join(f"{links[kind]} {kind}" for kind in KINDS) + " links",
              f"  language  sentences  in set {result.set_id}"]
     for size in languages:
@@ -68,8 +65,8 @@ def _set_text(result: SetExplanation, out: str) -> str:
     for language in result.explained:
         pivots = ", ".join(f"{pivot.lang} ({pivot.paths} of {language.pairs})"
                            for pivot in language.pivot_languages) or "none"
-        lines += ["", f"{language.lang}: {_plural(len(language.sentences), 'sentence')} in set "
-                      f"{result.set_id}, {_plural(language.pairs, 'pair')}; pivot languages "
+        lines += ["", f"{language.lang}: {plural(len(language.sentences), 'sentence')} in set "
+                      f"{result.set_id}, {plural(language.pairs, 'pair')}; pivot languages "
                       f"(paths through them): {pivots}"]
         for number, path in enumerate(language.paths, 1):
             lines.append(f"  [{number}/{language.pairs}] {path.source.lang} {path.source.id} "
@@ -77,7 +74,7 @@ def _set_text(result: SetExplanation, out: str) -> str:
             lines += _path_lines(path, "  ")
         hidden = language.pairs - len(language.paths)
         if hidden:
-            lines.append(f"  ... {_plural(hidden, 'more pair')} not shown (--max-pairs 0 shows "
+            lines.append(f"  ... {plural(hidden, 'more pair')} not shown (--max-pairs 0 shows "
                          "all)")
     return "\n".join(lines) + "\n"
 

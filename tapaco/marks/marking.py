@@ -8,19 +8,18 @@ from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from tapaco.core.forked import Forked, FromBothEnds
-from tapaco.export import Row
+from tapaco.core.text_column import TextColumn
+from tapaco.export import ROW_COLUMNS
 from tapaco.marks.evidence import evidence
-from tapaco.marks.rules import (
-    FEATURES,
-    NEUTRALISATION,
-    TRIVIAL,
-    Rules,
-    language_rules,
-    plain_keys,
-)
+from tapaco.marks.rules import FEATURES, NEUTRALISATION, TRIVIAL, Rules, language_rules
+from tapaco.marks.screening import line_screen, rows_to_mark
 
+#: A row of a language file: set id, sentence id, text, lists, tags.
+Row = tuple[int, str, str, str, str]
 HEADER = ["set_id", "sentence_id_1", "sentence_id_2", "mark", "evidence"]
 #: Sets are marked in chunks of about this many sentences, shared between two processes.
 CHUNK_SENTENCES = 20_000
@@ -55,9 +54,6 @@ def _mark_set(rules: Rules, members: list[tuple[str, str]]) -> dict[tuple[int, i
     features (every form of a combination is one of all features, read the same way in both;
     only a sentence with more than `_MAX_VARIANTS` readings could break this). The levels
     between are computed for the sentences of such pairs only."""
-    if rules.plain:
-        keys = plain_keys([text for _, text in members])
-        return dict.fromkeys(_pair_groups([{key} for key in keys]), TRIVIAL)
     analyses = [rules.analyse(text) for _, text in members]
     last = len(rules.labels) - 1
     found = dict.fromkeys(_pair_groups([rules.key_set(a, 0) for a in analyses]), TRIVIAL)
@@ -78,35 +74,38 @@ def _mark_set(rules: Rules, members: list[tuple[str, str]]) -> dict[tuple[int, i
     return found
 
 
-def _rows_sharing_plain_keys(rows: list[Row]) -> list[Row]:
-    """The rows of the sets in which two sentences share their plain key (where no table
-    applies, the sets that can hold a marked pair)."""
-    set_ids = [row[0] for row in rows]
-    pairs = list(zip(set_ids, plain_keys([row[2] for row in rows])))
-    if len(set(pairs)) == len(pairs):
-        return []
-    shared = {set_id for (set_id, _), count in Counter(pairs).items() if count > 1}
-    return [row for row in rows if row[0] in shared]
-
-
 def mark_language(lang: str, rows: list[Row]) -> list[Mark]:
     """The marked pairs of one language file's rows (all sets of language `lang`), sorted by set
     id, then by the positions of the two sentences in their set (file order)."""
+    return _marks(lang, pa.table([pa.array([row[i] for row in rows], kind) for i, kind in
+                                  enumerate((pa.int64(), pa.string(), pa.string()))],
+                                 names=list(ROW_COLUMNS[:3])))
+
+
+def _marks(lang: str, table: pa.Table) -> list[Mark]:
+    """:func:`mark_language` of a table of the language's rows (:data:`ROW_COLUMNS`; only the
+    set ids, sentence ids and texts are read), keying only the sets that can hold a marked
+    pair (:mod:`tapaco.marks.screening`)."""
     rules = language_rules(lang)
-    if rules.plain:
-        rows = _rows_sharing_plain_keys(rows)
+    kept = table.take(rows_to_mark(rules, table["set_id"].to_numpy(), _joined(table["text"])))
     sets: dict[int, list[tuple[str, str]]] = {}
-    for set_id, sentence_id, text, _, _ in rows:
+    for set_id, sentence_id, text in zip(*(kept[name].to_pylist() for name in ROW_COLUMNS[:3])):
         sets.setdefault(set_id, []).append((sentence_id, text))
     marks = []
     for set_id in sorted(sets):
         members = sets[set_id]
-        if len(members) < 2:
-            continue
         for (p, q), mark in sorted(_mark_set(rules, members).items()):
             marks.append(Mark(set_id, members[p][0], members[q][0], mark,
                               evidence(members[p][1], members[q][1])))
     return marks
+
+
+def _joined(texts: pa.ChunkedArray) -> str:
+    """The texts joined by newlines, as one string."""
+    empty, newline = (pa.scalar(text, pa.large_string()) for text in ("", "\n"))
+    lines = pc.binary_join_element_wise(pc.cast(texts, pa.large_string()), empty, newline)
+    column = TextColumn.of_arrow(lines.combine_chunks())
+    return column.data[column.offsets[0]:column.offsets[-1]].tobytes().decode()[:-1]
 
 
 class _Chunk(NamedTuple):
@@ -117,39 +116,41 @@ class _Chunk(NamedTuple):
     end: int
 
 
-def _chunks(files: dict[str, list[Row]]) -> list[_Chunk]:
+def _chunks(files: dict[str, pa.Table]) -> list[_Chunk]:
     """Every language file in chunks of whole sets, about CHUNK_SENTENCES rows each, in file
     order (a file whose set ids are not ascending is one chunk: its marks come in set order)."""
     chunks = []
-    for lang, rows in files.items():
-        set_ids = np.fromiter((row[0] for row in rows), np.int64, len(rows))
+    for lang, table in files.items():
+        set_ids = table["set_id"].to_numpy()
         if not (set_ids[1:] >= set_ids[:-1]).all():
-            chunks.append(_Chunk(lang, 0, len(rows)))
+            chunks.append(_Chunk(lang, 0, len(set_ids)))
             continue
-        set_starts = np.flatnonzero(np.diff(set_ids, prepend=-1)).tolist() + [len(rows)]
+        set_starts = np.flatnonzero(np.diff(set_ids, prepend=-1)).tolist() + [len(set_ids)]
         start = 0
         for set_start in set_starts[1:]:
-            if set_start - start >= CHUNK_SENTENCES or set_start == len(rows):
+            if set_start - start >= CHUNK_SENTENCES or set_start == len(set_ids):
                 chunks.append(_Chunk(lang, start, set_start))
                 start = set_start
     return chunks
 
 
 def _marks_from_the_back(claims: FromBothEnds, chunks: list[_Chunk],
-                         files: dict[str, list[Row]]) -> dict[int, list[Mark]]:
+                         files: dict[str, pa.Table]) -> dict[int, list[Mark]]:
     return {index: _chunk_marks(chunks[index], files) for index in claims.back()}
 
 
-def _chunk_marks(chunk: _Chunk, files: dict[str, list[Row]]) -> list[Mark]:
-    return mark_language(chunk.lang, files[chunk.lang][chunk.start:chunk.end])
+def _chunk_marks(chunk: _Chunk, files: dict[str, pa.Table]) -> list[Mark]:
+    return _marks(chunk.lang, files[chunk.lang].slice(chunk.start, chunk.end - chunk.start))
 
 
-def mark_languages(files: dict[str, list[Row]], parallel: bool = True) -> dict[str, list[Mark]]:
-    """:func:`mark_language` of every language file. Chunks of whole sets are claimed from the
-    front of the list by this process and from the back by a forked one (`parallel`, where two
-    cores are free) until the two meet; the marks are put back in file order, the same either
-    way."""
+def mark_languages(files: dict[str, pa.Table], parallel: bool = True) -> dict[str, list[Mark]]:
+    """:func:`mark_language` of every language file (a table of its rows). Chunks of whole sets
+    are claimed from the front of the list by this process and from the back by a forked one
+    (`parallel`, where two cores are free) until the two meet; the marks are put back in file
+    order, the same either way."""
     chunks = _chunks(files)
+    for lang in files:  # tables, kernel and classes loaded once, before the fork
+        line_screen(language_rules(lang), "", 1)
     claims = FromBothEnds(len(chunks))
     with Forked(_marks_from_the_back, claims, chunks, files,
                 parallel=parallel and len(chunks) > 1) as second:
@@ -167,12 +168,12 @@ def marks_text(marks: list[Mark]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def marked_share(marks: list[Mark], rows: list[Row]) -> dict:
-    """Counts for the statistics: pairs inside sets (n(n-1)/2 per set of n), pairs marked
-    trivial, pairs marked neutralisation per feature (or `+`-joined features), pairs marked and
-    their share of the pairs."""
-    sizes = Counter(row[0] for row in rows)
-    pairs = sum(n * (n - 1) // 2 for n in sizes.values())
+def marked_share(marks: list[Mark], set_ids: np.ndarray) -> dict:
+    """Counts for the statistics: pairs inside sets (n(n-1)/2 per set of n, the set id of each
+    row in `set_ids`), pairs marked trivial, pairs marked neutralisation per feature (or
+    `+`-joined features), pairs marked and their share of the pairs."""
+    sizes = np.unique(set_ids, return_counts=True)[1]
+    pairs = int((sizes * (sizes - 1) // 2).sum())
     labels = Counter(mark.mark for mark in marks)
     features = [label.partition(":")[2] for label in labels if label != TRIVIAL]
     neutralisation = {feature: labels[f"{NEUTRALISATION}:{feature}"]

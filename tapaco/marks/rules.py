@@ -9,7 +9,6 @@ import unicodedata
 from functools import cache
 from pathlib import Path
 
-import numpy as np
 import regex
 
 TRIVIAL = "trivial"
@@ -24,21 +23,25 @@ RULE_LANGUAGES: tuple[str, ...] = tuple(sorted(
     entry.name.removesuffix(".tsv") for entry in _RULES.iterdir() if entry.name.endswith(".tsv")))
 
 # apostrophe look-alikes made "'" before tokenising (ʼ is even a letter to \w)
-APOSTROPHES = str.maketrans(dict.fromkeys("’ʼ‘`´", "'"))
+_LOOK_ALIKES = "’ʼ‘`´"
+APOSTROPHES = str.maketrans(dict.fromkeys(_LOOK_ALIKES, "'"))
 # a word, flagged when an apostrophe precedes it (spaces allowed around it), or one symbol
 _TOKEN = regex.compile(r"(?:(')\s?)?(\w+|\p{S})")
 _WORD_OR_SYMBOL = regex.compile(r"\w+|\p{S}")
-_NOT_WORD_OR_SYMBOL_OR_NEWLINE = regex.compile(r"[^\w\p{S}\n]+")
 _DIGITS = regex.compile(r"\d\W+\d")
-_DIGITS_IN_A_LINE = regex.compile(r"\d[^\w\n]+\d")
 _NON_ASCII_DIGIT = regex.compile(r"(?![0-9])\d")
+# (two patterns: one of the union is several times slower)
+_MAY_CHANGE_IN_NFKC = (regex.compile(r"[^\p{NFKC_QC=Y}]"), regex.compile(r"\P{ccc=0}"))
 _MULTIPLIERS = (100, 1000, 10**6, 10**9)
 _MAX_VARIANTS = 8  # readings of ambiguous contractions kept per sentence (He's: is / has)
 _NUMBER_BREAK = "\x1f"  # between two numbers in a key: "two one" is not "twenty-one"
 
 
 def _ascii_digit(match: regex.Match) -> str:
-    return str(unicodedata.decimal(match.group()))
+    # regex may know digits newer than this Python's Unicode tables: those stay as they are
+    digit = match.group()
+    value = unicodedata.decimal(digit, None)
+    return digit if value is None else str(value)
 
 
 # A sentence's words (casefolded, ASCII digits, a break between two numbers) with, per word,
@@ -50,14 +53,34 @@ _Reading = tuple[list[str], list[bool]]
 _Analysis = list[tuple[_Reading, list[int]]]
 
 
-def _normalised(text: str) -> str:
-    if not text.isascii():
-        return unicodedata.normalize("NFKC", text).translate(APOSTROPHES)
-    return text.replace("`", "'") if "`" in text else text
+def normalised(text: str) -> str:
+    """`text` in NFKC, apostrophe look-alikes as "'" (lines joined by newlines are normalised
+    each alone: nothing composes with a newline)."""
+    if text.isascii():
+        return text.replace("`", "'") if "`" in text else text
+    text = _nfkc(text)
+    for look_alike in _LOOK_ALIKES:  # str.translate is far slower on long strings
+        text = text.replace(look_alike, "'")
+    return text
 
 
-def _folded(text: str, normalised: str) -> str:
-    """`text` (a part of `normalised`) casefolded, with Unicode digits as ASCII."""
+def _nfkc(text: str) -> str:
+    """NFKC of `text`, normalising only its lines that hold a character NFKC may change (a text
+    of none, whose characters are all NFKC_QC=Yes and starters, is in NFKC already)."""
+    starts = sorted({text.rfind("\n", 0, match.start()) + 1
+                     for pattern in _MAY_CHANGE_IN_NFKC for match in pattern.finditer(text)})
+    pieces, at = [], 0
+    for start in starts:
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        pieces += [text[at:start], unicodedata.normalize("NFKC", text[start:end])]
+        at = end
+    return "".join(pieces) + text[at:]
+
+
+def folded(text: str, normalised: str) -> str:
+    """`text` (a part of `normalised`) casefolded, with Unicode digits as ASCII (character by
+    character)."""
     if normalised.isascii():
         return text.lower()
     return _NON_ASCII_DIGIT.sub(_ascii_digit, text.casefold())
@@ -66,7 +89,7 @@ def _folded(text: str, normalised: str) -> str:
 def _tokens(text: str, with_capitals: bool = True) -> _Tokens:
     """The sentence's words; `with_capitals` False: every word counted uncapitalised (for
     rules that need no capital)."""
-    text = _normalised(text)
+    text = normalised(text)
     if "'" in text:
         found = _TOKEN.findall(text)
         originals = [token for _, token in found]
@@ -76,7 +99,7 @@ def _tokens(text: str, with_capitals: bool = True) -> _Tokens:
         apostrophes = [False] * len(originals)
     # Tokens hold no space, and casefolding and digits go character by character: one call
     # over the tokens joined by spaces.
-    words = _folded(" ".join(originals), text).split(" ") if originals else []
+    words = folded(" ".join(originals), text).split(" ") if originals else []
     capitals = ([token[0].isupper() for token in originals] if with_capitals
                 else [False] * len(originals))
     if _DIGITS.search(text):
@@ -86,31 +109,6 @@ def _tokens(text: str, with_capitals: bool = True) -> _Tokens:
                 apostrophes.insert(i, False)
                 capitals.insert(i, False)
     return words, apostrophes, capitals
-
-
-def _plain_key(text: str) -> str:
-    return "".join(_tokens(text, with_capitals=False)[0])
-
-
-def plain_keys(texts: list[str]) -> list[str]:
-    """The trivial key of each text where no table applies (``"".join`` of its words), without
-    listing words: normalised, cleared and folded in one call over all the texts joined by
-    newlines (each step goes character by character and no character composes with a
-    newline). Texts where two numbers meet (a break goes between them), or all when one holds a
-    newline, are keyed one by one."""
-    joined = "\n".join(texts)
-    if joined.count("\n") != len(texts) - 1:
-        return [_plain_key(text) for text in texts]
-    joined = unicodedata.normalize("NFKC", joined).translate(APOSTROPHES)
-    cleared = _NOT_WORD_OR_SYMBOL_OR_NEWLINE.sub("", joined)
-    keys = _NON_ASCII_DIGIT.sub(_ascii_digit, cleared.casefold()).split("\n")
-    meeting = [match.start() for match in _DIGITS_IN_A_LINE.finditer(joined)]
-    if meeting:
-        characters = np.frombuffer(joined.encode("utf-32-le"), np.uint32)
-        newlines = np.flatnonzero(characters == ord("\n"))
-        for index in np.unique(np.searchsorted(newlines, meeting)).tolist():
-            keys[index] = _plain_key(texts[index])
-    return keys
 
 
 def _words(form: str) -> tuple[str, ...]:
@@ -171,8 +169,10 @@ class Rules:
         self.needs_capitals = any(needs_capital is not None for classes in self.classes
                                   for entries in classes.values()
                                   for _, needs_capital, _ in entries)
-        # no table applies: a sentence's one key is its plain key (plain_keys)
-        self.plain = not (self.exact or self.suffix or self.numerals or self.features)
+        self.contractions = bool(self.exact or self.suffix)
+        # a text holding none of these words (and no apostrophe, where there are contractions)
+        # has one key, its words as they are (tapaco.marks.screening)
+        self.form_starts = self.contraction_starts | self.numerals.keys() | self.feature_starts
 
     def _contraction(self, form: str, variants: list[str]) -> None:
         # "*" (never a word) stands for the host word in the expansions of suffix rules
@@ -224,8 +224,8 @@ class Rules:
         positions where a feature form may start."""
         words, apostrophes, capitals = _tokens(text, self.needs_capitals)
         readings = [(words, capitals)]
-        if (self.exact or self.suffix) and (any(apostrophes)
-                                            or not self.contraction_starts.isdisjoint(words)):
+        if self.contractions and (any(apostrophes)
+                                  or not self.contraction_starts.isdisjoint(words)):
             readings = self._expanded(words, apostrophes, capitals)
         if self.numerals:
             readings = [self._numbers(*reading) if not self.numerals.keys().isdisjoint(reading[0])

@@ -4,8 +4,8 @@ Every link side (language, document, OPUS ids) becomes one vertex; its text is t
 sentences of those ids joined by a space, or, for a side whose document no file holds (a Moses
 bitext without documents), the Moses line that linked it. Sides are integer keys
 (:mod:`tapaco.core.opus.sidekeys`); vertices are numbered per document in order of first
-appearance (`pd.factorize` of the document's side keys), then laid out document after document,
-so ids are compact int32 arrays.
+appearance (:func:`tapaco.core.hashing.first_occurrences` of the document's side keys), then
+laid out document after document, so ids are compact int32 arrays.
 
 The alignment files, then the documents, are read from both ends of their list: this process
 from the front, a forked one from the back, until the two meet (:mod:`tapaco.core.forked`).

@@ -64,20 +64,20 @@ def _edges(collector: LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, n
 
 
 def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
-                documents: str = "raw", parallel: bool = True) -> Corpus:
+                documents: str = "raw", workers: int = 2) -> Corpus:
     """Read every alignment of the release and the texts of every linked sentence (an empty
     text is no sentence: the links of a side without one are left out, and counted).
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
-    `parallel`: a forked process reads alignments, then documents, from the back of their lists
-    while this one reads from the front (where the system can fork and two cores are free);
-    the corpus is the same.
+    `workers` over one: a forked process reads alignments, then documents, from the back of
+    their lists while this one reads from the front (where the system can fork and two cores
+    are free), and `workers` threads share the work between; the corpus is the same.
     """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):
-        collector = collect_links(sources, log, progress, parallel)
+        collector = collect_links(sources, log, progress, workers)
     with progress.stage("read documents"):
-        parts = read_documents(collector, opus_dir, documents, log, progress, parallel)
+        parts = read_documents(collector, opus_dir, documents, log, progress, workers > 1)
         return _assemble(collector, parts)
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import Forked, FromBothEnds
+from tapaco.core.forked import Forked, FromBothEnds, map_on_threads
+from tapaco.core.hashing import first_occurrences
+from tapaco.core.interruptible import in_background
 from tapaco.core.opus import AlignmentSource
 from tapaco.core.opus.links import KeyedLinks
 from tapaco.core.opus.sidekeys import EMPTY, STRING, SideTable
@@ -93,14 +94,18 @@ class LinkCollector:
                          if k not in known)
         return self.index[name], len(document.parts) - 1
 
-    def number_sides(self) -> None:
-        """Each document's distinct sides in order of first use, and the links' codes."""
-        for document in self.documents:
+    def number_sides(self, workers: int = 1) -> None:
+        """Each document's distinct sides in order of first use, and the links' codes (the
+        documents on `workers` threads)."""
+        def number(document: LinkedDocument) -> None:
             keys = np.concatenate(document.parts) if document.parts else np.zeros(0, np.uint64)
-            codes, document.sides = pd.factorize(keys)
+            codes, firsts = in_background(first_occurrences, keys, size=len(keys))
+            document.sides = keys[firsts]
             bounds = np.cumsum([len(part) for part in document.parts])[:-1]
             document.part_codes = np.split(codes.astype(np.int32), bounds)
             document.parts = []
+
+        map_on_threads(number, self.documents, workers)
 
 
 def _with_links_kept(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
@@ -151,9 +156,10 @@ def _rekeyed(block: KeyedLinks, keys_of_strings: np.ndarray) -> KeyedLinks:
 
 
 def collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: Progress,
-                   parallel: bool = True) -> LinkCollector:
-    """The links of every source, added in source order; a forked process reads sources from
-    the back of the list meanwhile, until the two meet."""
+                  workers: int = 2) -> LinkCollector:
+    """The links of every source, added in source order; with `workers` over one, a forked
+    process reads sources from the back of the list meanwhile, until the two meet, and the
+    documents' sides are numbered on `workers` threads."""
     collector = LinkCollector()
 
     def add(source: AlignmentSource, read: SourceRead) -> None:
@@ -167,7 +173,7 @@ def collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: Pr
     claims = FromBothEnds(len(sources))
     front = 0
     with Forked(_sources_from_the_back, claims, sources, log.skip,
-                parallel=parallel and len(sources) > 1) as second:
+                parallel=workers > 1 and len(sources) > 1) as second:
         for index in claims.front():
             progress.update(sources[index].path.name, index + 1, len(sources))
             add(sources[index], _read_source(sources[index], collector.table, log.skip))
@@ -178,5 +184,5 @@ def collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: Pr
     for source, (links, skipped) in zip(sources[front:], read):
         add(source, (links if isinstance(links, InputError)
                      else [_rekeyed(block, keys_of_strings) for block in links], skipped))
-    collector.number_sides()
+    collector.number_sides(workers)
     return collector

@@ -59,8 +59,11 @@ class SentenceIndex:
             self.ordered = sentence_keys[self.order]
 
     def positions(self, keys: np.ndarray) -> np.ndarray:
-        """Index of each key's sentence, -1 where no sentence has it."""
-        at = np.searchsorted(self.ordered, keys, side="right") - 1
+        """Index of each key's sentence, -1 where no sentence has it (the keys are looked up
+        in increasing order: a search in order walks the sentences' keys once)."""
+        order = np.argsort(keys)
+        at = np.empty(len(keys), np.int64)
+        at[order] = np.searchsorted(self.ordered, keys[order], side="right") - 1
         found = at >= 0
         found[found] = self.ordered[at[found]] == keys[found]
         at[~found] = -1

@@ -141,11 +141,3 @@ def test_sorted_distinct_is_the_sorted_set():
     assert sorted_distinct(values).tolist() == sorted(set(values.ravel().tolist()))
     assert sorted_distinct(np.zeros(0, np.int64)).tolist() == []
 
-
-def test_index_ranges_concatenate_the_ranges():
-    from tapaco.core.arrays import index_ranges
-
-    starts, lengths = np.array([5, 0, 9, 2, 7]), np.array([3, 0, 1, 4, 0])
-    expected = [i for start, length in zip(starts, lengths) for i in range(start, start + length)]
-    assert index_ranges(starts, lengths).tolist() == expected == [5, 6, 7, 9, 2, 3, 4, 5]
-    assert index_ranges(np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == []

@@ -13,7 +13,7 @@ from opusparcus.paraphrase_scores import open_scored
 from opusparcus.plot import scheme_name
 from tapaco.cli import main as tapaco_main
 from tapaco.core.errors import InputError
-from tapaco.core.json_input import MAX_DEPTH, parse_json, read_json
+from tapaco.core.json_input import MAX_DEPTH, json_object, parse_json, read_json
 from tapaco.core.outputs import read_manifest
 from tapaco.core.progress import timings_file_is_own
 from tapaco.core.score.scoring import is_own_output
@@ -122,3 +122,17 @@ def test_a_deep_manifest_in_the_download_folder_is_one_line(tmp_path, capsys):
     assert code == 2 and error.count("\n") == 1
     assert "holds a manifest.json that the downloader did not write" in error
     assert (tmp_path / "opus/manifest.json").read_bytes() == DEEP
+
+
+def test_json_object_is_the_object_a_file_holds_or_nothing(tmp_path):
+    """How a command looks at a file it may have written: the JSON object, else {} whatever
+    stands in its way (cases made by hand)."""
+    files = {"object.json": b'{"written_by": "x", "n": [1]}', "list.json": b"[1, 2]",
+             "broken.json": b'{"a": ', "latin1.json": b'{"a": "\xe9"}', "deep.json": DEEP}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "folder.json").mkdir()
+    assert json_object(tmp_path / "object.json") == {"written_by": "x", "n": [1]}
+    assert [json_object(tmp_path / name) for name in (
+        "list.json", "broken.json", "latin1.json", "deep.json", "folder.json", "missing.json")
+    ] == [{}] * 6

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tapaco.core.characters import is_whitespace
-from tapaco.core.hashing import hash_range, mixed, slot_of, slots_for
+from tapaco.core.hashing import first_occurrences, hash_range, mixed, slot_of, slots_for
 from tapaco.core.ranges import compare_ranges, equal_ranges, starts_with
 from tapaco.core.utf8 import code_point_at
 
@@ -69,6 +69,29 @@ def test_a_table_numbers_keys_as_a_dict_does_in_order_of_first_appearance(collid
         ids.append(found)
     expected: dict[str, int] = {}
     assert ids == [expected.setdefault(word, len(expected)) for word in words]
+
+
+def _unmixed(value: int) -> int:
+    """The key whose :func:`mixed` hash is `value` (the mix written out backwards)."""
+    value ^= value >> 32
+    value = (value * pow(0x9E3779B97F4A7C15, -1, 1 << 64)) & _MASK
+    return value ^ (value >> 29) ^ (value >> 58)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_first_occurrences_number_keys_as_a_dict_does(dtype):
+    """Also when every key falls in the same slot (hashes multiples of 2**24) and past 2**63."""
+    rng = np.random.default_rng(3)
+    pool = np.array([_unmixed(i << 24) for i in range(1, 120)], np.uint64)
+    assert (np.array([int(mixed(key)) for key in pool]) % (1 << 24) == 0).all()
+    keys = pool[rng.integers(0, len(pool), 2000)].astype(dtype)
+    numbers: dict[int, int] = {}
+    expected = [numbers.setdefault(int(key), len(numbers)) for key in keys.tolist()]
+    firsts_expected = [expected.index(number) for number in range(len(numbers))]
+    codes, firsts = first_occurrences(keys)
+    assert codes.tolist() == expected and firsts.tolist() == firsts_expected
+    empty_codes, empty_firsts = first_occurrences(np.zeros(0, dtype))
+    assert len(empty_codes) == len(empty_firsts) == 0
 
 
 def test_a_table_of_integer_keys_uses_empty_ranges():

@@ -190,13 +190,13 @@ def test_bad_annotator(pairs):
 
 
 class Terminal:
-    """`python -m opusparcus.annotate` on a pseudo-terminal, every wait bounded."""
+    """`python -m opusparcus annotate` on a pseudo-terminal, every wait bounded."""
 
     def __init__(self, path, annotator):
         self.master, slave = os.openpty()
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "opusparcus.annotate", str(path), "--annotator",
+            [sys.executable, "-m", "opusparcus", "annotate", "--file", str(path), "--annotator",
              str(annotator)], stdin=slave, stdout=slave, stderr=slave, cwd=PROJECT, env=env,
             close_fds=True)
         os.close(slave)

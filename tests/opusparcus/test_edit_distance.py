@@ -11,13 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opusparcus import edit_distance_kernels
-from opusparcus.edit_distance import (
-    adjusted_edit_distance,
-    adjusted_edit_distances,
-    differ_enough,
-    differ_enough_mask,
-    edit_distances,
-)
+from opusparcus.edit_distance import adjusted_edit_distances, differ_enough_mask, edit_distances
 from tapaco.core.arrays import code_points
 
 
@@ -38,6 +32,11 @@ def _semi_global(short: str, long: str) -> int:
     return _textbook(short, long, tails_free=True)
 
 
+def adjusted_edit_distance(first: str, second: str) -> int:
+    """The kernel's adjusted distance of one pair."""
+    return int(adjusted_edit_distances([first], [second])[0])
+
+
 @pytest.mark.parametrize("first, second", [
     ("Frankfurt , Germany .", "Oh , Frankfurt , Germany ."),
     ("Je reviens de suite .", "Je reviens tout de suite ."),
@@ -56,11 +55,11 @@ def test_frankfurt_example_is_zero():
 
 def test_dev_test_prefilter_thresholds():
     # 24 characters or more: 0.4; "He is not your friend ." is 23 characters: 0.5
-    assert not differ_enough("He is not your friend .", "He isn 't your friend .", 0.4, 0.5)
-    assert differ_enough("Have a seat .", "Sit down .", 0.4, 0.5)  # distance 9 >= 5
-    long_a, long_b = "a" * 30, "a" * 18 + "b" * 12  # distance 12 = 0.4 x 30
-    assert differ_enough(long_a, long_b, 0.4, 0.5)
-    assert not differ_enough(long_a, "a" * 19 + "b" * 11, 0.4, 0.5)
+    # "Have a seat ." / "Sit down .": distance 9 >= 5; the "a" pairs: 12 = 0.4 x 30, then 11
+    long_a = "a" * 30
+    first = ["He is not your friend .", "Have a seat .", long_a, long_a]
+    second = ["He isn 't your friend .", "Sit down .", "a" * 18 + "b" * 12, "a" * 19 + "b" * 11]
+    assert differ_enough_mask(first, second, 0.4, 0.5).tolist() == [False, True, True, False]
 
 
 def _cjk(rng, length: int, first: int, span: int) -> str:

@@ -116,6 +116,17 @@ def test_parquet_holds_the_jsonl_records_with_ranked_fields_and_quality(tmp_path
             folder / f"{split}.jsonl")
 
 
+@pytest.mark.parametrize("annotated", [ANNOTATED, []])
+def test_the_cards_one_default_config_is_the_lowest_level(tmp_path, annotated):
+    write_gem_folder(tmp_path, "en", RANKED_INT, CUTS, annotated, formats=("parquet",))
+    card = (tmp_path / "README.md").read_text(encoding="utf-8")
+    configs = card.split("- config_name: ")[1:]
+    # without annotated pairs, level 100 (no training rows) holds no split: no config
+    assert len(configs) == (len(LEVELS) if annotated else len(LEVELS) - 1)
+    assert [config.split("\n")[0] for config in configs if "default: true" in config] == [
+        '"en.60"']
+
+
 def test_parquet_only_and_the_card_loads_with_datasets(tmp_path):
     datasets = pytest.importorskip("datasets", reason="the datasets library (test extra) is "
                                    "not installed")

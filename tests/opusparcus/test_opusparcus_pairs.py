@@ -87,6 +87,18 @@ def test_rerun_identical_seed_differs_and_loads(ranking, tmp_path):
     assert loaded["train"].num_rows == json.loads((first / "stats.json").read_text())["rows"]
 
 
+def test_the_parquet_copy_gives_the_rows_of_the_tsv(ranking, tmp_path):
+    ranked, _ = ranking
+    both = tmp_path / "both"
+    assert main(["rank", "--opus-dir", str(ranked.parents[3] / "opus"), "--lang", "en",
+                 "--workers", "1", "--format", "tsv,parquet", "--out", str(both),
+                 "--quiet"]) == 0
+    from_tsv = pairs(both / "en/train/en-train.txt.bz2", tmp_path / "tsv", "--negatives", "1")
+    from_parquet = pairs(both / "en/data/train.parquet", tmp_path / "pq", "--negatives", "1")
+    assert (from_parquet / "data/en.parquet").read_bytes() == \
+        (from_tsv / "data/en.parquet").read_bytes()
+
+
 def test_a_file_outside_a_ranking_is_refused(ranking, tmp_path, capsys):
     ranked, _ = ranking
     loose = tmp_path / "en-train.txt.bz2"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.agreement import cohen_kappa
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.files import (
     read_plain_text,
     tab_separated_rows,
@@ -158,8 +158,7 @@ def save_label(path: Path, pair_id: str, annotator: int,
     def change(annotations: list[Annotation]) -> str:
         pair = next((a for a in annotations if a.id == pair_id), None)
         if pair is None:
-            raise InputError(path, f"no longer holds pair {pair_id}; was it replaced?",
-                             kind="usage")
+            raise usage_error(path, f"no longer holds pair {pair_id}; was it replaced?")
         pair.labels[annotator - 1] = label
         return annotations_text(annotations)
 

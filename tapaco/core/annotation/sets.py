@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.agreement import cohen_kappa
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.files import read_plain_text, tab_separated_rows, update_file_atomically
 
 HEADER = ["set_id", "sentence_id", "sentence", "annotator1", "annotator2"]
@@ -126,12 +126,10 @@ def save_set_answer(path: Path, set_id: int, annotator: int,
     def change(members: list[Member]) -> str:
         chosen = [m for m in members if m.set_id == set_id]
         if not chosen:
-            raise InputError(path, f"no longer holds set {set_id}; was it replaced?",
-                             kind="usage")
+            raise usage_error(path, f"no longer holds set {set_id}; was it replaced?")
         unknown = (outliers or set()) - {m.sentence_id for m in chosen}
         if unknown:
-            raise InputError(path, f"set {set_id} has no sentence {sorted(unknown)[0]}",
-                             kind="usage")
+            raise usage_error(path, f"set {set_id} has no sentence {sorted(unknown)[0]}")
         for member in chosen:
             member.labels[annotator - 1] = (
                 None if outliers is None else OUTLIER if member.sentence_id in outliers else OK)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.disk import check_folder
-from tapaco.core.errors import InputError, OptionError, printable
+from tapaco.core.errors import InputError, OptionError, printable, usage_error
 from tapaco.core.files import json_text, write_file_atomically
 from tapaco.core.opus.catalog import FORMS, OpusApi, OpusFile, missing_pairs, select, select_pivots
 from tapaco.core.outputs import MANIFEST, read_manifest
@@ -144,15 +144,11 @@ def _download_files(request: DownloadRequest, out: Path, api: OpusApi, files: li
             created.make(target.parent)
             manifest["files"][file.path] = _get(file, target, api.transfer, rate)
             fetched += 1
-        manifest["date"] = _today()
+        manifest["date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         write_file_atomically(out / MANIFEST, json_text(_sorted(manifest)))
     log(f"{request.corpus} {version} ({request.form}): {fetched} fetched, "
         f"{len(files) - fetched} already there, in {out}")
     return manifest
-
-
-def _today() -> str:
-    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _sorted(manifest: dict) -> dict:
@@ -165,13 +161,13 @@ def _earlier_download(out: Path) -> dict | None:
     """The manifest of an earlier download into `out` (None: none yet); a usage error, before
     the API is asked, when `out` is a file or holds another tool's manifest."""
     if out.exists() and not out.is_dir():
-        raise InputError(out, "is a file, but --out names a folder", kind="usage")
+        raise usage_error(out, "is a file, but --out names a folder")
     if not (out / MANIFEST).exists():
         return None
     manifest = read_manifest(out)
     if manifest is None or manifest.get("written_by") != WRITTEN_BY:
-        raise InputError(out, f"holds a {MANIFEST} that the downloader did not write; "
-                         "choose another folder", kind="usage")
+        raise usage_error(out, f"holds a {MANIFEST} that the downloader did not write; "
+                          "choose another folder")
     return manifest
 
 
@@ -201,8 +197,8 @@ def _open_folder(out: Path, manifest: dict | None, request: DownloadRequest, ver
     """The folder's manifest, new or from an earlier download of the same release."""
     if manifest and (manifest.get("corpus"), manifest.get("release")) != (request.corpus,
                                                                           version):
-        raise InputError(out, f"holds {manifest.get('corpus')} {manifest.get('release')}, "
-                         f"not {request.corpus} {version}; choose another folder", kind="usage")
+        raise usage_error(out, f"holds {manifest.get('corpus')} {manifest.get('release')}, "
+                          f"not {request.corpus} {version}; choose another folder")
     created.make(out)
     manifest = manifest or {"written_by": WRITTEN_BY, "corpus": request.corpus,
                             "release": version, "files": {}}
@@ -252,9 +248,8 @@ def _adopt(file: OpusFile, target: Path) -> dict:
     """Keep a file someone else put at `target` when it is the one OPUS lists; else refuse."""
     size = target.stat().st_size
     if not target.is_file() or not size_agrees(size, file.size_kb):
-        raise InputError(target, f"exists, was not downloaded here, and is not OPUS's file "
-                         f"({size} bytes, OPUS lists {file.size_kb} KB); move it away",
-                         kind="usage")
+        raise usage_error(target, f"exists, was not downloaded here, and is not OPUS's file "
+                          f"({size} bytes, OPUS lists {file.size_kb} KB); move it away")
     return _entry(file, size, archive_sha256(target))
 
 
@@ -265,32 +260,25 @@ def _entry(file: OpusFile, size: int, sha256: str) -> dict:
 def archive_sha256(path: Path) -> str:
     """The SHA-256 of a `.gz` or `.zip` file, once all of it decompressed with valid
     checksums; an InputError names what is wrong otherwise."""
-    digest = hashlib.sha256()
     try:
+        with open(path, "rb") as handle:
+            sha256 = hashlib.file_digest(handle, "sha256").hexdigest()
         if path.name.endswith(".gz") or path.name.endswith(".gz.part"):
-            _read_gzip(path, digest)
+            _check_gzip(path)
         else:
-            _read_zip(path, digest)
+            _check_zip(path)
     except (OSError, EOFError, zlib.error, zipfile.BadZipFile, gzip.BadGzipFile) as error:
         raise DownloadError(str(path), f"is not a whole, valid archive ({error})") from None
-    return digest.hexdigest()
+    return sha256
 
 
-def _read_gzip(path: Path, digest) -> None:
-    _hash_file(path, digest)
+def _check_gzip(path: Path) -> None:
     with gzip.open(path, "rb") as stream:  # every member, each with its CRC and length
         while stream.read(BLOCK):
             pass
 
 
-def _hash_file(path: Path, digest) -> None:
-    with open(path, "rb") as handle:
-        while block := handle.read(BLOCK):
-            digest.update(block)
-
-
-def _read_zip(path: Path, digest) -> None:
-    _hash_file(path, digest)
+def _check_zip(path: Path) -> None:
     with zipfile.ZipFile(path) as archive:
         bad = archive.testzip()
     if bad is not None:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 
 FOLDERS = ("xml", "raw", "moses")
 _OPUS_GET_NAME = re.compile(r"(?P<corpus>.+)_(?P<version>[^_]+)_(?P<folder>xml|raw|moses)_"
@@ -88,13 +88,12 @@ def release_layout(root: Path) -> Layout:
     prefixes = _opus_get_prefixes(root)
     folders = [folder for folder in FOLDERS if (root / folder).is_dir()]
     if prefixes and folders:
-        raise InputError(root, f"holds both release folders ({', '.join(folders)}) and files "
-                         f"opus_get wrote ({sorted(prefixes)[0]}_...); put each release in a "
-                         "folder of its own", kind="usage")
+        raise usage_error(root, f"holds both release folders ({', '.join(folders)}) and files "
+                          f"opus_get wrote ({sorted(prefixes)[0]}_...); put each release in a "
+                          "folder of its own")
     if len(prefixes) > 1:
-        raise InputError(root, "holds opus_get files of several releases "
-                         f"({', '.join(sorted(prefixes))}); put each in a folder of its own",
-                         kind="usage")
+        raise usage_error(root, "holds opus_get files of several releases "
+                          f"({', '.join(sorted(prefixes))}); put each in a folder of its own")
     if prefixes:
         [(prefix, corpus)] = prefixes.items()
         return Layout(root, prefix, corpus)

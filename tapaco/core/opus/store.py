@@ -48,15 +48,12 @@ class Document:
     sentences: Sentences
 
     def __post_init__(self) -> None:
-        self._position: dict[str, int] | None = None
         self._keys: tuple[SideTable, np.ndarray] | None = None
 
-    @property
+    @cached_property
     def position(self) -> dict[str, int]:
         """Sentence index by id (the last sentence, if an id repeats)."""
-        if self._position is None:
-            self._position = dict(zip(self.sentences.ids, range(len(self.sentences))))
-        return self._position
+        return dict(zip(self.sentences.ids, range(len(self.sentences))))
 
     def keys(self, table: SideTable) -> np.ndarray:
         """The sentence ids as keys of `table` (kept for the last table asked)."""

@@ -11,6 +11,7 @@ from tapaco.core.options import integer, number, output_formats
 from tapaco.core.outputs import OVERWRITE_FOLDER_HELP
 from tapaco.core.pairs.output import FORMATS
 from tapaco.core.pairs.rows import SCORE_MAX, PairsOptions
+from tapaco.core.progress import plural
 
 MAX_NEGATIVES = 64
 
@@ -46,8 +47,7 @@ def pairs_options(arguments: argparse.Namespace, max_pairs_per_group: int = 0) -
 
 def summary_line(out: Path, stats: dict) -> str:
     overlap = stats["overlap"]
-    count = len(stats["languages"])
-    parts = [f"wrote {stats['rows']:,} rows over {count} language{'' if count == 1 else 's'} "
+    parts = [f"wrote {stats['rows']:,} rows over {plural(len(stats['languages']), 'language')} "
              f"to {out}"]
     jaccards = [f"{kind.replace('_', ' ')} {found['mean_jaccard']}"
                 for kind, found in overlap.items() if found.get("pairs")]

@@ -109,10 +109,6 @@ class WordSets:
     def sentences(self) -> int:
         return len(self.offsets) - 1
 
-    def frequencies(self) -> np.ndarray:
-        """The number of sentences each word occurs in."""
-        return np.diff(self.posting_offsets)
-
 
 def word_sets(texts: TextColumn) -> WordSets:
     """The words of `texts` (one language) and their postings."""

@@ -20,7 +20,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from tapaco.core.errors import InputError, OptionError
+from tapaco.core.errors import InputError, OptionError, usage_error
 from tapaco.core.forked import map_on_threads, usable_cores
 from tapaco.core.interruptible import in_background
 from tapaco.core.score.embedding_kernels import pair_cosines, set_cosines
@@ -142,8 +142,8 @@ def backend_of(model: Path) -> str:
     if model.is_dir():
         if (model / "modules.json").is_file():
             return "sentence-transformers"
-        raise InputError(model, "is a folder without modules.json: not a sentence-transformers "
-                                "model folder (a word-vector file is a file)", kind="usage")
+        raise usage_error(model, "is a folder without modules.json: not a sentence-transformers "
+                                 "model folder (a word-vector file is a file)")
     if model.is_file():
         return "vectors"
     raise InputError(model, "not found: --model names a word-vector file or a "

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapaco.core.disk import check_folder
-from tapaco.core.errors import InputError
 from tapaco.core.files import json_text
-from tapaco.core.json_input import read_json
+from tapaco.core.json_input import json_object
 from tapaco.core.outputs import OutputFile
 from tapaco.core.score.embedders import Embedder, open_embedder
 
@@ -36,11 +35,7 @@ class ModelChoice:
 
 def is_own_report(path: Path) -> bool:
     """Whether `path` is a report an `evaluate` command wrote."""
-    try:
-        data = read_json(path)
-    except (OSError, InputError):
-        return False
-    return isinstance(data, dict) and data.get("command") == COMMAND
+    return json_object(path).get("command") == COMMAND
 
 
 def report_file(out: Path, program: str, inputs: tuple[Path, ...], overwrite: bool,

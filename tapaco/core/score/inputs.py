@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.opus.textstream import (
     DECOMPRESSION_ERRORS,
     MAX_LINE_BYTES,
@@ -100,8 +100,8 @@ def first_row(path: Path) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         if data.startswith(_PARQUET):
-            raise InputError(path, "is a Parquet file: give the text (TSV) file it was written "
-                                   "beside", kind="usage") from error
+            raise usage_error(path, "is a Parquet file: give the text (TSV) file it was written "
+                                    "beside") from error
         text = data.decode("utf-8", "replace")
     return text.removeprefix(_BOM).rstrip("\r\n")
 

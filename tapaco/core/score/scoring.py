@@ -29,7 +29,7 @@ from tapaco.core.files import (
     temporary_name,
     write_file_atomically,
 )
-from tapaco.core.json_input import read_json
+from tapaco.core.json_input import json_object
 from tapaco.core.outputs import OutputFile
 from tapaco.core.progress import Progress
 from tapaco.core.score.embedders import BACKENDS, DEVICES, Embedder, open_embedder
@@ -95,11 +95,7 @@ def stats_path(out: Path) -> Path:
 def is_own_output(path: Path) -> bool:
     """Whether `path` (a scored file or its stats) was written by a score command."""
     stats = path if path.name.endswith(".stats.json") else stats_path(path)
-    try:
-        data = read_json(stats)
-    except (OSError, InputError):
-        return False
-    return isinstance(data, dict) and data.get("command") == "score"
+    return json_object(stats).get("command") == "score"
 
 
 def score_pairs(path: Path, options: ScoreOptions, columns: tuple[int, int] | None = None,

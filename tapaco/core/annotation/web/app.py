@@ -159,9 +159,7 @@ def create_app(desk: Desk, allowed_hosts: list[str] | None = None) -> ASGIApp:
                 return JSONResponse({"error": str(error)}, status_code=error.status)
             except BadAnswer as error:
                 return JSONResponse({"error": str(error)}, status_code=400)
-            except NotYet as error:
-                return JSONResponse({"error": str(error)}, status_code=409)
-            except InputError as error:
+            except (NotYet, InputError) as error:
                 return JSONResponse({"error": str(error)}, status_code=409)
         return endpoint
 

@@ -31,7 +31,7 @@ from tapaco.core.annotation.sets import (
 from tapaco.core.annotation.web.addresses import machine_addresses
 from tapaco.core.annotation.web.tasks import PairTask, SetTask, Task
 from tapaco.core.disk import check_updatable
-from tapaco.core.errors import InputError, cannot_write
+from tapaco.core.errors import InputError, cannot_write, usage_error
 from tapaco.core.files import read_plain_text
 from tapaco.core.outputs import MANIFEST, OutputFile
 
@@ -77,7 +77,7 @@ def _set_task_from_language_file(options: ServeOptions, out: TextIO) -> SetTask:
     output.check()
     members = sample_sets(read_language_file(options.file), options.sets, options.seed)
     if not members:
-        raise InputError(options.file, "holds no paraphrase set", kind="usage")
+        raise usage_error(options.file, "holds no paraphrase set")
     try:
         output.write(set_annotations_text(members))
     except OSError as error:
@@ -92,11 +92,11 @@ def open_task(options: ServeOptions, out: TextIO = sys.stderr) -> Task:
     header = _first_line(options.file)
     if header == PAIR_HEADER:
         if not read_annotations(options.file):
-            raise InputError(options.file, "holds no pair to annotate", kind="usage")
+            raise usage_error(options.file, "holds no pair to annotate")
         return PairTask(options.file)
     if header == SET_HEADER:
         if not read_set_annotations(options.file):
-            raise InputError(options.file, "holds no set to check", kind="usage")
+            raise usage_error(options.file, "holds no set to check")
         return SetTask(options.file)
     if len(header) == 5:
         return _set_task_from_language_file(options, out)
@@ -126,8 +126,8 @@ def listen(host: str, port: int) -> socket.socket:
         server.bind((host, port))
         server.listen(64)
     except OSError as error:
-        raise InputError(f"{host}:{port}", f"cannot listen there: {error.strerror or error}",
-                         kind="usage") from None
+        raise usage_error(f"{host}:{port}",
+                          f"cannot listen there: {error.strerror or error}") from None
     return server
 
 
