@@ -16,7 +16,7 @@ count is identical to the last bit: the output does not depend on the budget.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +75,7 @@ class SplitPairs:
     skips: FanoutSkips
     links_per_bitext: list[int]
     expanded_pairs: int
+    candidates: int
     partitions: int = 1
     spilled_bytes: int = 0
 
@@ -87,18 +88,19 @@ def bitext_pairs(target: np.ndarray, pivot: np.ndarray, vocabulary_size: int,
     return BitextPairs(counts, groups, skips)
 
 
-def partitions_needed(expanded_pairs: int, budget: int) -> int:
+def partitions_needed(expanded_pairs: int, budget: int, scored_bytes: int = SCORED_BYTES) -> int:
     """1 when the pairs fit in `budget` bytes, else how many partitions make each fit in what
-    the budget leaves beside the scored pairs of the partitions done."""
+    the budget leaves beside the scored pairs of the partitions done (`scored_bytes` a pair)."""
     if expanded_pairs * BYTES_PER_PAIR <= budget:
         return 1
-    needed = math.ceil(expanded_pairs * BYTES_PER_PAIR / working_budget(expanded_pairs, budget))
+    needed = math.ceil(expanded_pairs * BYTES_PER_PAIR
+                       / working_budget(expanded_pairs, budget, scored_bytes))
     return 1 if needed <= 1 else min(needed, MAX_PARTITIONS)
 
 
-def working_budget(expanded_pairs: int, budget: int) -> int:
+def working_budget(expanded_pairs: int, budget: int, scored_bytes: int = SCORED_BYTES) -> int:
     """What `budget` leaves for expanding pairs once the scored pairs have their room."""
-    return max(budget - expanded_pairs * SCORED_BYTES, MIN_BUDGET)
+    return max(budget - expanded_pairs * scored_bytes, MIN_BUDGET)
 
 
 def range_bounds(first_counts: np.ndarray, partitions: int) -> np.ndarray:
@@ -116,39 +118,51 @@ def range_of(keys: np.ndarray, bounds: np.ndarray) -> np.ndarray:
 
 
 def aggregate_split(bitexts: list[BitextPairs], scheme: str, budget: int,
-                    spill_dir: Path | None = None, workers: int = 1) -> SplitPairs:
+                    spill_dir: Path | None = None, workers: int = 1,
+                    consume: Callable[[ScoredPairs], None] | None = None) -> SplitPairs:
     """Sum and score the pairs of every bitext of a split within about `budget` bytes. In
     memory, the bitexts are summed on `workers` threads (one bitext's expansion is a share of
     the split's that `BYTES_PER_PAIR` counts whole). When they are summed in partitions, each
-    bitext keeps only its target counts once its pairs are on disk."""
+    bitext keeps only its target counts once its pairs are on disk. With `consume`, each
+    partition's scored pairs (sorted by key, partitions in key order) go to it, not to the
+    result, and the budget keeps no room for them."""
     skips = FanoutSkips(sum(b.skips.pivots for b in bitexts), sum(b.skips.links for b in bitexts),
                         sum(b.skips.pairs for b in bitexts))
     expanded = sum(b.pair_count for b in bitexts)
-    partitions = partitions_needed(expanded, budget)
+    scored_bytes = SCORED_BYTES if consume is None else 0
+    partitions = partitions_needed(expanded, budget, scored_bytes)
     links = [b.counts.links for b in bitexts]
+    parts: list[ScoredPairs] = []
+    candidates = 0
+
+    def keep(scored: ScoredPairs) -> None:
+        nonlocal candidates
+        candidates += len(scored)
+        (consume or parts.append)(scored)
+
     if partitions == 1:
         per_bitext = map_on_threads(
             lambda b: (sum_by_pair(*weighted_pairs(b.counts, b.groups)), b.counts), bitexts,
             workers)
-        return SplitPairs(score_pairs(per_bitext, scheme), skips, links, expanded)
+        keep(score_pairs(per_bitext, scheme))
+        return SplitPairs(_concatenate(parts), skips, links, expanded, candidates)
     size = max(len(b.counts.target_count) for b in bitexts)
     first_counts = sum(pairs_by_first_code(b.counts, b.groups, size) for b in bitexts)
     bounds = range_bounds(first_counts, partitions)
     with scratch_folder("opusparcus-pairs-", spill_dir) as folder:
         spill = _Spill(folder, bounds)
-        chunk_pairs = working_budget(expanded, budget) // BYTES_PER_PAIR
+        chunk_pairs = working_budget(expanded, budget, scored_bytes) // BYTES_PER_PAIR
         for number, bitext in enumerate(bitexts):
             for chunk in _chunks(bitext.groups, chunk_pairs):
                 spill.add(number, *weighted_pairs(bitext.counts, chunk))
             bitext.keep_only_target_counts()
         release_freed_memory()
-        parts = []
         for part in range(partitions):
-            parts.append(score_pairs([(sum_by_pair(*spill.read(number, part)), bitext.counts)
-                                      for number, bitext in enumerate(bitexts)], scheme))
+            keep(score_pairs([(sum_by_pair(*spill.read(number, part)), bitext.counts)
+                              for number, bitext in enumerate(bitexts)], scheme))
             release_freed_memory()
-        scored = _concatenate(parts)
-    return SplitPairs(scored, skips, links, expanded, partitions, spill.bytes_written)
+    return SplitPairs(_concatenate(parts), skips, links, expanded, candidates, partitions,
+                      spill.bytes_written)
 
 
 def _chunks(groups: PivotGroups, chunk_pairs: int) -> Iterator[PivotGroups]:
@@ -164,7 +178,9 @@ def _chunks(groups: PivotGroups, chunk_pairs: int) -> Iterator[PivotGroups]:
 
 def _concatenate(parts: list[ScoredPairs]) -> ScoredPairs:
     """The ranges' pairs in one key-sorted set, as the in-memory path gives them; each field of
-    the ranges is let go once its whole exists."""
+    the ranges is let go once its whole exists (none: no pairs)."""
+    if len(parts) <= 1:
+        return parts[0] if parts else score_pairs([])
     same_score = all(part.score is part.summed_pmi for part in parts)
     columns = {}
     for name in FIELDS:

@@ -13,6 +13,7 @@ target side's split is the link's; no year counts as train and is counted.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -29,7 +30,7 @@ from tapaco.core.opus import (
     LinkBlock,
     preference,
 )
-from tapaco.core.opus.moses_columns import NO_YEAR, one_to_one_links
+from tapaco.core.opus.moses_columns import NO_YEAR, one_to_one_link_pieces
 
 TRAIN, DEV, TEST = 0, 1, 2
 SPLITS = ("train", "dev", "test")
@@ -222,11 +223,14 @@ def read_bitext(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
     reading, or, when `log` skips bad input, leaves the bitext empty (all or nothing, as in the
     TaPaCo build).
     """
+    if _read_as_columns(opus_dir, source, documents):
+        try:
+            return next(_moses_column_pieces(source, log, max_length, None))
+        except InputError as error:
+            log.report(error)
+            return empty_bitext(source)
     with DocumentStore(opus_dir, preference(documents),
                        bad_sentence=log.report if log.skip else None) as store:
-        if source.form.startswith("Moses") and not any(
-                store.has_documents(lang) for lang in source.langs):
-            return _read_moses_columns(source, log, max_length)
         reader = _Reader(store, source.langs, log, max_length)
         try:
             for block in source.link_blocks(bad_line=log.report):
@@ -239,6 +243,27 @@ def read_bitext(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
     return reader.result(str(source.path))
 
 
+def read_bitext_pieces(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
+                       documents: str = "xml", max_length: int | None = None,
+                       links_per_piece: int | None = None) -> Iterator[Bitext]:
+    """The links :func:`read_bitext` reads, in pieces of consecutive links, each with its own
+    keys and counts: a Moses bitext read as columns in pieces of at least `links_per_piece`
+    links but the last (None: one piece), where a bad file raises after the pieces before it
+    (the caller drops them: all or nothing); any other bitext in one piece."""
+    if _read_as_columns(opus_dir, source, documents):
+        yield from _moses_column_pieces(source, log, max_length, links_per_piece)
+    else:
+        yield read_bitext(opus_dir, source, log, documents, max_length)
+
+
+def _read_as_columns(opus_dir: Path, source: AlignmentSource, documents: str) -> bool:
+    """Whether `source` is a Moses bitext with no sentence documents in the release."""
+    if not source.form.startswith("Moses"):
+        return False
+    with DocumentStore(opus_dir, preference(documents)) as store:
+        return not any(store.has_documents(lang) for lang in source.langs)
+
+
 def splits_of_years(years: np.ndarray) -> np.ndarray:
     """The split of every link from its target document's year: ending in 4 test, in 5 dev,
     else (and NO_YEAR) train."""
@@ -246,9 +271,11 @@ def splits_of_years(years: np.ndarray) -> np.ndarray:
     return np.select([last_digit == 4, last_digit == 5], [TEST, DEV], TRAIN).astype(np.int8)
 
 
-def _empty_side(lang: str) -> Side:
-    return Side(lang, pa.array([], pa.large_string()), np.zeros(0, np.int32),
-                np.zeros(0, np.int8))
+def empty_bitext(source: AlignmentSource) -> Bitext:
+    """A bitext with no links (its file was bad and skipped)."""
+    return Bitext(str(source.path), tuple(Side(lang, pa.array([], pa.large_string()),
+                                               np.zeros(0, np.int32), np.zeros(0, np.int8))
+                                          for lang in source.langs))
 
 
 def _marked(keys: pa.Array, mark: str) -> pa.Array:
@@ -256,22 +283,17 @@ def _marked(keys: pa.Array, mark: str) -> pa.Array:
                                        pa.scalar("", pa.large_string()))
 
 
-def _read_moses_columns(source: AlignmentSource, log: BadInputLog,
-                        max_length: int | None) -> Bitext:
-    """A Moses bitext with no sentence documents in the release, read as columns."""
-    try:
-        links = one_to_one_links(source.path, source.langs, bad_line=log.report,
-                                 max_length=max_length)
-    except InputError as error:
-        log.report(error)
-        return Bitext(str(source.path), (_empty_side(source.langs[0]),
-                                         _empty_side(source.langs[1])))
-    sides = tuple(Side(lang, _marked(keys, RAW), codes, splits_of_years(years),
-                       int((years == NO_YEAR).sum()))
-                  for lang, keys, codes, years in zip(source.langs, links.keys, links.codes,
-                                                      links.years))
-    counts = BitextCounts(links=links.links, one_to_one=links.one_to_one,
-                          not_one_to_one=links.links - links.one_to_one,
-                          links_with_empty_text=links.empty_text,
-                          links_with_long_text=links.long_text)
-    return Bitext(str(source.path), (sides[0], sides[1]), counts)
+def _moses_column_pieces(source: AlignmentSource, log: BadInputLog, max_length: int | None,
+                         links_per_piece: int | None) -> Iterator[Bitext]:
+    """A Moses bitext with no sentence documents in the release, read as columns in pieces."""
+    for links in one_to_one_link_pieces(source.path, source.langs, links_per_piece,
+                                        bad_line=log.report, max_length=max_length):
+        sides = tuple(Side(lang, _marked(keys, RAW), codes, splits_of_years(years),
+                           int((years == NO_YEAR).sum()))
+                      for lang, keys, codes, years in zip(source.langs, links.keys, links.codes,
+                                                          links.years))
+        counts = BitextCounts(links=links.links, one_to_one=links.one_to_one,
+                              not_one_to_one=links.links - links.one_to_one,
+                              links_with_empty_text=links.empty_text,
+                              links_with_long_text=links.long_text)
+        yield Bitext(str(source.path), (sides[0], sides[1]), counts)

@@ -26,6 +26,7 @@ from opusparcus.bitexts import DEV, TEST, TRAIN
 from opusparcus.edit_distance import adjusted_edit_distances
 from opusparcus.paraphrase_scores import ScoreTable
 from opusparcus.parquet_release import RankedParquet, ranked_batch
+from opusparcus.ranked_runs import RankedRuns
 from tapaco.core.bz2_blocks import write_bz2_blocks
 from tapaco.core.forked import SubmittedAhead, process_pool
 from tapaco.core.text_column import TextColumn
@@ -151,26 +152,24 @@ def _texts(chunks: Iterable[tuple[bytes, pa.RecordBatch | None]],
 
 
 def write_ranked(path: Path | None, parquet: Path | None, lang: str, letter: str,
-                 vocabulary: pa.Array, first: np.ndarray, second: np.ndarray,
-                 summed_pmi: np.ndarray, expected: np.ndarray, pivots: np.ndarray, workers: int,
-                 scheme_score: np.ndarray | None = None, scores: ScoreTable | None = None) -> None:
-    """Write ranked rows (sentence codes into `vocabulary`) to the release file `path` and the
-    Parquet file `parquet` (either may be None), rendered by `workers` processes; a `.bz2`
-    file is compressed by `workers` threads. `scheme_score` adds an eighth field, `scores` the
-    Parquet rows' `paraphrase_score`."""
+                 vocabulary: pa.Array, rows: RankedRuns, workers: int,
+                 scores: ScoreTable | None = None) -> None:
+    """Write ranked rows (sentence codes into `vocabulary`, best first) to the release file
+    `path` and the Parquet file `parquet` (either may be None), rendered by `workers`
+    processes; a `.bz2` file is compressed by `workers` threads. Rows with a scheme's `score`
+    get an eighth field, `scores` gives the Parquet rows' `paraphrase_score`."""
     global _vocabulary
     _vocabulary = TextColumn.of_arrow(vocabulary)
     step = ROWS_PER_CHUNK
-    columns = (first, second, summed_pmi, expected, pivots, scheme_score)
-    tasks = ((parquet is not None, lang, letter, start + 1,
-              *(None if column is None else column[start:start + step] for column in columns))
-             for start in range(0, len(first), step))
+    tasks = ((parquet is not None, lang, letter, number * step + 1, chunk["first"],
+              chunk["second"], chunk["summed_pmi"], chunk["expected"], chunk["pivots"],
+              chunk.get("score")) for number, chunk in enumerate(rows.chunks(step)))
     table = (nullcontext() if parquet is None else
-             RankedParquet(parquet, scheme_score is not None, scores))
+             RankedParquet(parquet, "score" in rows.names, scores))
     try:
-        with _rendered(tasks, workers, workers > 1 and len(first) > step) as chunks, \
-                table as rows:
-            texts = _texts(chunks, rows)
+        with _rendered(tasks, workers, workers > 1 and len(rows) > step) as chunks, \
+                table as written:
+            texts = _texts(chunks, written)
             if path is not None:
                 write_release_text(path, texts, workers)
             else:

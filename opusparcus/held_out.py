@@ -13,7 +13,7 @@ from opusparcus.scores import ScoredPairs
 from tapaco.core.text_column import TextColumn
 
 
-def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def contained(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Whether each key is in `sorted_keys` (binary search: np.isin is far slower here)."""
     if not len(sorted_keys):
         return np.zeros(len(keys), bool)
@@ -27,7 +27,7 @@ def held_out(pairs: ScoredPairs, excluded: list[np.ndarray], vocabulary: pa.Arra
     The arrays are searched one by one: merging the train and dev keys would copy them twice."""
     seen = np.zeros(len(pairs), bool)
     for keys in excluded:
-        seen |= _contains(keys, pairs.keys)
+        seen |= contained(keys, pairs.keys)
     fresh = pairs.take(~seen)
     sentences = TextColumn.of_arrow(vocabulary)
     left, right = (sentences.take(codes) for codes in unpack_pairs(fresh.keys))

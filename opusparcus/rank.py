@@ -15,6 +15,7 @@ Spark tasks; both write the same bytes.
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -32,11 +33,14 @@ from opusparcus.bitexts import (
     TEST,
     TRAIN,
     Bitext,
-    read_bitext,
+    BitextCounts,
+    Side,
+    empty_bitext,
+    read_bitext_pieces,
 )
 from opusparcus.counting import unpack_pairs
 from opusparcus.export import release_files, write_ranked
-from opusparcus.held_out import held_out
+from opusparcus.held_out import contained, held_out
 from opusparcus.paraphrase_scores import read_tables, scored_files
 from opusparcus.parquet_release import rank_parquet_name, write_rank_card
 from opusparcus.rank_inputs import PivotLinks, RankOptions, pivot_of
@@ -47,6 +51,7 @@ from opusparcus.rank_outputs import (
     scored_of,
     statistics,
 )
+from opusparcus.ranked_runs import RankedRuns
 from opusparcus.scores import ScoredPairs
 from opusparcus.spark_engine import SparkEngine
 from opusparcus.spark_session import check_available
@@ -64,8 +69,11 @@ from tapaco.core.opus import AlignmentSource, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
 from tapaco.core.provenance import Provenance, release_provenance
+from tapaco.core.scratch import scratch_folder
 
 Mapper = Callable[[Callable, Iterable], Iterator]
+# links a reading worker holds at a time (a piece of a bitext; whole chunks of lines)
+LINKS_PER_PIECE = 1 << 21
 
 
 def output_folder(out: Path, lang: str, opus_dir: Path, overwrite: bool = False,
@@ -102,19 +110,43 @@ def _without_sentences(vocabulary: Vocabulary) -> Vocabulary:
     return vocabulary
 
 
-def _read_one(arguments: tuple) -> tuple[Bitext, dict, list[Vocabulary]]:
-    """A bitext read, its bad-input log and its sides' vocabularies (without the sentences of
-    the languages in `codes_only`)."""
-    opus_dir, source, skip, documents, max_length, codes_only = arguments
+def _read_one(arguments: tuple) -> tuple[dict, list[Path]]:
+    """Read a bitext in pieces, each saved in the bitext's own `folder` as its counts and its
+    sides' splits and vocabularies (codes under (path, side, piece)); its bad-input log and the
+    pieces' files. A bad file read in part leaves one empty piece (all or nothing)."""
+    opus_dir, source, skip, documents, max_length, folder = arguments
+    folder.mkdir()
     log = BadInputLog(skip)
-    bitext = read_bitext(opus_dir, source, log, documents, max_length)
-    built = [side_vocabulary(side, (source.path, number))
-             for number, side in enumerate(bitext.sides)]
-    for vocabulary in built:
-        if vocabulary.lang in codes_only:
-            _without_sentences(vocabulary)
+    files: list[Path] = []
+    try:
+        for bitext in read_bitext_pieces(opus_dir, source, log, documents, max_length,
+                                         LINKS_PER_PIECE):
+            files.append(_saved_piece(bitext, source, len(files), folder))
+    except InputError as error:
+        log.report(error)
+        for path in files:
+            path.unlink()
+        files = [_saved_piece(empty_bitext(source), source, 0, folder)]
+    return log.as_dict(), files
+
+
+def _saved_piece(bitext: Bitext, source: AlignmentSource, number: int, folder: Path) -> Path:
+    piece = (bitext.counts, [(side.splits, side.without_year,
+                              side_vocabulary(side, (source.path, at, number)))
+                             for at, side in enumerate(bitext.sides)])
+    path = folder / str(number)
+    with path.open("wb") as stream:
+        pickle.dump(piece, stream, protocol=pickle.HIGHEST_PROTOCOL)
     release_freed_memory()
-    return bitext, log.as_dict(), built
+    return path
+
+
+def _pieces(files: list[Path]) -> Iterator[tuple[BitextCounts, list]]:
+    """The pieces saved in `files`, each file removed once read."""
+    for path in files:
+        with path.open("rb") as stream:
+            yield pickle.load(stream)
+        path.unlink()
 
 
 @contextmanager
@@ -136,23 +168,45 @@ class _Read:
     logs: dict[Path, dict]
     mergers: dict[str, VocabularyMerger]
 
+    def add(self, source: AlignmentSource, files: list[Path], codes_only: set[str]) -> None:
+        """A bitext's pieces: their vocabularies merged, splits and counts joined; a language
+        of `codes_only` keeps only the codes once its side is whole."""
+        counts, splits = BitextCounts(), ([], [])
+        without_year = [0, 0]
+        for piece_counts, sides in _pieces(files):
+            for name, value in asdict(piece_counts).items():
+                setattr(counts, name, getattr(counts, name) + value)
+            for at, (side_splits, side_without_year, vocabulary) in enumerate(sides):
+                splits[at].append(side_splits)
+                without_year[at] += side_without_year
+                self.mergers[vocabulary.lang].add(vocabulary)
+            release_freed_memory()
+        self.bitexts[source.path] = Bitext(str(source.path), tuple(
+            Side(lang, pa.array([], pa.large_string()), np.zeros(0, np.int32),
+                 np.concatenate(side_splits), side_without_year)
+            for lang, side_splits, side_without_year in zip(source.langs, splits, without_year)),
+            counts)
+        for lang in codes_only & set(source.langs):
+            self.mergers[lang].add(_without_sentences(self.mergers[lang].result()))
+
 
 def read_bitexts(opus_dir: Path, sources: list[AlignmentSource], options: RankOptions,
                  mapper: Mapper = map, pivot_only: set[str] = frozenset()) -> _Read:
     """Read the bitexts and their sides' vocabularies, each bitext in a worker process when
-    `mapper` is a pool's; the vocabularies are merged here as they come.
+    `mapper` is a pool's, in pieces of `LINKS_PER_PIECE` links saved on disk; the pieces'
+    vocabularies are merged here as each bitext is done.
 
-    A language in `pivot_only` that only one of the bitexts has keeps only its codes (its
-    sentences never travel)."""
+    A language in `pivot_only` that only one of the bitexts has keeps only its codes."""
     sides = Counter(lang for source in sources for lang in source.langs)
     codes_only = {lang for lang in pivot_only if sides[lang] == 1}
-    tasks = [(opus_dir, source, options.skip_bad_input, options.documents,
-              options.max_sentence_length, codes_only) for source in sources]
     read = _Read({}, {}, defaultdict(VocabularyMerger))
-    for source, (bitext, log, built) in zip(sources, mapper(_read_one, tasks)):
-        read.bitexts[source.path], read.logs[source.path] = bitext, log
-        for vocabulary in built:
-            read.mergers[vocabulary.lang].add(vocabulary)
+    with scratch_folder("opusparcus-read-", options.temp_dir) as folder:
+        tasks = [(opus_dir, source, options.skip_bad_input, options.documents,
+                  options.max_sentence_length, folder / str(number))
+                 for number, source in enumerate(sources)]
+        for source, (log, files) in zip(sources, mapper(_read_one, tasks)):
+            read.logs[source.path] = log
+            read.add(source, files, codes_only)
     return read
 
 
@@ -162,6 +216,7 @@ def vocabularies(read: _Read, targets: set[str]) -> dict[str, Vocabulary]:
     built = {}
     for lang in sorted(read.mergers, key=lambda lang: (lang in targets, lang)):
         vocabulary = read.mergers.pop(lang).result()
+        vocabulary.join_pieces()
         built[lang] = vocabulary if lang in targets else _without_sentences(vocabulary)
         release_freed_memory()
     return built
@@ -190,48 +245,27 @@ def pivot_links(source: AlignmentSource, lang: str, read: _Read,
 
 
 def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
-                options: RankOptions) -> tuple[SplitPairs, dict]:
+                options: RankOptions, consume: Callable[[ScoredPairs], None] | None = None,
+                counted: Callable[[], None] = lambda: None) -> tuple[SplitPairs, dict]:
     """The scored pairs of one split over every pivot bitext, and its statistics. The bitexts
-    are counted on `options.workers` threads (numpy's sorts release the GIL); the pairs are
-    summed within what `options.memory_limit` leaves beside this process's memory now."""
-    def counted(bitext: PivotLinks) -> BitextPairs:
+    are counted on `options.workers` threads (numpy's sorts release the GIL), then `counted`
+    is called (the last split lets the links go); the pairs are summed within what
+    `options.memory_limit` leaves beside this process's memory now, each partition handed to
+    `consume` when given (see :func:`aggregate_split`)."""
+    def bitext_counts(bitext: PivotLinks) -> BitextPairs:
         chosen = bitext.split == split
         return bitext_pairs(bitext.target[chosen], bitext.pivot_codes[chosen], vocabulary_size,
                             options.max_pivot_fanout)
 
-    bitexts = map_on_threads(counted, links, options.workers)
+    bitexts = map_on_threads(bitext_counts, links, options.workers)
+    counted()
     release_freed_memory()
     budget = options.memory_budget() - current_rss()
-    pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir, options.workers)
+    pairs = aggregate_split(bitexts, options.score, budget, options.temp_dir, options.workers,
+                            consume)
     return pairs, {"links_per_pivot": {bitext.pivot: count for bitext, count
                                        in zip(links, pairs.links_per_bitext)},
-                   "fanout_skips": asdict(pairs.skips), "candidate_pairs": len(pairs.scored)}
-
-
-def ordered_sentences(pairs: ScoredPairs) -> tuple[ScoredPairs, np.ndarray, np.ndarray]:
-    """Pairs best first (ties by the sentences) and their first/second sentence codes; codes
-    are code-point ranks, so the first sentence is the smaller one.
-
-    The keys are sorted (first, then second code), so a stable sort on the score alone breaks
-    ties as a lexsort on (score, first, second) would, in less memory. `pairs` is consumed:
-    each of its arrays is let go as soon as its ordered copy exists, and the keys as soon as
-    the codes are unpacked (the ordered pairs hold none: the codes are what the writer reads)."""
-    order = _best_first(pairs.score)
-    left, right = (codes[order] for codes in unpack_pairs(pairs.keys, np.int32))
-    pairs.keys = pairs.keys[:0].copy()
-    return pairs.take_releasing(order), left, right
-
-
-def _best_first(score: np.ndarray) -> np.ndarray:
-    """Positions by descending score, ties in their order (a stable sort), as int32 where they
-    fit. The score is negated in place and restored (a sign flip is exact) instead of sorting a
-    negated copy: at 100M pairs that copy and the int64 positions were the ranking's peak."""
-    np.negative(score, out=score)
-    try:
-        order = np.argsort(score, kind="stable")
-    finally:
-        np.negative(score, out=score)
-    return order.astype(np.int32) if len(order) < 2**31 else order
+                   "fanout_skips": asdict(pairs.skips), "candidate_pairs": pairs.candidates}
 
 
 def rank(opus_dir: Path, lang: str, out: Path, options: RankOptions | None = None,
@@ -318,32 +352,48 @@ class LanguageJob:
 
 
 class LocalEngine:
-    """Ranks on this machine: count and score, order and hold out, write."""
+    """Ranks on this machine: count and score, order and hold out, write.
+
+    Dev and test are counted first and held in memory; the train pairs, summed in partitions
+    of their keys, are checked against them and go to disk as runs ordered best first
+    (:mod:`opusparcus.ranked_runs`), which the writer merges: no stage holds them all."""
 
     def rank(self, job: LanguageJob) -> dict:
+        with scratch_folder("opusparcus-ranked-", job.options.temp_dir) as folder:
+            return self._rank(job, RankedRuns(job.options.score != "summed-pmi", folder))
+
+    def _rank(self, job: LanguageJob, train: RankedRuns) -> dict:
         lang, progress, options = job.lang, job.progress, job.options
-        results, split_stats = {}, {}
+        held, stats = {}, {}
         with progress.stage(f"{lang}: count and score"):
-            for split in (TRAIN, DEV, TEST):
-                pairs, split_stats[SPLITS[split]] = score_split(job.links, split,
-                                                                len(job.vocabulary), options)
-                results[split] = pairs.scored
-                progress.note(f"{lang} {SPLITS[split]} pairs", {
-                    "expanded": pairs.expanded_pairs, "partitions": pairs.partitions,
-                    "spilled_bytes": pairs.spilled_bytes})
-            job.counted()
+            for split in (DEV, TEST):
+                pairs, stats[split] = self._counted(job, split)
+                held[split] = pairs.scored
+            kept = {split: np.ones(len(pairs), bool) for split, pairs in held.items()}
+            used = np.zeros(len(job.vocabulary) if options.language_id else 0, bool)
+
+            def consume(part: ScoredPairs) -> None:
+                for split, pairs in held.items():
+                    kept[split] &= ~contained(part.keys, pairs.keys)
+                if options.language_id:
+                    used[np.concatenate(unpack_pairs(part.keys))] = True
+                train.add(part)
+
+            _, stats[TRAIN] = self._counted(job, TRAIN, consume, job.counted)
+        split_stats = {SPLITS[split]: stats[split] for split in (TRAIN, DEV, TEST)}
         sentences = job.vocabulary.sentences
         identified = None
         if options.language_id:
             with progress.stage(f"{lang}: language ID"):
-                results, identified = without_foreign(results, sentences, lang, split_stats)
+                identified = without_foreign(held, kept, train, np.flatnonzero(used), sentences,
+                                             lang, split_stats)
         with progress.stage(f"{lang}: order and hold out"):
-            train = results[TRAIN]
-            dev = held_out(results[DEV], [train.keys], sentences, options)
-            test = held_out(results[TEST], [train.keys, dev.keys], sentences, options)
-            outputs = {split: ordered_sentences(pairs)
-                       for split, pairs in ((TRAIN, train), (DEV, dev), (TEST, test))}
-        written = {SPLITS[split]: len(outputs[split][1]) for split in (TRAIN, DEV, TEST)}
+            dev = held_out(held[DEV].take(kept[DEV]), [], sentences, options)
+            test = held_out(held[TEST].take(kept[TEST]), [dev.keys], sentences, options)
+            with_score = options.score != "summed-pmi"
+            outputs = {TRAIN: train, DEV: RankedRuns.in_memory(dev, with_score),
+                       TEST: RankedRuns.in_memory(test, with_score)}
+        written = {SPLITS[split]: len(outputs[split]) for split in (TRAIN, DEV, TEST)}
         stats = job.statistics(split_stats, written)
         if identified is not None:
             stats["language_id"] = identified
@@ -352,32 +402,46 @@ class LocalEngine:
                                                    options))
         return stats
 
+    @staticmethod
+    def _counted(job: LanguageJob, split: int,
+                 consume: Callable[[ScoredPairs], None] | None = None,
+                 counted: Callable[[], None] = lambda: None) -> tuple[SplitPairs, dict]:
+        pairs, stats = score_split(job.links, split, len(job.vocabulary), job.options, consume,
+                                   counted)
+        job.progress.note(f"{job.lang} {SPLITS[split]} pairs", {
+            "expanded": pairs.expanded_pairs, "partitions": pairs.partitions,
+            "spilled_bytes": pairs.spilled_bytes})
+        return pairs, stats
 
-def without_foreign(results: dict[int, ScoredPairs], sentences: pa.Array, lang: str,
-                    split_stats: dict) -> tuple[dict[int, ScoredPairs], dict]:
-    """`--language-id`: each split's pairs without those holding a sentence in another
-    language (:mod:`tapaco.core.language_id`; only the sentences of candidate pairs are
-    judged), counted in `split_stats` (`dropped_by`); and the `language_id` statistics. The
-    sentence's links still counted in the other pairs' scores: it is still a translation."""
-    codes = np.unique(np.concatenate([np.zeros(0, np.int64)] + [
-        codes for pairs in results.values() for codes in unpack_pairs(pairs.keys)]))
+
+def without_foreign(held: dict[int, ScoredPairs], kept: dict[int, np.ndarray],
+                    train: RankedRuns, train_codes: np.ndarray, sentences: pa.Array, lang: str,
+                    split_stats: dict) -> dict:
+    """`--language-id`: leave out the pairs holding a sentence in another language
+    (:mod:`tapaco.core.language_id`; only the sentences of candidate pairs are judged,
+    `train_codes` those of the train pairs): from the train runs, and from the pairs `held`
+    out (`kept` marks those kept), each split's counted in `split_stats` (`dropped_by`); the
+    `language_id` statistics. The sentence's links still counted in the other pairs' scores:
+    it is still a translation."""
+    codes = np.unique(np.concatenate([train_codes] + [
+        codes for pairs in held.values() for codes in unpack_pairs(pairs.keys)]))
     foreign = np.zeros(len(codes), bool)
     for start in range(0, len(codes), language_id.BATCH):
         chosen = codes[start:start + language_id.BATCH]
         foreign[start:start + len(chosen)] = language_id.foreign(
             sentences.take(pa.array(chosen)).to_pylist(), lang)
     dropped_codes = codes[foreign]
-    kept = {}
-    for split, pairs in results.items():
+    split_stats[SPLITS[TRAIN]]["dropped_by"] = {
+        "language_id": train.drop(dropped_codes, len(sentences))}
+    for split, pairs in held.items():
         first, second = unpack_pairs(pairs.keys)
         keep = ~(np.isin(first, dropped_codes) | np.isin(second, dropped_codes))
-        kept[split] = pairs.take(keep)
+        kept[split] &= keep
         split_stats[SPLITS[split]]["dropped_by"] = {"language_id": int((~keep).sum())}
     judged = language_id.judged(lang)
-    counts = language_id.LanguageIdCounts({lang: len(codes)} if judged else {},
-                                          {lang: len(dropped_codes)} if judged else {},
-                                          {} if judged else {lang: len(codes)})
-    return kept, counts.as_dict()
+    return language_id.LanguageIdCounts({lang: len(codes)} if judged else {},
+                                        {lang: len(dropped_codes)} if judged else {},
+                                        {} if judged else {lang: len(codes)}).as_dict()
 
 
 def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: dict,
@@ -387,12 +451,10 @@ def _write(folder: Path, lang: str, vocabulary: pa.Array, outputs: dict, stats: 
     scored = scored_of(lang, options)
     tables = {} if scored is None else read_tables(scored, stats["pairs_written"], SPLITS)
     for split, (name, letter) in release_files(lang).items():
-        pairs, first, second = outputs[split]
-        scheme_score = None if options.score == "summed-pmi" else pairs.score
         write_ranked(folder / name if text else None,
                      folder / rank_parquet_name(SPLITS[split]) if parquet else None,
-                     lang, letter, vocabulary, first, second, pairs.summed_pmi, pairs.expected,
-                     pairs.pivots, options.workers, scheme_score, tables.get(SPLITS[split]))
+                     lang, letter, vocabulary, outputs[split], options.workers,
+                     tables.get(SPLITS[split]))
     write_json(folder / "stats.json", stats)
     if parquet:
         write_rank_card(folder, lang, stats, command_line(lang, options), options.formats,

@@ -40,19 +40,6 @@ class ScoredPairs:
         return ScoredPairs(self.keys[chosen], self.summed_pmi[chosen], self.expected[chosen],
                            self.pivots[chosen], self.score[chosen])
 
-    def take_releasing(self, order: np.ndarray) -> ScoredPairs:
-        """`take(order)` in less memory: each field here is emptied as soon as its copy exists
-        (a score that is the summed PMI array stays one array; a field let go already, empty,
-        stays empty)."""
-        same_score = self.score is self.summed_pmi
-        taken = {}
-        for name in FIELDS:
-            values = getattr(self, name)
-            taken[name] = (taken["summed_pmi"] if name == "score" and same_score else
-                           values[order] if len(values) else values)
-            setattr(self, name, values[:0].copy())
-        return ScoredPairs(**taken)
-
 
 def bitext_pmi(links: int | np.ndarray, shared: np.ndarray, left_count: np.ndarray,
                right_count: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ byte-identical whether its language was ranked alone or with others.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
@@ -111,6 +112,14 @@ class Vocabulary:
 
     def __len__(self) -> int:
         return len(self.sentences)
+
+    def join_pieces(self) -> None:
+        """Each side's codes from its pieces' (keys `(*side, piece)`), in piece order."""
+        pieces: dict[Hashable, dict[int, np.ndarray]] = defaultdict(dict)
+        for key in list(self.codes):
+            pieces[key[:-1]][key[-1]] = self.codes.pop(key)
+        self.codes = {side: np.concatenate([codes[number] for number in sorted(codes)])
+                      for side, codes in pieces.items()}
 
 
 def sorted_distinct(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:

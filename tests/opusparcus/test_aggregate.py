@@ -60,6 +60,19 @@ def test_partitioned_sums_equal_in_memory_sums_bit_for_bit(scheme, tmp_path, mon
     assert list(tmp_path.iterdir()) == []
 
 
+def test_consumed_partitions_are_the_whole_in_key_order(tmp_path, monkeypatch):
+    bitexts = _random_bitexts(1)
+    in_memory = aggregate_split(bitexts, "pmi", budget=1 << 40)
+    monkeypatch.setattr(aggregate, "MIN_BUDGET", 1)
+    parts = []
+    budget = math.ceil(in_memory.expanded_pairs * BYTES_PER_PAIR / 5)  # no room kept for them
+    consumed = aggregate_split(bitexts, "pmi", budget, tmp_path, consume=parts.append)
+    assert consumed.partitions == len(parts) == 5
+    assert consumed.candidates == len(in_memory.scored) == sum(map(len, parts))
+    assert len(consumed.scored) == 0
+    _assert_same(aggregate._concatenate(parts), in_memory.scored)
+
+
 def test_the_test_data_is_sensitive_to_summation_order():
     """Were the partitions to reorder a pair's contributions, some sums would change: the
     bit-for-bit test above can fail."""

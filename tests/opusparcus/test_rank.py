@@ -265,3 +265,38 @@ def test_a_year_is_four_ascii_digits_in_both_readers(tmp_path):
     columns = parse_ids(LineChunks(FileRef(ids)).take(len(expected)), FileRef(ids))
     assert [None if year == NO_YEAR else year for year in columns.years[0].tolist()] == list(
         expected.values())
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_bitexts_read_in_pieces_rank_as_read_whole(tmp_path, monkeypatch, workers):
+    """Pieces of 5 links: each side's vocabulary merged from its pieces', codes and splits
+    joined in order; a pivot of one bitext keeps only its codes; a bad line after some pieces
+    leaves its bitext empty (all or nothing)."""
+    import random
+
+    from opusparcus import rank as rank_module
+    from opusparcus.rank import rank_languages
+
+    rng = random.Random(5)
+    words = {lang: [f"{lang}{n} ." for n in range(12)] for lang in ("en", "de", "fr", "sv")}
+    root = tmp_path / "opus"
+    for pair in ("de-en", "en-fr", "de-fr", "en-sv"):
+        first, second = pair.split("-")
+        rows = [(f"{first}/{rng.choice((2001, 2004, 2005))}/1/{n}.xml.gz",
+                 f"{second}/2001/1/{n}.xml.gz", "1", "1", rng.choice(words[first]),
+                 rng.choice(words[second])) for n in range(60)]
+        if pair == "en-sv":
+            rows[33] = rows[33][:2] + ("1\t2", "1") + rows[33][4:]  # five fields: a bad line
+        write_moses(root, pair, rows)
+    options = RankOptions(workers=workers, skip_bad_input=True, max_pivot_fanout=None)
+    rank_languages(root, ("en", "fr"), tmp_path / "whole", options)
+    monkeypatch.setattr(rank_module, "LINKS_PER_PIECE", 5)
+    stats = rank_languages(root, ("en", "fr"), tmp_path / "pieces", options)
+    assert stats["en"]["bitexts"]["sv"]["links"] == 0
+    assert stats["en"]["pairs_written"]["train"] > 20
+    assert _files(tmp_path / "pieces") == _files(tmp_path / "whole")

@@ -78,8 +78,8 @@ def test_each_bitext_is_read_once(tmp_path, monkeypatch):
 
     root = _release(tmp_path / "opus")
     read = []
-    original = ranking.read_bitext
-    monkeypatch.setattr(ranking, "read_bitext",
+    original = ranking.read_bitext_pieces
+    monkeypatch.setattr(ranking, "read_bitext_pieces",
                         lambda opus_dir, source, *rest: read.append(source.path.name)
                         or original(opus_dir, source, *rest))
     rank_languages(root, LANGS, tmp_path / "out", RankOptions(workers=1))

@@ -101,9 +101,10 @@ def test_a_live_runs_pairs_are_kept(release, tmp_path):
         folder = _spilling(temp, paused)
         paused.send_signal(signal.SIGSTOP)
         _wait_stopped(paused.pid)
-        held = _contents(folder)
+        held, own = _contents(folder), sorted(path.name for path in temp.iterdir())
+        assert folder.name in own  # with its ranked runs' folder
         _finished(_start(root, tmp_path / "other", temp))
-        assert [path.name for path in temp.iterdir()] == [folder.name]
+        assert sorted(path.name for path in temp.iterdir()) == own
         assert _contents(folder) == held
     finally:
         paused.send_signal(signal.SIGCONT)

@@ -229,24 +229,55 @@ def one_to_one_links(source: Path, pair: tuple[str, str],
                      max_length: int | None = None) -> OneToOneLinks:
     """The 1:1 links of a Moses bitext with a text on both sides, of at most `max_length` code
     points (None: any length), sides in `pair` order (a bad line: see :func:`moses_chunks`)."""
-    sides, years, links = (_SideCodes(), _SideCodes()), ([], []), 0
-    for chunk in moses_chunks(source, pair, lines_per_chunk, bad_line):
-        links += len(chunk)
+    return next(one_to_one_link_pieces(source, pair, None, lines_per_chunk, bad_line,
+                                       max_length))
+
+
+def one_to_one_link_pieces(source: Path, pair: tuple[str, str], lines_per_piece: int | None,
+                           lines_per_chunk: int = LINES_PER_CHUNK,
+                           bad_line: Callable[[InputError], None] | None = None,
+                           max_length: int | None = None) -> Iterator[OneToOneLinks]:
+    """:func:`one_to_one_links` of consecutive pieces of the bitext, each of whole chunks
+    (of at most `lines_per_piece` lines) and at least `lines_per_piece` lines but the last
+    (None: one piece), so that what is held follows a piece, not the bitext; at least one."""
+    piece, pieces = _Piece(), 0
+    chunk_lines = min(lines_per_chunk, lines_per_piece or lines_per_chunk)
+    for chunk in moses_chunks(source, pair, chunk_lines, bad_line):
+        piece.add(chunk)
+        if lines_per_piece and piece.links >= lines_per_piece:
+            yield piece.links_kept(max_length)
+            piece, pieces = _Piece(), pieces + 1
+    if piece.links or not pieces:
+        yield piece.links_kept(max_length)
+
+
+class _Piece:
+    """The chunks of a piece of a bitext: each side's codes, the years of its 1:1 links."""
+
+    def __init__(self) -> None:
+        self.sides, self.years, self.links = (_SideCodes(), _SideCodes()), ([], []), 0
+
+    def add(self, chunk: MosesChunk) -> None:
+        self.links += len(chunk)
         keep = pa.array(chunk.ids.one_to_one)
-        for side, texts in zip(sides, chunk.texts):
+        for side, texts in zip(self.sides, chunk.texts):
             side.add(texts.filter(keep))
-        for kept, side_years in zip(years, chunk.ids.years):
+        for kept, side_years in zip(self.years, chunk.ids.years):
             kept.append(side_years[chunk.ids.one_to_one])
-    (first_keys, first), (second_keys, second) = (side.cleaned() for side in sides)
-    empty = (_is_empty(first_keys)[first]) | (_is_empty(second_keys)[second])
-    long = ~empty & (_is_longer(first_keys, max_length)[first]
-                     | _is_longer(second_keys, max_length)[second])
-    used = ~(empty | long)
-    first_codes, first_keys = _first_appearance(first[used], first_keys)
-    second_codes, second_keys = _first_appearance(second[used], second_keys)
-    kept_years = tuple(np.concatenate(side or [np.zeros(0, np.int16)])[used] for side in years)
-    return OneToOneLinks((first_keys, second_keys), (first_codes, second_codes), kept_years,
-                         links, len(empty), int(empty.sum()), int(long.sum()))
+
+    def links_kept(self, max_length: int | None) -> OneToOneLinks:
+        (first_keys, first), (second_keys, second) = (side.cleaned() for side in self.sides)
+        empty = (_is_empty(first_keys)[first]) | (_is_empty(second_keys)[second])
+        long = ~empty & (_is_longer(first_keys, max_length)[first]
+                         | _is_longer(second_keys, max_length)[second])
+        used = ~(empty | long)
+        first_codes, first_keys = _first_appearance(first[used], first_keys)
+        second_codes, second_keys = _first_appearance(second[used], second_keys)
+        kept_years = tuple(np.concatenate(side or [np.zeros(0, np.int16)])[used]
+                           for side in self.years)
+        return OneToOneLinks((first_keys, second_keys), (first_codes, second_codes),
+                             kept_years, self.links, len(empty), int(empty.sum()),
+                             int(long.sum()))
 
 
 def _is_empty(keys: pa.Array) -> np.ndarray:
