@@ -72,11 +72,12 @@ def _is_period_or_comma(code: int) -> bool:
 
 @njit(nogil=True, cache=True)
 def _isolate(source, length, isolated, target) -> int:
-    """13a's first regex: ' c ' for every character c of the set."""
+    """13a's first regex (or zh's Chinese characters): ' c ' for every character c of the set
+    (`isolated[c]`)."""
     out = 0
     for i in range(length):
         code = source[i]
-        if code < 128 and isolated[code]:
+        if code < len(isolated) and isolated[code]:
             target[out] = 32
             target[out + 1] = code
             target[out + 2] = 32
@@ -169,16 +170,7 @@ def _tokenized_zh(codes, chinese, isolated, one, other) -> tuple:
         end -= 1
     while start < end and is_whitespace(codes[start]):
         start += 1
-    length = 0
-    for code in codes[start:end]:
-        if code < len(chinese) and chinese[code]:
-            one[length] = 32
-            one[length + 1] = code
-            one[length + 2] = 32
-            length += 3
-        else:
-            one[length] = code
-            length += 1
+    length = _isolate(codes[start:end], end - start, chinese, one)
     length = _isolate(one, length, isolated, other)
     source, target = other, one
     for rule in range(3):
