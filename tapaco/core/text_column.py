@@ -30,8 +30,11 @@ def _gathered(offsets, data, rows):
     out = np.empty(picked[-1], np.uint8)
     for k in range(len(rows)):
         row = rows[k]
-        if row >= 0:
-            out[picked[k]:picked[k + 1]] = data[offsets[row]:offsets[row + 1]]
+        if row >= 0:  # through two views: a slice assignment compiles numba's shape check
+            source = data[offsets[row]:offsets[row + 1]]
+            target = out[picked[k]:picked[k + 1]]
+            for at in range(len(source)):
+                target[at] = source[at]
     return picked, out
 
 
