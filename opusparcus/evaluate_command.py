@@ -8,8 +8,7 @@ from pathlib import Path
 
 from opusparcus.evaluate import evaluate_annotated, summary
 from tapaco.core.options import Command
-from tapaco.core.score.command import add_model_arguments
-from tapaco.core.score.evaluation import ModelChoice
+from tapaco.core.score.command import add_model_arguments, model_choice
 
 
 def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -36,8 +35,7 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
 
 
 def _run(arguments: argparse.Namespace) -> None:
-    model = ModelChoice(arguments.model, arguments.backend, arguments.device,
-                        arguments.batch_size, arguments.vectors_cache)
+    model = model_choice(arguments)
     report = evaluate_annotated(arguments.pairs, model, arguments.out, arguments.overwrite)
     if not arguments.quiet:
         print(summary(report, arguments.out))

@@ -220,13 +220,8 @@ def make_pairs(ranked: Path, out: Path, options: PairsOptions, overwrite: bool =
 
 
 def command_line(options: PairsOptions) -> str:
-    words = ["python -m opusparcus pairs --ranked FILE --out DIR",
-             f"--negatives {options.negatives}", f"--seed {options.seed}",
-             f"--format {','.join(options.formats)}"]
-    if options.score_model:
-        words += [f"--score-model {options.score_model.name}",
-                  f"--score-max {options.score_max}"]
-    return " ".join(words)
+    return " ".join(["python -m opusparcus pairs --ranked FILE --out DIR",
+                     *options.command_words()])
 
 
 def _summary(lang: str, stats: dict) -> str:

@@ -7,8 +7,7 @@ import argparse
 from pathlib import Path
 
 from tapaco.core.options import Command, languages
-from tapaco.core.score.command import add_model_arguments
-from tapaco.core.score.evaluation import ModelChoice
+from tapaco.core.score.command import add_model_arguments, model_choice
 from tapaco.triplets import evaluate_triplets, summary
 
 
@@ -36,8 +35,7 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
 
 
 def _run(arguments: argparse.Namespace) -> None:
-    model = ModelChoice(arguments.model, arguments.backend, arguments.device,
-                        arguments.batch_size, arguments.vectors_cache)
+    model = model_choice(arguments)
     report = evaluate_triplets(arguments.pairs, model, arguments.out, arguments.langs,
                                arguments.overwrite)
     if not arguments.quiet:

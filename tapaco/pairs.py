@@ -12,7 +12,6 @@ The rest is :mod:`tapaco.core.pairs`.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,12 +131,7 @@ def command_line(options: PairsOptions, languages: Sequence[str] | None) -> str:
     words = ["python -m tapaco pairs --build OUT --out DIR"]
     if languages:
         words.append(f"--langs {','.join(languages)}")
-    words += [f"--negatives {options.negatives}",
-              f"--max-pairs-per-set {options.max_pairs_per_group}", f"--seed {options.seed}",
-              f"--format {','.join(options.formats)}"]
-    if options.score_model:
-        words += [f"--score-model {shlex.quote(options.score_model.name)}",
-                  f"--score-max {options.score_max}"]
+    words += options.command_words(f"--max-pairs-per-set {options.max_pairs_per_group}")
     return " ".join(words)
 
 

@@ -214,3 +214,25 @@ def test_a_parquet_only_build_gives_the_same_rows(sample_pairs, tmp_path):
     for lang in ("en", "es", "fr"):
         assert (again / "data" / f"{lang}.parquet").read_bytes() == (
             sample_pairs / "data" / f"{lang}.parquet").read_bytes()
+
+
+def test_the_cards_command_lines_quote_a_model_name_as_a_shell_reads_it():
+    from pathlib import Path
+
+    from opusparcus.pairs import command_line as opusparcus_command_line
+    from tapaco.core.pairs.rows import PairsOptions
+    from tapaco.pairs import command_line
+
+    options = PairsOptions(negatives=2, max_pairs_per_group=5, seed=7,
+                           formats=("parquet", "jsonl"), score_model=Path("/m/my model.vec"),
+                           score_max=0.7)
+    assert command_line(options, ["fr", "de"]) == (
+        "python -m tapaco pairs --build OUT --out DIR --langs fr,de --negatives 2 "
+        "--max-pairs-per-set 5 --seed 7 --format parquet,jsonl "
+        "--score-model 'my model.vec' --score-max 0.7")
+    assert opusparcus_command_line(PairsOptions(negatives=1)) == (
+        "python -m opusparcus pairs --ranked FILE --out DIR --negatives 1 --seed 0 "
+        "--format parquet")
+    assert opusparcus_command_line(options).endswith(
+        "--negatives 2 --seed 7 --format parquet,jsonl --score-model 'my model.vec' "
+        "--score-max 0.7")

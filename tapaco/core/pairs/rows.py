@@ -8,6 +8,7 @@ column filled.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,15 @@ class PairsOptions:
                 "seed": self.seed, "formats": list(self.formats),
                 "score_model": str(self.score_model) if self.score_model else None,
                 "score_max": self.score_max if self.score_model else None}
+
+    def command_words(self, *after_negatives: str) -> list[str]:
+        """These options as the command line of a dataset card says them."""
+        words = [f"--negatives {self.negatives}", *after_negatives, f"--seed {self.seed}",
+                 f"--format {','.join(self.formats)}"]
+        if self.score_model:
+            words += [f"--score-model {shlex.quote(self.score_model.name)}",
+                      f"--score-max {self.score_max}"]
+        return words
 
 
 @dataclass(frozen=True)

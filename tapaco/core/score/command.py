@@ -10,6 +10,7 @@ from tapaco.core.errors import OptionError
 from tapaco.core.options import Command, integer, number
 from tapaco.core.progress import Progress
 from tapaco.core.score.embedders import BACKENDS, DEVICES
+from tapaco.core.score.evaluation import ModelChoice
 from tapaco.core.score.scoring import ScoreOptions, score_pairs, score_sets
 
 
@@ -66,6 +67,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                             "does not match its record is refused)")
     model.add_argument("--batch-size", type=integer(1), default=256, metavar="N",
                        help="sentences per sentence-transformers batch (default 256)")
+
+
+def model_choice(arguments: argparse.Namespace) -> ModelChoice:
+    """The model and how to run it, as the options of :func:`add_model_arguments` name them."""
+    return ModelChoice(arguments.model, arguments.backend, arguments.device,
+                       arguments.batch_size, arguments.vectors_cache)
 
 
 def columns(value: str) -> tuple[int, int]:
