@@ -58,7 +58,7 @@ from opusparcus.spark_session import check_available
 from opusparcus.vocabulary import Vocabulary, VocabularyMerger, side_vocabulary
 from tapaco.core import language_id
 from tapaco.core.arrays import garbage_collector_paused
-from tapaco.core.errors import BadInputLog, InputError
+from tapaco.core.errors import BadInputLog, InputError, usage_error
 from tapaco.core.files import write_json
 from tapaco.core.forked import SubmittedAhead, map_on_threads, process_pool
 from tapaco.core.memory import (
@@ -90,11 +90,10 @@ def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[Al
     available = {pivot_of(s, lang) for s in sources}
     missing = sorted(set(pivots) - available)
     if missing:
-        raise InputError(opus_dir, f"no {lang}-{missing[0]} bitext for pivot {missing[0]} "
-                         f"(pivots with a bitext: {', '.join(sorted(available)) or 'none'})",
-                         kind="usage")
+        raise usage_error(opus_dir, f"no {lang}-{missing[0]} bitext for pivot {missing[0]} "
+                          f"(pivots with a bitext: {', '.join(sorted(available)) or 'none'})")
     if not sources:
-        raise InputError(opus_dir, f"no bitext with target language {lang}", kind="usage")
+        raise usage_error(opus_dir, f"no bitext with target language {lang}")
     return [s for s in sources if not pivots or pivot_of(s, lang) in pivots]
 
 
