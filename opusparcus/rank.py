@@ -44,13 +44,7 @@ from opusparcus.held_out import contained, held_out
 from opusparcus.paraphrase_scores import read_tables, scored_files
 from opusparcus.parquet_release import rank_parquet_name, write_rank_card
 from opusparcus.rank_inputs import PivotLinks, RankOptions, pivot_of
-from opusparcus.rank_outputs import (
-    COMMAND,
-    BitextRecord,
-    command_line,
-    scored_of,
-    statistics,
-)
+from opusparcus.rank_outputs import COMMAND, BitextRecord, command_line, scored_of, statistics
 from opusparcus.ranked_runs import RankedRuns
 from opusparcus.scores import ScoredPairs
 from opusparcus.spark_engine import SparkEngine
@@ -61,10 +55,7 @@ from tapaco.core.arrays import garbage_collector_paused
 from tapaco.core.errors import BadInputLog, InputError, usage_error
 from tapaco.core.files import write_json
 from tapaco.core.forked import SubmittedAhead, map_on_threads, process_pool
-from tapaco.core.memory import (
-    current_rss,
-    release_freed_memory,
-)
+from tapaco.core.memory import current_rss, release_freed_memory
 from tapaco.core.opus import AlignmentSource, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
