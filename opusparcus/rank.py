@@ -259,13 +259,9 @@ def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
 
 
 def rank(opus_dir: Path, lang: str, out: Path, options: RankOptions | None = None,
-         progress: Progress | None = None, overwrite: bool = False) -> dict:
-    """Rank the paraphrase candidates of `lang`; write OUT/<lang>/; return its statistics.
-
-    `overwrite` lets files of an earlier ranking that were changed since be replaced; files the
-    command did not write are never replaced (see :mod:`tapaco.core.outputs`).
-    """
-    return rank_languages(opus_dir, (lang,), out, options, progress, overwrite)[lang]
+         progress: Progress | None = None) -> dict:
+    """Rank the paraphrase candidates of `lang`; write OUT/<lang>/; return its statistics."""
+    return rank_languages(opus_dir, (lang,), out, options, progress)[lang]
 
 
 def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
