@@ -97,44 +97,43 @@ def first_occurrences(keys):
 
 
 @njit(nogil=True, cache=True)
-def _bucket(key, shift) -> np.int64:
-    """The bucket of a key among 2**(64 - shift): the high bits of its mixed hash (a table
-    takes the low ones)."""
-    return np.int64(np.uint64(mixed(np.uint64(key))) >> np.uint64(shift)) if shift < 64 else 0
-
-
-@njit(nogil=True, cache=True)
 def repeats(keys):
     """The rows whose key (a 64-bit integer) is that of an earlier row, ascending, and the
     first row of each one's key.
 
-    The keys are first placed in buckets by their hashes (keeping the order of rows within a
-    bucket), each bucket then numbered by a table small enough to stay in the cache: two
-    passes over the keys instead of a cache miss for every key in one large table."""
+    The keys are first placed in buckets by the high bits of their hashes (keeping the order
+    of rows within a bucket), each bucket then searched with a table small enough to stay in
+    the cache: two passes over the keys instead of a cache miss for every key in one large
+    table."""
     count = len(keys)
-    shift = 64
+    shift = np.uint64(64)
     while shift > 48 and (count >> (64 - shift)) > 8192:
-        shift -= 1
-    buckets = 1 << (64 - shift)
-    starts = np.zeros(buckets + 1, np.int64)
+        shift -= np.uint64(1)
+    starts = np.zeros((1 << (64 - shift)) + 1, np.int64)
+    bucket_of = np.zeros(count, np.int64)
+    if shift < 64:
+        for row in range(count):
+            bucket_of[row] = np.uint64(mixed(np.uint64(keys[row]))) >> shift
     for row in range(count):
-        starts[_bucket(keys[row], shift) + 1] += 1
-    for bucket in range(buckets):
+        starts[bucket_of[row] + 1] += 1
+    largest = 0
+    for bucket in range(len(starts) - 1):
+        largest = max(largest, starts[bucket + 1])
         starts[bucket + 1] += starts[bucket]
+    rows, placed = np.empty(count, np.int64), np.empty(count, np.int64)
     filled = starts[:-1].copy()
-    rows = np.empty(count, np.int64)
-    placed = np.empty(count, np.int64)
     for row in range(count):
-        bucket = _bucket(keys[row], shift)
-        rows[filled[bucket]], placed[filled[bucket]] = row, keys[row]
-        filled[bucket] += 1
+        at = filled[bucket_of[row]]
+        rows[at], placed[at] = row, keys[row]
+        filled[bucket_of[row]] += 1
     size = 16
-    while size < 2 * np.max(np.diff(starts)):
+    while size < 2 * largest:
         size *= 2
     table = np.empty(size, np.int64)
-    later, first = np.empty(count, np.int64), np.empty(count, np.int64)
+    first_of = bucket_of  # reused: each row's earlier row of its key, or -1
+    first_of[:] = -1
     found = 0
-    for bucket in range(buckets):
+    for bucket in range(len(starts) - 1):
         size = 16
         while size < 2 * (starts[bucket + 1] - starts[bucket]):
             size *= 2
@@ -147,7 +146,12 @@ def repeats(keys):
             if slots[slot] < 0:
                 slots[slot] = at
             else:
-                later[found], first[found] = rows[at], rows[slots[slot]]
+                first_of[rows[at]] = rows[slots[slot]]
                 found += 1
-    order = np.argsort(later[:found])
-    return later[:found][order], first[:found][order]
+    later, first = np.empty(found, np.int64), np.empty(found, np.int64)
+    found = 0
+    for row in range(count):
+        if first_of[row] >= 0:
+            later[found], first[found] = row, first_of[row]
+            found += 1
+    return later, first
