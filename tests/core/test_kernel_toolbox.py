@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from tapaco.core.characters import is_whitespace
-from tapaco.core.hashing import (first_occurrences, hash_range, mixed, repeats, slot_of,
-                                 slots_for)
+from tapaco.core.hashing import first_occurrences, hash_range, mixed, repeats, slot_of, slots_for
 from tapaco.core.ranges import compare_ranges, equal_ranges, starts_with
 from tapaco.core.utf8 import code_point_at
 
