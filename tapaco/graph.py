@@ -117,33 +117,29 @@ def _ranks(order: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _aligned_forest(vertex_count: int, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The union-find forest of the alignment edges, and their distinct edges' keys."""
-    return forest(vertex_count, edges), distinct_edge_keys(edges)
+def _without_texts(corpus: Corpus, number: np.ndarray,
+                   fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the graph takes from the edges and sentence ids alone: the union-find forest of the
+    alignment edges, their distinct edges' keys, and each vertex's rank in the order of rows."""
+    return (forest(corpus.vertex_count, corpus.edges), distinct_edge_keys(corpus.edges),
+            _ranks(lexicographic_order(corpus.vertex_doc, number, fraction)))
 
 
-def _vertex_keys(corpus: Corpus, workers: int) -> tuple[np.ndarray, ...]:
-    """The surface edges, each vertex's numeric id keys and its rank in the order of rows."""
-    surface = surface_edges(corpus.vertex_lang, corpus.texts, workers)
-    number, fraction = numeric_keys(corpus.sides)
-    row_rank = _ranks(lexicographic_order(corpus.vertex_doc, number, fraction))
-    return surface, number, fraction, row_rank
-
-
-def _called(task: Callable[[], tuple]) -> tuple:
+def _called(task: Callable[[], object]) -> object:
     return task()
 
 
 def build_graph(corpus: Corpus, keep_edges: bool = False, workers: int = 1) -> SentenceGraph:
     """Merge the three edge kinds, find connected components and number them.
 
-    With `workers` over one, a thread unites the alignment edges in a union-find forest and
-    finds their distinct edges while the others find the surface edges (hashing the texts on
-    `workers` threads), the sentences' numeric keys and the order of rows within a set; the
-    surface edges then join the forest's trees."""
-    (parent, aligned_keys), (surface, number, fraction, row_rank) = map_on_threads(_called, [
-        partial(_aligned_forest, corpus.vertex_count, corpus.edges),
-        partial(_vertex_keys, corpus, workers)], workers)
+    With `workers` over one, a thread unites the alignment edges in a union-find forest, finds
+    their distinct edges and the order of rows within a set while the others find the surface
+    edges (hashing the texts on `workers` threads); the surface edges then join the forest's
+    trees."""
+    number, fraction = numeric_keys(corpus.sides)
+    (parent, aligned_keys, row_rank), surface = map_on_threads(_called, [
+        partial(_without_texts, corpus, number, fraction),
+        partial(surface_edges, corpus.vertex_lang, corpus.texts, workers)], workers)
     membership = numbered(parent, surface)
     counts = {
         "vertices": corpus.vertex_count,
