@@ -82,10 +82,19 @@ def components(vertex_count: int, edges: np.ndarray) -> np.ndarray:
 
 def distinct_edge_keys(edges: np.ndarray) -> np.ndarray:
     """The distinct undirected edges, self-loops left out, as sorted keys (low end << 32 | high
-    end)."""
+    end), built in place (the graph step holds them beside the corpus)."""
     edges = np.asarray(edges).reshape(-1, 2)
-    low = np.minimum(edges[:, 0], edges[:, 1]).astype(np.uint64)
-    high = np.maximum(edges[:, 0], edges[:, 1]).astype(np.uint64)
-    keys = ((low << np.uint64(32)) | high)[low != high]
+    keys = np.minimum(edges[:, 0], edges[:, 1]).astype(np.uint64)
+    keys <<= np.uint64(32)
+    keys |= np.maximum(edges[:, 0], edges[:, 1]).astype(np.uint64)
+    loops = edges[:, 0] == edges[:, 1]
+    if loops.any():
+        keys = keys[~loops]
+    del loops
     keys.sort()
-    return keys[np.flatnonzero(np.diff(keys, prepend=keys[:1] + 1) != 0)] if len(keys) else keys
+    if len(keys) > 1:
+        first = np.empty(len(keys), bool)
+        first[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=first[1:])
+        keys = keys[first]
+    return keys
