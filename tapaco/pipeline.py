@@ -345,7 +345,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     corpus = read()
     with progress.stage("graph and components"):
         graph = build_graph(corpus, keep_edges=options.split.splits,
-                            parallel=options.worker_count > 1, workers=options.worker_count)
+                            workers=options.worker_count)
         corpus = _without_graph_inputs(corpus)
     with progress.stage("sets by language"):
         rows = candidate_rows(corpus, graph, options.languages)

@@ -94,3 +94,64 @@ def first_occurrences(keys):
             count += 1
         codes[index] = slots[slot, 0]
     return codes, firsts[:count].copy()
+
+
+@njit(nogil=True, cache=True)
+def repeats(keys):
+    """The rows whose key (a 64-bit integer) is that of an earlier row, ascending, and the
+    first row of each one's key.
+
+    The keys are first placed in buckets by the high bits of their hashes (keeping the order
+    of rows within a bucket), each bucket then searched with a table small enough to stay in
+    the cache: two passes over the keys instead of a cache miss for every key in one large
+    table."""
+    count = len(keys)
+    shift = np.uint64(64)
+    while shift > 48 and (count >> (64 - shift)) > 8192:
+        shift -= np.uint64(1)
+    starts = np.zeros((1 << (64 - shift)) + 1, np.int64)
+    bucket_of = np.zeros(count, np.int64)
+    if shift < 64:
+        for row in range(count):
+            bucket_of[row] = np.uint64(mixed(np.uint64(keys[row]))) >> shift
+    for row in range(count):
+        starts[bucket_of[row] + 1] += 1
+    largest = 0
+    for bucket in range(len(starts) - 1):
+        largest = max(largest, starts[bucket + 1])
+        starts[bucket + 1] += starts[bucket]
+    rows, placed = np.empty(count, np.int64), np.empty(count, np.int64)
+    filled = starts[:-1].copy()
+    for row in range(count):
+        at = filled[bucket_of[row]]
+        rows[at], placed[at] = row, keys[row]
+        filled[bucket_of[row]] += 1
+    size = 16
+    while size < 2 * largest:
+        size *= 2
+    table = np.empty(size, np.int64)
+    first_of = bucket_of  # reused: each row's earlier row of its key, or -1
+    first_of[:] = -1
+    found = 0
+    for bucket in range(len(starts) - 1):
+        size = 16
+        while size < 2 * (starts[bucket + 1] - starts[bucket]):
+            size *= 2
+        slots, mask = table[:size], size - 1
+        slots[:] = -1
+        for at in range(starts[bucket], starts[bucket + 1]):
+            slot = mixed(np.uint64(placed[at])) & mask
+            while slots[slot] >= 0 and placed[slots[slot]] != placed[at]:
+                slot = (slot + 1) & mask
+            if slots[slot] < 0:
+                slots[slot] = at
+            else:
+                first_of[rows[at]] = rows[slots[slot]]
+                found += 1
+    later, first = np.empty(found, np.int64), np.empty(found, np.int64)
+    found = 0
+    for row in range(count):
+        if first_of[row] >= 0:
+            later[found], first[found] = row, first_of[row]
+            found += 1
+    return later, first
