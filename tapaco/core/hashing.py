@@ -70,11 +70,19 @@ def slots_for(hashes, count, size):
     return slots
 
 
-@njit(nogil=True, cache=True)
-def first_occurrences(keys):
-    """The distinct values of `keys` (64-bit integers) numbered 0, 1, ... in order of first
+def first_occurrences(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `keys` (integers) numbered 0, 1, ... in order of first
     occurrence, as `pandas.factorize` numbers them: each key's number, and the index of each
-    number's first occurrence."""
+    number's first occurrence. The kernel takes every array as int64 (64-bit keys by their
+    bits), so that it is compiled once."""
+    keys = np.ascontiguousarray(keys)
+    if keys.dtype.kind in "iu" and keys.dtype.itemsize == 8:
+        return _first_occurrences(keys.view(np.int64))
+    return _first_occurrences(keys.astype(np.int64))
+
+
+@njit(nogil=True, cache=True)
+def _first_occurrences(keys):
     size = 16
     while size < len(keys) + len(keys) // 4:  # at most 80 % full
         size *= 2
