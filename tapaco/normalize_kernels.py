@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.hashing import FNV_OFFSET, fnv1a_step, hash_range, mixed, slot_of
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.utf8 import code_point_at
 
 MAX_FOLDED = 3
@@ -104,7 +105,7 @@ def first_of_each_key(codes, starts, ends, set_offsets):
     return keep
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _surface_step(value: np.uint64, code: int, replaced, replacement_offsets,
                   replacements) -> np.uint64:
     """The hash after one more code point, the surface key's replacement in its place."""
