@@ -13,19 +13,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.ranges import equal_ranges
 
 FNV_OFFSET = np.uint64(14695981039346656037)
 FNV_PRIME = np.uint64(1099511628211)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def fnv1a_step(value: np.uint64, code: int) -> np.uint64:
     """The FNV-1a hash `value` after one more code point or byte."""
     return (value ^ np.uint64(code)) * FNV_PRIME
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def mixed(value: np.uint64) -> np.int64:
     """A FNV-1a hash with its high bits mixed into the low ones (hash-table slots take the low
     bits), as an int64; one-to-one."""
@@ -34,7 +35,7 @@ def mixed(value: np.uint64) -> np.int64:
     return np.int64(value ^ (value >> np.uint64(32)))
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def hash_range(codes, start, end) -> np.int64:
     """The hash of codes[start:end]: FNV-1a over its items, mixed."""
     value = FNV_OFFSET
@@ -43,7 +44,7 @@ def hash_range(codes, start, end) -> np.int64:
     return mixed(value)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def slot_of(slots, hashes, keys, key_starts, key_ends, value, data, start, end) -> int:
     """The slot of the key data[start:end] (its hash `value`): the one holding the id whose key
     (keys[key_starts[id]:key_ends[id]]) is equal, or the empty one where it goes."""
@@ -57,7 +58,7 @@ def slot_of(slots, hashes, keys, key_starts, key_ends, value, data, start, end) 
         slot = (slot + 1) & mask
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def slots_for(hashes, count, size):
     """A table of `size` slots (a power of two, over twice `count`) holding ids 0..count-1."""
     slots = np.full(size, -1, np.int64)
@@ -70,11 +71,19 @@ def slots_for(hashes, count, size):
     return slots
 
 
-@njit(nogil=True, cache=True)
-def first_occurrences(keys):
-    """The distinct values of `keys` (64-bit integers) numbered 0, 1, ... in order of first
+def first_occurrences(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `keys` (integers) numbered 0, 1, ... in order of first
     occurrence, as `pandas.factorize` numbers them: each key's number, and the index of each
-    number's first occurrence."""
+    number's first occurrence. The kernel takes every array as int64 (64-bit keys by their
+    bits), so that it is compiled once."""
+    keys = np.ascontiguousarray(keys)
+    if keys.dtype.kind in "iu" and keys.dtype.itemsize == 8:
+        return _first_occurrences(keys.view(np.int64))
+    return _first_occurrences(keys.astype(np.int64))
+
+
+@njit(nogil=True, cache=True)
+def _first_occurrences(keys):
     size = 16
     while size < len(keys) + len(keys) // 4:  # at most 80 % full
         size *= 2
