@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from opusparcus.counting import LinkCounts, SharedPairs, unpack_pairs
+from opusparcus.counting import LinkCounts, SharedPairs, count_product, unpack_pairs
 from tapaco.core.arrays import ordered_group_sums
 
 SCHEMES = ("summed-pmi", "joint", "pmi", "joint-pmi", "conditional")
@@ -43,8 +43,8 @@ class ScoredPairs:
 
 def bitext_pmi(links: int | np.ndarray, shared: np.ndarray, left_count: np.ndarray,
                right_count: np.ndarray) -> np.ndarray:
-    """ln(N_L S_L / (c_L(t1) c_L(t2))) of pairs in one bitext (counts as int64)."""
-    return np.log(links * shared / (left_count * right_count))
+    """ln(N_L S_L / (c_L(t1) c_L(t2))) of pairs in one bitext (counts of any integer type)."""
+    return np.log(links * shared / count_product(left_count, right_count))
 
 
 def merged_score(scheme: str, shared: np.ndarray, first: np.ndarray, second: np.ndarray,
