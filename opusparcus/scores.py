@@ -65,9 +65,9 @@ def combine_bitexts(keys: np.ndarray, pmi: np.ndarray,
                     shared: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per distinct key (sorted): summed PMI, summed S and the number of bitexts, each sum
     taken over that key's rows alone in the order they come (bitext order), as
-    :func:`ordered_group_sums` takes it, so the engines and partitions that see a key's rows
-    together get the same sums. The rows come as runs sorted by key (a bitext's pairs), which a
-    stable sort merges without the hash table of distinct keys."""
+    `tapaco.core.arrays.ordered_group_sums` takes it, so the engines and partitions that see
+    a key's rows together get the same sums. The rows come as runs sorted by key (a bitext's
+    pairs), which a stable sort merges without the hash table of distinct keys."""
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     starts = np.flatnonzero(group_starts(sorted_keys))
