@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from opusparcus.counting import LinkCounts, SharedPairs, count_product, unpack_pairs
-from tapaco.core.arrays import group_starts
+from tapaco.core.arrays import ordered_group_sums
 
 SCHEMES = ("summed-pmi", "joint", "pmi", "joint-pmi", "conditional")
 FIELDS = ("keys", "summed_pmi", "expected", "pivots", "score")
@@ -64,17 +64,10 @@ def merged_score(scheme: str, shared: np.ndarray, first: np.ndarray, second: np.
 def combine_bitexts(keys: np.ndarray, pmi: np.ndarray,
                     shared: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per distinct key (sorted): summed PMI, summed S and the number of bitexts, each sum
-    taken over that key's rows alone in the order they come (bitext order), as
-    `tapaco.core.arrays.ordered_group_sums` takes it, so the engines and partitions that see
-    a key's rows together get the same sums. The rows come as runs sorted by key (a bitext's
-    pairs), which a stable sort merges without the hash table of distinct keys."""
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    starts = np.flatnonzero(group_starts(sorted_keys))
-    sizes = np.diff(np.append(starts, len(keys)))
-    summed = [np.add.reduceat(values[order], starts) if len(keys) else values[:0].astype(np.float64)
-              for values in (pmi, shared)]
-    return sorted_keys[starts].astype(np.uint64), summed[0], summed[1], sizes
+    taken over that key's rows alone in the order they come (bitext order), so the engines and
+    partitions that see a key's rows together get the same sums."""
+    distinct, sizes, (summed_pmi, summed_shared) = ordered_group_sums(keys, pmi, shared)
+    return distinct.astype(np.uint64), summed_pmi, summed_shared, sizes
 
 
 def _joined(per_bitext: list[tuple[SharedPairs, LinkCounts]], name: str,

@@ -19,8 +19,7 @@ from opusparcus.counting import (
     weighted_pairs,
 )
 from opusparcus.ranked_runs import ordered_rows
-from opusparcus.scores import SCHEMES, ScoredPairs, combine_bitexts, score_pairs
-from tapaco.core.arrays import ordered_group_sums
+from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
 
 
 def _encode(bitexts: dict[str, list[tuple[str, str]]]):
@@ -119,20 +118,6 @@ def test_products_of_int32_counts_do_not_overflow(scheme):
     assert summed_pmi == 0.0  # ln(140,000 * 35,000 / (70,000 * 70,000))
     assert score == {"summed-pmi": 0.0, "pmi": 0.0, "joint-pmi": 0.0, "joint": 0.25,
                      "conditional": 0.5}[scheme]
-
-
-@pytest.mark.parametrize("pairs_per_bitext", [0, 1, 3000])
-def test_combining_sorted_bitexts_sums_each_pair_in_bitext_order(pairs_per_bitext):
-    # the bitexts' sorted keys overlap heavily, so a pair's sum depends on the order of its rows
-    rng = np.random.default_rng(pairs_per_bitext)
-    keys = np.concatenate([np.unique(rng.integers(0, 2 * pairs_per_bitext + 1, pairs_per_bitext))
-                           for _ in range(6)]).astype(np.uint64)
-    pmi, shared = rng.normal(size=len(keys)) * 1e3, rng.random(len(keys)) / 7
-    distinct, sizes, sums = ordered_group_sums(keys, pmi, shared)
-    got_keys, *got_sums, got_sizes = combine_bitexts(keys, pmi, shared)
-    assert got_keys.tolist() == distinct.tolist() and got_sizes.tolist() == sizes.tolist()
-    for got, want in zip(got_sums, sums):
-        assert got.tobytes() == want.tobytes()
 
 
 def test_fanout_cap_counts_what_it_skips():
