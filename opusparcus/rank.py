@@ -362,7 +362,7 @@ class LocalEngine:
                 for split, pairs in held.items():
                     kept[split] &= ~contained(part.keys, pairs.keys)
                 if options.language_id:
-                    used[np.concatenate(unpack_pairs(part.keys))] = True
+                    used[np.concatenate(unpack_pairs(part.keys, np.int32))] = True
                 train.add(part)
 
             _, stats[TRAIN] = self._counted(job, TRAIN, consume, job.counted)
