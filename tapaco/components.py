@@ -14,9 +14,10 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.interruptible import in_background
+from tapaco.core.kernel_helper import kernel_helper
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _root(parent, vertex):
     """The root of `vertex`'s tree, each vertex on the way hooked to its grandparent."""
     while parent[vertex] != vertex:
