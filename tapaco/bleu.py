@@ -26,6 +26,7 @@ from tapaco.core.forked import map_on_threads
 from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 from tapaco.core.tokenize_13a import token_ids
+from tapaco.core.tokenize_13a_kernels import TOKENIZERS
 
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
 
@@ -73,7 +74,7 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
     `groups` gives each row's set; every set's rows are contiguous and in walking order.
     Decisions are those of :func:`reference_keep_mask`. `tokenizer` is "13a" or "zh", or each
     row's (an array; one per set). `rows`: the rows of `texts` filtered (all by default).
-    `workers` threads share the chunks, each gathering its texts.
+    `workers` threads share the chunks, their kernels reading the texts' UTF-8 in place.
     """
     groups = np.asarray(groups)
     texts = TextColumn.of(texts)
@@ -86,11 +87,9 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
     def chunk_keep(chunk: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray]:
         first, last, name = chunk
         lo, hi = int(set_offsets[first]), int(set_offsets[last])
-        found = token_ids(texts.take(rows[lo:hi]), name)
-        ids, id_offsets = found.ids, found.offsets
-        keep, near = in_background(bleu_kernels.keep_walk, ids, id_offsets,
-                                   set_offsets[first:last + 1] - lo, float(max_bleu),
-                                   size=len(ids))
+        keep, near = in_background(bleu_kernels.keep_walk, texts.offsets, texts.data,
+                                   rows[lo:hi], set_offsets[first:last + 1] - lo,
+                                   TOKENIZERS[name], float(max_bleu), size=hi - lo)
         near[:, :2] += lo
         return keep, near
 

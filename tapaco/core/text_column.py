@@ -17,7 +17,7 @@ import pyarrow as pa
 from numba import njit
 
 from tapaco.core.interruptible import in_background
-from tapaco.core.utf8 import code_point_at
+from tapaco.core.utf8 import decode_into
 
 
 @njit(nogil=True, cache=True)
@@ -45,12 +45,7 @@ def _code_points(offsets, data):
     code_offsets = np.zeros(len(offsets), np.int64)
     out = 0
     for row in range(len(offsets) - 1):
-        at = offsets[row]
-        while at < offsets[row + 1]:
-            code, width = code_point_at(data, at)
-            codes[out] = code
-            out += 1
-            at += width
+        out += decode_into(data, offsets[row], offsets[row + 1], codes[out:])
         code_offsets[row + 1] = out
     return codes[:out], code_offsets
 
