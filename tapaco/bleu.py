@@ -131,18 +131,19 @@ def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str
 def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarray,
                        texts: Sequence[str], tokenizer: str, max_bleu: float,
                        rows: np.ndarray | None = None) -> None:
-    """Score the pairs the kernels scored within a hair of `max_bleu` with sacrebleu; walk a set
-    again by the reference where sacrebleu decides one of its pairs otherwise (`rows`: the
-    rows of `texts` walked, when not all)."""
-    redo: set[int] = set()
-    for _, hyp, *correct, hyp_len, ref_len, over in near.tolist():
-        if (_sacrebleu_score(correct, hyp_len, ref_len) > max_bleu) != bool(over):
-            redo.add(int(np.searchsorted(set_offsets, hyp, "right")) - 1)
+    """Score the pairs the kernels scored within a hair of `max_bleu` with sacrebleu (once per
+    distinct statistics); walk a set again by the reference where sacrebleu decides one of its
+    pairs otherwise (`rows`: the rows of `texts` walked, when not all)."""
+    statistics, pair_statistics = np.unique(near[:, 2:8], axis=0, return_inverse=True)
+    over = np.array([_sacrebleu_score(correct, hyp_len, ref_len) > max_bleu
+                     for *correct, hyp_len, ref_len in statistics.tolist()], bool)
+    wrong = over[pair_statistics.reshape(-1)] != near[:, 8].astype(bool)
+    redo = np.unique(np.searchsorted(set_offsets, near[wrong, 1], "right") - 1).tolist()
     if not redo:
         return
     texts = texts if rows is None else TextColumn.of(texts).take(rows)
     flags = bytearray(keep.astype(np.uint8).tobytes())
-    for k in sorted(redo):
+    for k in redo:
         lo, hi = int(set_offsets[k]), int(set_offsets[k + 1])
         flags[lo:hi] = b"\x01" * (hi - lo)
         _walk_pairwise(flags, texts, tokenizer, max_bleu, lo, hi)

@@ -75,8 +75,8 @@ class Funnel:
 
 def _run_sizes(group: np.ndarray) -> np.ndarray:
     """Size of each row's group (groups are contiguous runs)."""
-    run = np.cumsum(group_starts(group)) - 1
-    return np.bincount(run)[run] if len(run) else run
+    sizes = np.diff(group_offsets(group))
+    return np.repeat(sizes, sizes)
 
 
 def _surviving(group: np.ndarray, keep: np.ndarray) -> np.ndarray:

@@ -155,15 +155,24 @@ class NearIdenticalTables:
     def _decide(self, code: int) -> None:
         char = chr(code)
         self.dropped[code] = bool(_PUNCTUATION_OR_SPACE.match(char))
-        folded = "".join(c for c in char.casefold() if not _PUNCTUATION_OR_SPACE.match(c))
+        normalized = unicodedata.normalize("NFKC", char)
+        folded = "".join(c for c in normalized.casefold() if not _PUNCTUATION_OR_SPACE.match(c))
         if (0xD800 <= code < 0xE000 or (code < 128 and _ascii_near_identical_key(char) != folded)
-                or unicodedata.normalize("NFKC", char) != char
+                or (normalized != char and not self._vanishes(normalized))
                 or unicodedata.combining(char) or code in self._seconds
                 or len(folded) > normalize_kernels.MAX_FOLDED):
             return
-        self.decidable[code] = True
         self.folded_length[code] = len(folded)
         self.folded[code, :len(folded)] = [ord(c) for c in folded]
+        self.decidable[code] = True  # last: threads read the tables as they fill
+
+    def _vanishes(self, normalized: str) -> bool:
+        """Whether a character NFKC makes `normalized` leaves nothing in a key, whatever is
+        beside it: all punctuation or spaces, none a combining mark or composing with the
+        character before (a full-width question mark, an ellipsis; a character after that
+        composes with one of them is left to the reference itself)."""
+        return all(_PUNCTUATION_OR_SPACE.match(c) and not unicodedata.combining(c)
+                   and ord(c) not in self._seconds for c in normalized)
 
 
 @cache
