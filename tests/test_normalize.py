@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from independent import key_hash
 
+from tapaco.core.text_column import TextColumn
 from tapaco.normalize import (
     first_near_identical,
     near_identical_key,
@@ -153,6 +154,9 @@ def test_first_near_identical_keeps_the_first_text_of_each_key_in_its_set(set_si
     expected = first_of_each_key(groups, texts)
     assert 500 < expected.count(False) < 3500
     assert first_near_identical(np.array(groups), texts).tolist() == expected
+    column = TextColumn.of(["unread"] + texts[::-1])  # the rows read in place, picked
+    picked = np.arange(len(texts), 0, -1)
+    assert first_near_identical(np.array(groups), column, picked).tolist() == expected
 
 
 def test_surface_hashes_say_which_keys_are_empty():
