@@ -117,11 +117,13 @@ def bleu_score(correct, hyp_len: int, ref_len: int) -> float:
 
 
 @njit(nogil=True, cache=True)
-def _set_token_ids(offsets, data, rows, lo, hi, tokenizer, scratch, ids, id_offsets):
+def _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes, has, one,
+                   other, tokens, starts, ends, key_starts, key_ends, hashes, table):
     """The tokens of rows lo..hi (one set; row r's text is the UTF-8 of text rows[r]) by
     `tokenizer` as ids exact within the set, numbered by first occurrence: row lo + i's ids are
-    ids[id_offsets[i]:id_offsets[i + 1]]. `scratch`: see :func:`_scratch`."""
-    codes, has, one, other, tokens, starts, ends, key_starts, key_ends, hashes, table = scratch
+    ids[id_offsets[i]:id_offsets[i + 1]]. Scratch: a text's code points (`codes`), the
+    tokenizer's (`has`, `one`, `other`), the set's tokens (`tokens`, `starts`, `ends`), the distinct
+    ones' bounds and hashes, and their table (at least twice as many slots as tokens)."""
     n_ids = 0
     at = np.int64(0)
     for row in range(lo, hi):  # the set's tokens one after another in `tokens`
@@ -155,58 +157,6 @@ def _set_token_ids(offsets, data, rows, lo, hi, tokenizer, scratch, ids, id_offs
 
 
 @njit(nogil=True, cache=True)
-def _scratch(longest, largest):
-    """Buffers for tokenising sets of texts of at most `longest` bytes and `largest` bytes a set
-    (a text's code points, the tokenizer's scratch, the set's tokens with their bounds, the
-    distinct ones' bounds and hashes, and a table of them)."""
-    table = 64
-    while table < 2 * largest:
-        table *= 2
-    return (np.empty(longest, np.int32), np.zeros(128, np.bool_),
-            np.empty(9 * longest + 8, np.int32), np.empty(9 * longest + 8, np.int32),
-            np.empty(largest, np.int32), np.empty(largest, np.int64),
-            np.empty(largest, np.int64), np.empty(largest, np.int64),
-            np.empty(largest, np.int64), np.empty(largest, np.int64),
-            np.empty(table, np.int64))
-
-
-@njit(nogil=True, cache=True)
-def _walk_set(grams, id_offsets, lo, hi, keep, max_bleu, correct, near, n_near):
-    """TaPaCo's walk over the rows lo..hi of one set (their n-grams from :func:`_set_grams`,
-    row lo + i's tokens at id_offsets[i]); clears `keep` of the rows dropped and adds the pairs
-    scored within TOLERANCE of `max_bleu` to `near` (grown when full). Returns `near` and its
-    count."""
-    for hyp in range(lo + 1, hi):
-        hyp_at, hyp_end = id_offsets[hyp - lo], id_offsets[hyp - lo + 1]
-        for ref in range(lo, hyp):
-            if not keep[ref]:
-                continue
-            ref_at, ref_end = id_offsets[ref - lo], id_offsets[ref - lo + 1]
-            for order in range(MAX_ORDER):
-                correct[order] = _common(grams[order], hyp_at, hyp_end - order,
-                                         ref_at, ref_end - order)
-            score = bleu_score(correct, hyp_end - hyp_at, ref_end - ref_at)
-            over = score > max_bleu
-            if abs(score - max_bleu) <= TOLERANCE:
-                if n_near == len(near):
-                    grown = np.empty((2 * len(near), NEAR_FIELDS), np.int64)
-                    for row in range(n_near):
-                        copy_into(grown[row], np.int64(0), near[row])
-                    near = grown
-                near[n_near, 0] = ref
-                near[n_near, 1] = hyp
-                copy_into(near[n_near], np.int64(2), correct)
-                near[n_near, 6] = hyp_end - hyp_at
-                near[n_near, 7] = ref_end - ref_at
-                near[n_near, 8] = over
-                n_near += 1
-            if over:
-                keep[hyp] = False
-                break
-    return near, n_near
-
-
-@njit(nogil=True, cache=True)
 def keep_walk(offsets, data, rows, set_offsets, tokenizer, max_bleu):
     """TaPaCo's filter over sets of rows (set k: rows set_offsets[k] to set_offsets[k + 1]; row
     r's text is the UTF-8 data[offsets[rows[r]]:offsets[rows[r] + 1]], tokenised by
@@ -227,17 +177,52 @@ def keep_walk(offsets, data, rows, set_offsets, tokenizer, max_bleu):
             size += length
         largest = max(largest, size)
         most_rows = max(most_rows, set_offsets[k + 1] - set_offsets[k])
-    scratch = _scratch(longest, largest)
-    ids = np.empty(largest, np.int64)
+    # a token holds at least one of its text's code points, a code point at least one byte
+    table = 64
+    while table < 2 * largest:
+        table *= 2
+    slots = np.empty(table, np.int64)
+    hashes, no_ranges = np.empty(largest, np.int64), np.zeros(largest, np.int64)
+    ids, starts, ends = (np.empty(largest, np.int64), np.empty(largest, np.int64),
+                         np.empty(largest, np.int64))
+    key_starts, key_ends = np.empty(largest, np.int64), np.empty(largest, np.int64)
+    codes, tokens = np.empty(longest, np.int32), np.empty(largest, np.int32)
+    has = np.zeros(128, np.bool_)
+    one, other = np.empty(9 * longest + 8, np.int32), np.empty(9 * longest + 8, np.int32)
     id_offsets = np.zeros(most_rows + 1, np.int64)
     grams = np.empty((MAX_ORDER, largest), np.int64)
-    no_ranges = np.zeros(largest, np.int64)
     for k in range(len(set_offsets) - 1):
         lo, hi = set_offsets[k], set_offsets[k + 1]
         if hi - lo < 2:
             continue
-        _set_token_ids(offsets, data, rows, lo, hi, tokenizer, scratch, ids, id_offsets)
-        _set_grams(ids, id_offsets, 0, hi - lo, grams, scratch[9], scratch[10], no_ranges)
-        near, n_near = _walk_set(grams, id_offsets, lo, hi, keep, max_bleu, correct, near,
-                                 n_near)
+        _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes, has,
+                       one, other, tokens, starts, ends, key_starts, key_ends, hashes, slots)
+        _set_grams(ids, id_offsets, 0, hi - lo, grams, hashes, slots, no_ranges)
+        for hyp in range(lo + 1, hi):
+            hyp_at, hyp_end = id_offsets[hyp - lo], id_offsets[hyp - lo + 1]
+            for ref in range(lo, hyp):
+                if not keep[ref]:
+                    continue
+                ref_at, ref_end = id_offsets[ref - lo], id_offsets[ref - lo + 1]
+                for order in range(MAX_ORDER):
+                    correct[order] = _common(grams[order], hyp_at, hyp_end - order,
+                                             ref_at, ref_end - order)
+                score = bleu_score(correct, hyp_end - hyp_at, ref_end - ref_at)
+                over = score > max_bleu
+                if abs(score - max_bleu) <= TOLERANCE:
+                    if n_near == len(near):
+                        grown = np.empty((2 * len(near), NEAR_FIELDS), np.int64)
+                        for row in range(n_near):
+                            copy_into(grown[row], np.int64(0), near[row])
+                        near = grown
+                    near[n_near, 0] = ref
+                    near[n_near, 1] = hyp
+                    copy_into(near[n_near], np.int64(2), correct)
+                    near[n_near, 6] = hyp_end - hyp_at
+                    near[n_near, 7] = ref_end - ref_at
+                    near[n_near, 8] = over
+                    n_near += 1
+                if over:
+                    keep[hyp] = False
+                    break
     return keep, near[:n_near].copy()
