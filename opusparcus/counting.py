@@ -158,10 +158,3 @@ def sum_by_pair(keys: np.ndarray, weights: np.ndarray) -> SharedPairs:
     last bit: partitions and Spark buckets sum as the whole does."""
     distinct, _, (summed,) = ordered_group_sums(keys, weights)
     return SharedPairs(distinct.astype(np.uint64), summed)
-
-
-def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPairs, FanoutSkips]:
-    """All target pairs with a common pivot, and what the fan-out cap skipped (None or 0: no
-    cap)."""
-    groups, skips = pivot_groups(counts, max_fanout)
-    return sum_by_pair(*weighted_pairs(counts, groups)), skips

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.hashing import hash_range, mixed, slot_of
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.ranges import copy_into
 from tapaco.core.tokenize_13a_kernels import token_bounds, tokenized_line
 from tapaco.core.utf8 import decode_into
@@ -26,7 +27,7 @@ TOLERANCE = 1e-6
 NEAR_FIELDS = 9  # ref, hyp, four matches, hyp length, ref length, over (as the kernel decided)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
     """Ids of the n-grams of order 1..4 of rows lo..hi (one set), at their first token relative
     to the set's first token, each row's ids of each order sorted; exact within the set (an
@@ -58,7 +59,7 @@ def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
             _sort_small(grams[order], id_offsets[row] - base, id_offsets[row + 1] - base - order)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _sort_small(values, lo, hi) -> None:
     """Sort values[lo:hi] in place: a sentence's n-grams, by Shell's sort with Knuth's gaps
     (insertion sort for a few; numpy's sort would compile a general one on the first run)."""
@@ -76,7 +77,7 @@ def _sort_small(values, lo, hi) -> None:
         gap //= 3
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _common(values, i, i_end, j, j_end) -> int:
     """Size of the multiset intersection of the sorted values[i:i_end] and values[j:j_end]
     (clipped matches)."""
@@ -93,7 +94,7 @@ def _common(values, i, i_end, j, j_end) -> int:
     return found
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def bleu_score(correct, hyp_len: int, ref_len: int) -> float:
     """sacrebleu's BLEU.compute_bleu with floor smoothing and effective order, in its float
     operations and their order."""
@@ -116,7 +117,7 @@ def bleu_score(correct, hyp_len: int, ref_len: int) -> float:
     return bp * math.exp(log_sum / order)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes, has, one,
                    other, tokens, starts, ends, key_starts, key_ends, hashes, table):
     """The tokens of rows lo..hi (one set; row r's text is the UTF-8 of text rows[r]) by

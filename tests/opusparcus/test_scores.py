@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from reference import scores as reference_scores
 
-from opusparcus.counting import count_links, pack_pairs, shared_pairs, unpack_pairs
+from opusparcus.counting import (
+    count_links,
+    pack_pairs,
+    pivot_groups,
+    sum_by_pair,
+    unpack_pairs,
+    weighted_pairs,
+)
 from opusparcus.ranked_runs import ordered_rows
 from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
 
@@ -24,6 +31,13 @@ def _encode(bitexts: dict[str, list[tuple[str, str]]]):
         pivot = np.array([pivots[f] for _, f in links], np.int64)
         per_bitext.append((target, pivot))
     return vocabulary, per_bitext
+
+
+def shared_pairs(counts, max_fanout):
+    """All target pairs with a common pivot, and what the fan-out cap skipped, as aggregate
+    sums them."""
+    groups, skips = pivot_groups(counts, max_fanout)
+    return sum_by_pair(*weighted_pairs(counts, groups)), skips
 
 
 def _scored(bitexts, scheme, max_fanout=None):
