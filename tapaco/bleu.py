@@ -26,6 +26,7 @@ from tapaco.core.forked import map_on_threads
 from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 from tapaco.core.tokenize_13a import token_ids
+from tapaco.core.tokenize_13a_kernels import TOKENIZERS
 
 CHINESE_LANGUAGES: frozenset[str] = frozenset({"cmn", "wuu", "yue", "lzh", "zh"})
 
@@ -73,7 +74,7 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
     `groups` gives each row's set; every set's rows are contiguous and in walking order.
     Decisions are those of :func:`reference_keep_mask`. `tokenizer` is "13a" or "zh", or each
     row's (an array; one per set). `rows`: the rows of `texts` filtered (all by default).
-    `workers` threads share the chunks, each gathering its texts.
+    `workers` threads share the chunks, their kernels reading the texts' UTF-8 in place.
     """
     groups = np.asarray(groups)
     texts = TextColumn.of(texts)
@@ -86,11 +87,9 @@ def bleu_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str | np
     def chunk_keep(chunk: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray]:
         first, last, name = chunk
         lo, hi = int(set_offsets[first]), int(set_offsets[last])
-        found = token_ids(texts.take(rows[lo:hi]), name)
-        ids, id_offsets = found.ids, found.offsets
-        keep, near = in_background(bleu_kernels.keep_walk, ids, id_offsets,
-                                   set_offsets[first:last + 1] - lo, float(max_bleu),
-                                   size=len(ids))
+        keep, near = in_background(bleu_kernels.keep_walk, texts.offsets, texts.data,
+                                   rows[lo:hi], set_offsets[first:last + 1] - lo,
+                                   TOKENIZERS[name], float(max_bleu), size=hi - lo)
         near[:, :2] += lo
         return keep, near
 
@@ -132,18 +131,19 @@ def reference_keep_mask(groups: np.ndarray, texts: Sequence[str], tokenizer: str
 def _settle_near_pairs(keep: np.ndarray, near: np.ndarray, set_offsets: np.ndarray,
                        texts: Sequence[str], tokenizer: str, max_bleu: float,
                        rows: np.ndarray | None = None) -> None:
-    """Score the pairs the kernels scored within a hair of `max_bleu` with sacrebleu; walk a set
-    again by the reference where sacrebleu decides one of its pairs otherwise (`rows`: the
-    rows of `texts` walked, when not all)."""
-    redo: set[int] = set()
-    for _, hyp, *correct, hyp_len, ref_len, over in near.tolist():
-        if (_sacrebleu_score(correct, hyp_len, ref_len) > max_bleu) != bool(over):
-            redo.add(int(np.searchsorted(set_offsets, hyp, "right")) - 1)
+    """Score the pairs the kernels scored within a hair of `max_bleu` with sacrebleu (once per
+    distinct statistics); walk a set again by the reference where sacrebleu decides one of its
+    pairs otherwise (`rows`: the rows of `texts` walked, when not all)."""
+    statistics, pair_statistics = np.unique(near[:, 2:8], axis=0, return_inverse=True)
+    over = np.array([_sacrebleu_score(correct, hyp_len, ref_len) > max_bleu
+                     for *correct, hyp_len, ref_len in statistics.tolist()], bool)
+    wrong = over[pair_statistics.reshape(-1)] != near[:, 8].astype(bool)
+    redo = np.unique(np.searchsorted(set_offsets, near[wrong, 1], "right") - 1).tolist()
     if not redo:
         return
     texts = texts if rows is None else TextColumn.of(texts).take(rows)
     flags = bytearray(keep.astype(np.uint8).tobytes())
-    for k in sorted(redo):
+    for k in redo:
         lo, hi = int(set_offsets[k]), int(set_offsets[k + 1])
         flags[lo:hi] = b"\x01" * (hi - lo)
         _walk_pairwise(flags, texts, tokenizer, max_bleu, lo, hi)

@@ -1,7 +1,8 @@
-"""Compiled kernels of TaPaCo's BLEU filter (:mod:`tapaco.bleu`), over code points, without the GIL.
+"""Compiled kernels of TaPaCo's BLEU filter (:mod:`tapaco.bleu`), over UTF-8 texts, without the GIL.
 
-Tokens arrive as exact ids from the 13a kernel (:mod:`tapaco.core.tokenize_13a_kernels`).
-:func:`keep_walk`: TaPaCo's walk over each set, with the clipped n-gram matches of a pair
+The texts arrive as UTF-8 with the rows to walk: each set's texts are decoded and tokenised
+(by :mod:`tapaco.core.tokenize_13a_kernels`) into ids exact within the set, in buffers the size
+of a set. :func:`keep_walk`: TaPaCo's walk over each set, with the clipped n-gram matches of a pair
 counted on sorted n-gram ids and the score computed with sacrebleu's float operations; pairs
 scoring within a tolerance of the threshold are reported, so the caller can check them against
 sacrebleu itself.
@@ -14,9 +15,11 @@ import math
 import numpy as np
 from numba import njit
 
-from tapaco.core.hashing import mixed, slot_of
+from tapaco.core.hashing import hash_range, mixed, slot_of
 from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.ranges import copy_into
+from tapaco.core.tokenize_13a_kernels import token_bounds, tokenized_line
+from tapaco.core.utf8 import decode_into
 
 MAX_ORDER = 4
 SMOOTH_VALUE = 0.1
@@ -114,44 +117,98 @@ def bleu_score(correct, hyp_len: int, ref_len: int) -> float:
     return bp * math.exp(log_sum / order)
 
 
+@kernel_helper
+def _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes, has, one,
+                   other, tokens, starts, ends, key_starts, key_ends, hashes, table):
+    """The tokens of rows lo..hi (one set; row r's text is the UTF-8 of text rows[r]) by
+    `tokenizer` as ids exact within the set, numbered by first occurrence: row lo + i's ids are
+    ids[id_offsets[i]:id_offsets[i + 1]]. Scratch: a text's code points (`codes`), the
+    tokenizer's (`has`, `one`, `other`), the set's tokens (`tokens`, `starts`, `ends`), the distinct
+    ones' bounds and hashes, and their table (at least twice as many slots as tokens)."""
+    n_ids = 0
+    at = np.int64(0)
+    for row in range(lo, hi):  # the set's tokens one after another in `tokens`
+        text = rows[row]
+        length = decode_into(data, offsets[text], offsets[text + 1], codes)
+        buffer, length = tokenized_line(codes[:length], tokenizer, has, one, other)
+        i, j = token_bounds(buffer, np.int64(0), length)
+        while i < length:
+            starts[n_ids] = at
+            at = copy_into(tokens, at, buffer[i:j])
+            ends[n_ids] = at
+            n_ids += 1
+            i, j = token_bounds(buffer, j, length)
+        id_offsets[row - lo + 1] = n_ids
+    size = 64
+    while size < 2 * n_ids:
+        size *= 2
+    slots = table[:size]
+    slots[:] = -1
+    count = 0
+    for token in range(n_ids):
+        value = hash_range(tokens, starts[token], ends[token])
+        slot = slot_of(slots, hashes, tokens, key_starts, key_ends, value, tokens,
+                       starts[token], ends[token])
+        if slots[slot] < 0:
+            key_starts[count], key_ends[count] = starts[token], ends[token]
+            hashes[count] = value
+            slots[slot] = count
+            count += 1
+        ids[token] = slots[slot]
+
+
 @njit(nogil=True, cache=True)
-def keep_walk(ids, id_offsets, set_offsets, max_bleu):
-    """TaPaCo's filter over sets of rows (set k: rows set_offsets[k] to set_offsets[k + 1]):
-    a row is dropped when its BLEU as hypothesis against an earlier kept row of its set, as
-    reference, exceeds `max_bleu`. Returns the keep mask and the pairs scored within TOLERANCE
-    of `max_bleu` (NEAR_FIELDS columns)."""
-    rows = len(id_offsets) - 1
-    keep = np.ones(rows, np.bool_)
+def keep_walk(offsets, data, rows, set_offsets, tokenizer, max_bleu):
+    """TaPaCo's filter over sets of rows (set k: rows set_offsets[k] to set_offsets[k + 1]; row
+    r's text is the UTF-8 data[offsets[rows[r]]:offsets[rows[r] + 1]], tokenised by
+    `tokenizer`, a code of :data:`tapaco.core.tokenize_13a_kernels.TOKENIZERS`): a row is
+    dropped when its BLEU as hypothesis against an earlier kept row of its set, as reference,
+    exceeds `max_bleu`. Returns the keep mask and the pairs scored within TOLERANCE of
+    `max_bleu` (NEAR_FIELDS columns)."""
+    keep = np.ones(len(rows), np.bool_)
     near = np.empty((16, NEAR_FIELDS), np.int64)
     n_near = 0
     correct = np.zeros(MAX_ORDER, np.int64)
-    largest = 1
+    longest, largest, most_rows = 1, 1, 1
     for k in range(len(set_offsets) - 1):
-        largest = max(largest, id_offsets[set_offsets[k + 1]] - id_offsets[set_offsets[k]])
-    grams = np.empty((MAX_ORDER, largest), np.int64)
+        size = 0
+        for row in range(set_offsets[k], set_offsets[k + 1]):
+            length = offsets[rows[row] + 1] - offsets[rows[row]]
+            longest = max(longest, length)
+            size += length
+        largest = max(largest, size)
+        most_rows = max(most_rows, set_offsets[k + 1] - set_offsets[k])
+    # a token holds at least one of its text's code points, a code point at least one byte
     table = 64
     while table < 2 * largest:
         table *= 2
-    hashes = np.empty(table, np.int64)
     slots = np.empty(table, np.int64)
-    no_ranges = np.zeros(table, np.int64)
+    hashes, no_ranges = np.empty(largest, np.int64), np.zeros(largest, np.int64)
+    ids, starts, ends = (np.empty(largest, np.int64), np.empty(largest, np.int64),
+                         np.empty(largest, np.int64))
+    key_starts, key_ends = np.empty(largest, np.int64), np.empty(largest, np.int64)
+    codes, tokens = np.empty(longest, np.int32), np.empty(largest, np.int32)
+    has = np.zeros(128, np.bool_)
+    one, other = np.empty(9 * longest + 8, np.int32), np.empty(9 * longest + 8, np.int32)
+    id_offsets = np.zeros(most_rows + 1, np.int64)
+    grams = np.empty((MAX_ORDER, largest), np.int64)
     for k in range(len(set_offsets) - 1):
         lo, hi = set_offsets[k], set_offsets[k + 1]
         if hi - lo < 2:
             continue
-        _set_grams(ids, id_offsets, lo, hi, grams, hashes, slots, no_ranges)
-        base = id_offsets[lo]
+        _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes, has,
+                       one, other, tokens, starts, ends, key_starts, key_ends, hashes, slots)
+        _set_grams(ids, id_offsets, 0, hi - lo, grams, hashes, slots, no_ranges)
         for hyp in range(lo + 1, hi):
-            hyp_len = id_offsets[hyp + 1] - id_offsets[hyp]
+            hyp_at, hyp_end = id_offsets[hyp - lo], id_offsets[hyp - lo + 1]
             for ref in range(lo, hyp):
                 if not keep[ref]:
                     continue
-                ref_len = id_offsets[ref + 1] - id_offsets[ref]
+                ref_at, ref_end = id_offsets[ref - lo], id_offsets[ref - lo + 1]
                 for order in range(MAX_ORDER):
-                    correct[order] = _common(
-                        grams[order], id_offsets[hyp] - base, id_offsets[hyp + 1] - base - order,
-                        id_offsets[ref] - base, id_offsets[ref + 1] - base - order)
-                score = bleu_score(correct, hyp_len, ref_len)
+                    correct[order] = _common(grams[order], hyp_at, hyp_end - order,
+                                             ref_at, ref_end - order)
+                score = bleu_score(correct, hyp_end - hyp_at, ref_end - ref_at)
                 over = score > max_bleu
                 if abs(score - max_bleu) <= TOLERANCE:
                     if n_near == len(near):
@@ -162,8 +219,8 @@ def keep_walk(ids, id_offsets, set_offsets, max_bleu):
                     near[n_near, 0] = ref
                     near[n_near, 1] = hyp
                     copy_into(near[n_near], np.int64(2), correct)
-                    near[n_near, 6] = hyp_len
-                    near[n_near, 7] = ref_len
+                    near[n_near, 6] = hyp_end - hyp_at
+                    near[n_near, 7] = ref_end - ref_at
                     near[n_near, 8] = over
                     n_near += 1
                 if over:

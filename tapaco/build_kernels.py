@@ -24,7 +24,6 @@ def kernels() -> list:
     from tapaco.core.opus import cesalign_kernels, document_kernels
     from tapaco.core.opus.sidekeys import parse_ids
     from tapaco.core.text_column import _code_points, _gathered
-    from tapaco.core.tokenize_13a_kernels import tokenize_13a
     from tapaco.graph import _smallest_members
 
     chunk = _array(types.uint8, readonly=True)  # a view of a chunk read as `bytes`
@@ -43,11 +42,11 @@ def kernels() -> list:
         (normalize_kernels.surface_hashes_of_utf8,
          (_array(types.uint8), int64, int32, int64, _array(types.int32, readonly=True))),
         (_smallest_members, (int64, int64, int64, types.int64)),
-        (_code_points, (int64, _array(types.uint8))),
+        (_code_points, (int64, _array(types.uint8), int64)),
         (normalize_kernels.unknown_code_points, (int32, boolean)),
         (normalize_kernels.key_codes, (int32, int64, boolean, _array(types.int32, 2),
                                        _array(types.int8))),
         (normalize_kernels.first_of_each_key, (int32, int64, int64, int64)),
-        (tokenize_13a, (int32, int64, types.int64)),
-        (bleu_kernels.keep_walk, (int64, int64, int64, types.float64)),
+        (bleu_kernels.keep_walk, (int64, _array(types.uint8), int64, int64, types.int64,
+                                  types.float64)),
     ]

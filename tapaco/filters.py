@@ -75,8 +75,8 @@ class Funnel:
 
 def _run_sizes(group: np.ndarray) -> np.ndarray:
     """Size of each row's group (groups are contiguous runs)."""
-    run = np.cumsum(group_starts(group)) - 1
-    return np.bincount(run)[run] if len(run) else run
+    sizes = np.diff(group_offsets(group))
+    return np.repeat(sizes, sizes)
 
 
 def _surviving(group: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -107,12 +107,12 @@ _CHUNK_ROWS = 1 << 16  # rows of whole sets keyed at a time by filter (c)
 def _near_identical_kept(group: np.ndarray, texts: TextColumn, vertex: np.ndarray,
                          workers: int) -> np.ndarray:
     """Filter (c): keep the first sentence of each near-identical key in a set; a chunk of
-    whole sets at a time, on `workers` threads, each gathering its rows' texts (`vertex`)."""
+    whole sets at a time, on `workers` threads, each reading its rows' texts (`vertex`)."""
     offsets = group_offsets(group)
 
     def chunk_keep(sets: tuple[int, int]) -> np.ndarray:
         start, end = offsets[sets[0]], offsets[sets[1]]
-        return first_near_identical(group[start:end], texts.take(vertex[start:end]))
+        return first_near_identical(group[start:end], texts, vertex[start:end])
 
     kept = map_on_threads(chunk_keep, group_chunks(offsets, _CHUNK_ROWS), workers)
     return np.concatenate([np.ones(0, bool), *kept])

@@ -155,15 +155,24 @@ class NearIdenticalTables:
     def _decide(self, code: int) -> None:
         char = chr(code)
         self.dropped[code] = bool(_PUNCTUATION_OR_SPACE.match(char))
-        folded = "".join(c for c in char.casefold() if not _PUNCTUATION_OR_SPACE.match(c))
+        normalized = unicodedata.normalize("NFKC", char)
+        folded = "".join(c for c in normalized.casefold() if not _PUNCTUATION_OR_SPACE.match(c))
         if (0xD800 <= code < 0xE000 or (code < 128 and _ascii_near_identical_key(char) != folded)
-                or unicodedata.normalize("NFKC", char) != char
+                or (normalized != char and not self._vanishes(normalized))
                 or unicodedata.combining(char) or code in self._seconds
                 or len(folded) > normalize_kernels.MAX_FOLDED):
             return
-        self.decidable[code] = True
         self.folded_length[code] = len(folded)
         self.folded[code, :len(folded)] = [ord(c) for c in folded]
+        self.decidable[code] = True  # last: threads read the tables as they fill
+
+    def _vanishes(self, normalized: str) -> bool:
+        """Whether a character NFKC makes `normalized` leaves nothing in a key, whatever is
+        beside it: all punctuation or spaces, none a combining mark or composing with the
+        character before (a full-width question mark, an ellipsis; a character after that
+        composes with one of them is left to the reference itself)."""
+        return all(_PUNCTUATION_OR_SPACE.match(c) and not unicodedata.combining(c)
+                   and ord(c) not in self._seconds for c in normalized)
 
 
 @cache
@@ -171,22 +180,25 @@ def _near_identical_tables() -> NearIdenticalTables:
     return NearIdenticalTables()
 
 
-def _near_identical_key_ranges(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The near-identical keys of the texts as code points, and each text's start and end in
-    them: from the kernel, or from :func:`near_identical_key` for the texts it leaves."""
-    codes, offsets = code_points(texts)
+def _near_identical_key_ranges(texts: Sequence[str], rows: np.ndarray | None = None
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The near-identical keys of the texts (of `rows` of a column) as code points, and each
+    text's start and end in them: from the kernel, or from :func:`near_identical_key` for the
+    texts it leaves."""
+    codes, offsets = code_points(texts) if rows is None else texts.code_points(rows)
     tables = _near_identical_tables()
     tables.cover(codes)
     keys, key_offsets, undecided = in_background(
         normalize_kernels.key_codes, codes, offsets, tables.decidable, tables.folded,
         tables.folded_length, size=len(codes))
     starts, ends = key_offsets[:-1].copy(), key_offsets[1:].copy()
-    rows = np.flatnonzero(undecided)
-    if len(rows):
-        extra_codes, extra_offsets = _reference_key_codes([texts[row] for row in rows.tolist()],
+    left = np.flatnonzero(undecided)
+    if len(left):
+        picked = left if rows is None else rows[left]
+        extra_codes, extra_offsets = _reference_key_codes([texts[row] for row in picked.tolist()],
                                                           tables)
-        starts[rows] = len(keys) + extra_offsets[:-1]
-        ends[rows] = len(keys) + extra_offsets[1:]
+        starts[left] = len(keys) + extra_offsets[:-1]
+        ends[left] = len(keys) + extra_offsets[1:]
         keys = np.concatenate([keys, extra_codes])
     return keys, starts, ends
 
@@ -212,10 +224,12 @@ def near_identical_keys(texts: Sequence[str]) -> list[str]:
     return [joined[start:end] for start, end in zip(starts.tolist(), ends.tolist())]
 
 
-def first_near_identical(groups: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+def first_near_identical(groups: np.ndarray, texts: Sequence[str],
+                         rows: np.ndarray | None = None) -> np.ndarray:
     """Filter (c): True for the first text of each near-identical key in its group (the rows
-    of a group are contiguous)."""
-    keys, starts, ends = _near_identical_key_ranges(texts)
+    of a group are contiguous); `rows`: the rows of `texts`, a column, filtered (all by
+    default), read in place."""
+    keys, starts, ends = _near_identical_key_ranges(texts, rows)
     return in_background(normalize_kernels.first_of_each_key, keys, starts, ends,
                          group_offsets(groups), size=len(keys))
 

@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from independent import key_hash
 
+from tapaco.core.text_column import TextColumn
 from tapaco.normalize import (
     first_near_identical,
     near_identical_key,
@@ -112,13 +113,14 @@ def test_near_identical_keys_of_many_texts_are_the_keys_of_each(texts):
 
 MIXED = [*"aZ9 ,.!?'-\t\n\x1c\x1f", "é", "Ǆ", "ß", "ﬃ", "«", "。", "\u00a0", "\u3000", "\u0301",
          "ｱ", "𝐀", "İ", "ς", "Σ", "ΐ", "\ud800", "\u1100", "\u1161", "\u11a8", "가", "\u0b47",
-         "\u0b3e", "e\u0301", "\u212b"]
+         "\u0b3e", "e\u0301", "\u212b", "？", "！", "…", "\u037e", "\ufe56", "\u2047", "ｶ", "ﾞ"]
 
 
 def test_near_identical_keys_of_random_mixed_texts_are_the_keys_of_each():
     """Characters the kernel's tables decide, and those they leave to the reference: NFKC
-    changes, combining marks, characters composing with the one before (Hangul jamo, Oriya AA),
-    lone surrogates, and the ASCII separators only the ASCII reference path drops."""
+    changes (but to punctuation alone: full-width ？, …), combining marks, characters composing
+    with the one before (Hangul jamo, Oriya AA, a half-width voiced mark after ｶ), lone
+    surrogates, and the ASCII separators only the ASCII reference path drops."""
     import random
 
     rng = random.Random(9)
@@ -152,6 +154,9 @@ def test_first_near_identical_keeps_the_first_text_of_each_key_in_its_set(set_si
     expected = first_of_each_key(groups, texts)
     assert 500 < expected.count(False) < 3500
     assert first_near_identical(np.array(groups), texts).tolist() == expected
+    column = TextColumn.of(["unread"] + texts[::-1])  # the rows read in place, picked
+    picked = np.arange(len(texts), 0, -1)
+    assert first_near_identical(np.array(groups), column, picked).tolist() == expected
 
 
 def test_surface_hashes_say_which_keys_are_empty():

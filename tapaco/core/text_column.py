@@ -17,7 +17,7 @@ import pyarrow as pa
 from numba import njit
 
 from tapaco.core.interruptible import in_background
-from tapaco.core.utf8 import code_point_at
+from tapaco.core.utf8 import decode_into
 
 
 @njit(nogil=True, cache=True)
@@ -39,19 +39,17 @@ def _gathered(offsets, data, rows):
 
 
 @njit(nogil=True, cache=True)
-def _code_points(offsets, data):
-    """The code points of the texts, and each text's offsets into them."""
-    codes = np.empty(offsets[-1] - offsets[0], np.int32)
-    code_offsets = np.zeros(len(offsets), np.int64)
+def _code_points(offsets, data, rows):
+    """The code points of the texts of `rows`, and each one's offsets into them."""
+    size = 0
+    for row in rows:
+        size += offsets[row + 1] - offsets[row]
+    codes = np.empty(size, np.int32)
+    code_offsets = np.zeros(len(rows) + 1, np.int64)
     out = 0
-    for row in range(len(offsets) - 1):
-        at = offsets[row]
-        while at < offsets[row + 1]:
-            code, width = code_point_at(data, at)
-            codes[out] = code
-            out += 1
-            at += width
-        code_offsets[row + 1] = out
+    for k in range(len(rows)):
+        out += decode_into(data, offsets[rows[k]], offsets[rows[k] + 1], codes[out:])
+        code_offsets[k + 1] = out
     return codes[:out], code_offsets
 
 
@@ -148,8 +146,9 @@ class TextColumn(Sequence[str]):
         """Whether each text is not empty."""
         return self.offsets[1:] > self.offsets[:-1]
 
-    def code_points(self) -> tuple[np.ndarray, np.ndarray]:
-        """The texts as one int32 array of code points and the rows' offsets into it: what the
-        compiled kernels over code points read."""
-        return in_background(_code_points, self.offsets, self.data,
+    def code_points(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The texts (of `rows`) as one int32 array of code points and the rows' offsets into
+        it: what the compiled kernels over code points read."""
+        rows = np.arange(len(self)) if rows is None else np.asarray(rows, np.int64)
+        return in_background(_code_points, self.offsets, self.data, rows,
                              size=int(self.offsets[-1] - self.offsets[0]))

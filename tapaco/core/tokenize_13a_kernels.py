@@ -180,6 +180,43 @@ def _tokenized_zh(codes, chinese, isolated, one, other) -> tuple:
     return source, length
 
 
+@kernel_helper
+def tokenized_line(codes, tokenizer, has, one, other) -> tuple:
+    """sacrebleu's tokenizer (a code of :data:`TOKENIZERS`) of one line's code points (not in
+    `one` or `other`, scratch buffers of 9 * len(codes) + 8; `has`: 128 scratch flags): the
+    buffer and length holding the tokenized text before its whitespace split."""
+    if tokenizer == 1:
+        return _tokenized_zh(codes, _CHINESE, _ISOLATED, one, other)
+    return _tokenized_13a(codes, _ISOLATED, has, one, other)
+
+
+@kernel_helper
+def token_bounds(buffer, at, length) -> tuple:
+    """Start and end of the first token of buffer[at:length] (whitespace splits tokens);
+    (length, length) when none is left."""
+    while at < length and is_whitespace(buffer[at]):
+        at += 1
+    end = at
+    while end < length and not is_whitespace(buffer[end]):
+        end += 1
+    return at, end
+
+
+@kernel_helper
+def numbered(buffer, start, end, slots, hashes, pool, starts, count) -> tuple:
+    """The id of the token buffer[start:end] among the `count` numbered so far (their code
+    points pool[starts[id]:starts[id + 1]], hashes `hashes`, in the table `slots`, which must
+    keep a free slot), numbering it `count` when new; and the count after it."""
+    value = hash_range(buffer, start, end)
+    slot = slot_of(slots, hashes, pool, starts, starts[1:], value, buffer, start, end)
+    if slots[slot] < 0:
+        starts[count + 1] = copy_into(pool, starts[count], buffer[start:end])
+        hashes[count] = value
+        slots[slot] = count
+        count += 1
+    return slots[slot], count
+
+
 @njit(nogil=True, cache=True)
 def tokenize_13a(codes, offsets, tokenizer):
     """Token ids (0, 1, ... by first occurrence) of every row, the row offsets into them, and the
@@ -201,33 +238,15 @@ def tokenize_13a(codes, offsets, tokenizer):
     count = 0
     n_ids = 0
     for row in range(rows):
-        text = codes[offsets[row]:offsets[row + 1]]
-        if tokenizer == 1:
-            buffer, length = _tokenized_zh(text, _CHINESE, _ISOLATED, one, other)
-        else:
-            buffer, length = _tokenized_13a(text, _ISOLATED, has, one, other)
-        i = np.int64(0)
+        buffer, length = tokenized_line(codes[offsets[row]:offsets[row + 1]], tokenizer, has,
+                                        one, other)
+        i, j = token_bounds(buffer, np.int64(0), length)
         while i < length:
-            if is_whitespace(buffer[i]):
-                i += 1
-                continue
-            j = i
-            while j < length and not is_whitespace(buffer[j]):
-                j += 1
-            value = hash_range(buffer, i, j)
-            slot = slot_of(slots, hashes, pool, starts, starts[1:], value, buffer, i, j)
-            found = slots[slot]
-            if found < 0:
-                found = count
-                starts[count + 1] = copy_into(pool, starts[count], buffer[i:j])
-                hashes[count] = value
-                slots[slot] = count
-                count += 1
-                if 2 * count > len(slots):
-                    slots = slots_for(hashes, count, 2 * len(slots))
-            ids[n_ids] = found
+            ids[n_ids], count = numbered(buffer, i, j, slots, hashes, pool, starts, count)
             n_ids += 1
-            i = j
+            if 2 * count > len(slots):
+                slots = slots_for(hashes, count, 2 * len(slots))
+            i, j = token_bounds(buffer, j, length)
         id_offsets[row + 1] = n_ids
     return ids[:n_ids], id_offsets, pool[:starts[count]].copy(), starts[:count + 1].copy()
 

@@ -22,3 +22,16 @@ def code_point_at(data, at) -> tuple:
     for k in range(1, width):
         code = (code << 6) | (np.int64(data[at + k]) & 0x3F)
     return code, width
+
+
+@kernel_helper
+def decode_into(data, start, end, codes) -> int:
+    """Decode the valid UTF-8 data[start:end] into codes[0:]; the number of code points."""
+    out = 0
+    at = start
+    while at < end:
+        code, width = code_point_at(data, at)
+        codes[out] = code
+        out += 1
+        at += width
+    return out
