@@ -20,7 +20,8 @@ def kernels() -> list:
     """(dispatcher, argument types) of each kernel."""
     from tapaco import bleu_kernels, normalize_kernels
     from tapaco.core.characters import next_forbidden
-    from tapaco.core.hashing import _first_occurrences
+    from tapaco.components import _numbered, _unite
+    from tapaco.core.hashing import _first_occurrences, repeats
     from tapaco.core.opus import cesalign_kernels, document_kernels
     from tapaco.core.opus.sidekeys import parse_ids
     from tapaco.core.text_column import _code_points, _gathered
@@ -39,6 +40,9 @@ def kernels() -> list:
         (parse_ids, (chunk, any_layout, any_layout)),
         (_first_occurrences, (int64,)),
         # FIRST ends here
+        (_unite, (int32, _array(types.int32, 2))),
+        (repeats, (int64,)),
+        (_numbered, (int32,)),
         (normalize_kernels.surface_hashes_of_utf8,
          (_array(types.uint8), int64, int32, int64, _array(types.int32, readonly=True))),
         (_smallest_members, (int64, int64, int64, types.int64)),
