@@ -19,29 +19,26 @@ from tapaco.core.progress import Progress
 from tapaco.core.text_column import TextColumn
 from tapaco.read.links import LinkCollector, LinkedDocument, ReadCounts
 
+_NO_TEXTS = TextColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8))
+
 
 @dataclass
 class DocumentTexts:
-    """The texts of a document's sides, their lists and tags, and whether each side was
-    found."""
+    """The texts of a document's sides and whether each side was found; each side's lists and
+    tags as a row of `lists` and `tags` (`attributes`, -1 for none), which hold the values of
+    the document's sentences that have any (and of its sides of several ids)."""
 
     texts: TextColumn
+    valid: np.ndarray
+    attributes: np.ndarray
     lists: TextColumn
     tags: TextColumn
-    valid: np.ndarray
 
     @classmethod
-    def empty(cls, size: int) -> DocumentTexts:
-        empty = TextColumn(np.zeros(size + 1, np.int64), np.zeros(0, np.uint8))
-        return cls(empty, empty, empty, np.zeros(size, bool))
-
-    def fill(self, rows: list[int], values: list[tuple[str, str, str]]) -> None:
-        """Set the text, lists and tags of `rows` (not picked from the document)."""
-        if rows:
-            texts, lists, tags = zip(*values)
-            self.texts = self.texts.with_rows(rows, texts)
-            self.lists = self.lists.with_rows(rows, lists)
-            self.tags = self.tags.with_rows(rows, tags)
+    def of_texts(cls, texts: list[str], valid: np.ndarray) -> DocumentTexts:
+        """Sides with these texts and no lists or tags."""
+        return cls(TextColumn.of(texts), valid, np.full(len(texts), -1, np.int32), _NO_TEXTS,
+                   _NO_TEXTS)
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -72,6 +69,17 @@ class SentenceIndex:
         return at
 
 
+@dataclass
+class _Unfound:
+    """What the sides not found by their key read as: each one's text, lists and tags, and
+    whether it is valid."""
+
+    texts: list[str]
+    lists: list[str]
+    tags: list[str]
+    valid: list[bool]
+
+
 def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideTable,
                     log: BadInputLog, counts: ReadCounts) -> DocumentTexts:
     """Texts of the document's sides: from the document where one exists, else (per side)
@@ -81,7 +89,7 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
         found = store.find(document.name)
     except InputError as error:
         log.report(error)
-        return DocumentTexts.empty(len(sides))
+        return DocumentTexts.of_texts([""] * len(sides), np.zeros(len(sides), bool))
     if found is None:
         return _moses_texts(document, store, log)
     counts.documents += 1
@@ -89,50 +97,76 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
     sentences = found.sentences
     index = SentenceIndex(found.keys(table))
     positions = index.positions(sides)
-    result = DocumentTexts(sentences.texts.take(positions), sentences.lists.take(positions),
-                           sentences.tags.take(positions), np.ones(len(sides), bool))
-    unfound = np.flatnonzero(positions < 0).tolist()
-    result.fill(unfound, [_multi_id_side(result, number, table.text(sides[number]), index, found,
-                                         document.moses_texts.get(int(sides[number])), table,
-                                         log, counts)
-                          for number in unfound])
-    return result
+    unfound_rows = np.flatnonzero(positions < 0)
+    unfound = _unfound_sides(document, unfound_rows, index, found, table, log, counts)
+    valid = np.ones(len(sides), bool)
+    valid[unfound_rows] = unfound.valid
+    with_values = np.flatnonzero(sentences.lists.nonempty() | sentences.tags.nonempty())
+    attribute_of = np.full(len(sentences) + 1, -1, np.int32)  # [-1]: not found
+    attribute_of[with_values] = np.arange(len(with_values), dtype=np.int32)
+    attributes = attribute_of[positions]
+    joined = [row for row, (lists, tags) in enumerate(zip(unfound.lists, unfound.tags))
+              if lists or tags]
+    attributes[unfound_rows[joined]] = len(with_values) + np.arange(len(joined), dtype=np.int32)
+    positions[unfound_rows] = len(sentences) + np.arange(len(unfound_rows))
+    picked = np.concatenate([with_values, len(sentences) + np.arange(len(joined))])
+    lists, tags = (column.take(picked, TextColumn.of([values[row] for row in joined]))
+                   for column, values in ((sentences.lists, unfound.lists),
+                                          (sentences.tags, unfound.tags)))
+    return DocumentTexts(sentences.texts.take(positions, TextColumn.of(unfound.texts)), valid,
+                         attributes, lists, tags)
 
 
 def _moses_texts(document: LinkedDocument, store: DocumentStore,
                  log: BadInputLog) -> DocumentTexts:
     """Texts of a document no file holds: the Moses lines; a missing document otherwise."""
-    result = DocumentTexts.empty(len(document.sides))
     known = document.moses_texts
     sides = document.sides.tolist()
-    rows = [number for number, side in enumerate(sides) if side in known]
-    result.valid[rows] = True
-    result.fill(rows, [(known[sides[row]], "", "") for row in rows])
-    if not result.valid.all():
+    valid = np.array([side in known for side in sides], bool)
+    if not valid.all():
         log.report(store.missing(document.name))
-    return result
+    return DocumentTexts.of_texts([known.get(side, "") for side in sides], valid)
 
 
-def _multi_id_side(result: DocumentTexts, number: int, side: str, index: SentenceIndex,
-                   found: Document, moses_text: str | None, table: SideTable, log: BadInputLog,
-                   counts: ReadCounts) -> tuple[str, str, str]:
-    """The text, lists and tags of row `number`, a side of several ids; for an id not in the
-    document, the side's Moses line, or nothing and the row marked invalid."""
-    ids = side.split()
-    indexes = index.positions(table.keys(ids)).tolist()
+def _unfound_sides(document: LinkedDocument, rows: np.ndarray, index: SentenceIndex,
+                   found: Document, table: SideTable, log: BadInputLog,
+                   counts: ReadCounts) -> _Unfound:
+    """The sides at `rows` of the document, which no sentence id is: a side of several ids
+    joins their sentences' texts, lists and tags; for an id not in the document, the side's
+    Moses line, or nothing and the side invalid."""
+    side_ids = [table.text(side).split() for side in document.sides[rows].tolist()]
+    at = index.positions(table.keys([one for ids in side_ids for one in ids]))
     sentences = found.sentences
-    if -1 in indexes:
-        if moses_text is not None:
-            return moses_text, "", ""
-        missing = ids[indexes.index(-1)]
-        log.report(InputError(found.ref, f"sentence id {missing!r} is linked by an alignment "
-                              "but is not in this document", kind="unknown sentence id"))
-        result.valid[number] = False
-        indexes = []
-    counts.multi_id_sides += len(indexes) > 1
-    rows = np.array(indexes, np.int64)
-    return (" ".join(filter(None, sentences.texts.strings(rows))),
-            _joined(sentences.lists.strings(rows), ";"), _joined(sentences.tags.strings(rows), ";"))
+    texts, lists, tags = (column.strings(at) for column in
+                          (sentences.texts, sentences.lists, sentences.tags))
+    unfound = _Unfound([], [], [], [])
+    start = 0
+    for side, ids in zip(document.sides[rows].tolist(), side_ids):
+        picked = range(start, start + len(ids))
+        start += len(ids)
+        missing = [ids[k - picked.start] for k in picked if at[k] < 0]
+        moses_text = document.moses_texts.get(side)
+        if missing and moses_text is not None:
+            _add(unfound, moses_text, "", "", True)
+            continue
+        if missing:
+            log.report(InputError(found.ref, f"sentence id {missing[0]!r} is linked by an "
+                                  "alignment but is not in this document",
+                                  kind="unknown sentence id"))
+            _add(unfound, "", "", "", False)
+            continue
+        counts.multi_id_sides += len(ids) > 1
+        _add(unfound, " ".join(filter(None, (texts[k] for k in picked))),
+             _joined([lists[k] for k in picked], ";"), _joined([tags[k] for k in picked], ";"),
+             True)
+    return unfound
+
+
+def _add(unfound: _Unfound, text: str, lists: str, tags: str, valid: bool) -> None:
+    unfound.texts.append(text)
+    unfound.lists.append(lists)
+    unfound.tags.append(tags)
+    unfound.valid.append(valid)
 
 
 def _texts_of(documents: list[LinkedDocument], claimed: Iterable[int], opus_dir: Path,
