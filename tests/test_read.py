@@ -92,6 +92,26 @@ def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
     assert errors[0] == errors[1] and "dd-ee.xml.gz" in errors[0]
 
 
+def test_reading_strictly_raises_the_first_bad_document_in_document_order(tmp_path):
+    """Documents are read biggest first (by sides), in either process: the error raised is
+    still that of the first bad document in document order, as reading in order finds it."""
+    from conftest import OpusFolder, Sentence
+
+    release = OpusFolder(tmp_path / "opus")
+    for lang, count in (("aa", 3), ("bb", 30), ("cc", 30)):
+        release.sentences(f"{lang}/t.xml", *(Sentence(f"s{n}", f"{lang} {n}")
+                                             for n in range(count)))
+    release.links("aa-cc", "aa/t.xml", "cc/t.xml", [(f"s{n}", f"s{n}") for n in range(3)])
+    release.links("bb-cc", "bb/t.xml", "cc/t.xml", [(f"s{n}", f"s{n}") for n in range(30)])
+    root = release.write()
+    for lang in ("aa", "bb"):  # aa first in document order, bb read before it
+        with zipfile.ZipFile(root / "raw" / f"{lang}.zip", "w") as archive:
+            archive.writestr(f"Tatoeba/raw/{lang}/t.xml", "<document><s id='s1'>x</document>")
+    for workers in (1, 2):
+        with pytest.raises(InputError, match="aa.zip"):
+            read_corpus(root, BadInputLog(), Progress(enabled=False), workers=workers)
+
+
 def _release_with_bad_sentences(root):
     """Twelve languages in a chain of alignments; every third document holds a sentence that
     is not UTF-8 (skipped, with --skip-bad-input, one log entry each)."""

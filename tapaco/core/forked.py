@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -319,6 +319,30 @@ class FromBothEnds:
         """Indexes claimed from the back, decreasing."""
         while (index := self._claim(1, -1)) is not None:
             yield index
+
+
+class InTurn:
+    """Items claimed once each in a given order, by this process and a forked child alike:
+    whichever is free takes the next (:meth:`claims`). Biggest first, the two finish
+    together; the caller puts the results back in item order."""
+
+    def __init__(self, order: Sequence[int]) -> None:
+        self._order = list(order)
+        self._next = multiprocessing.RawValue("q", 0)
+        self._lock = multiprocessing.Lock()
+
+    def _claim(self) -> int | None:
+        with self._lock:
+            at = self._next.value
+            if at >= len(self._order):
+                return None
+            self._next.value = at + 1
+            return self._order[at]
+
+    def claims(self) -> Iterator[int]:
+        """The items this process claims, in the order's order."""
+        while (item := self._claim()) is not None:
+            yield item
 
 
 def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) -> list:

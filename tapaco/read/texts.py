@@ -5,14 +5,13 @@ no Python string per sentence."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import Forked, FromBothEnds
+from tapaco.core.forked import Forked, InTurn
 from tapaco.core.opus import Document, DocumentStore, preference
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.progress import Progress
@@ -169,54 +168,66 @@ def _add(unfound: _Unfound, text: str, lists: str, tags: str, valid: bool) -> No
     unfound.valid.append(valid)
 
 
-def _texts_of(documents: list[LinkedDocument], claimed: Iterable[int], opus_dir: Path,
-              folder: str, table: SideTable, log: BadInputLog, counts: ReadCounts,
-              progress: Progress) -> list[DocumentTexts]:
-    """The texts of the claimed documents (increasing indexes), in that order."""
-    with DocumentStore(opus_dir, preference(folder),
-                       bad_sentence=log.report if log.skip else None) as store:
-        parts = []
-        for index in claimed:
-            progress.update(documents[index].name, index + 1, len(documents))
-            parts.append(_document_texts(documents[index], store, table, log, counts))
-    return parts
+@dataclass
+class _Read:
+    """What one process read of the documents it claimed: each one's index, texts and log
+    (in the order read), the counts, and the first input error by document order (reading
+    strictly: the documents after it in that order are left unread)."""
+
+    documents: list[tuple[int, DocumentTexts, BadInputLog]]
+    counts: ReadCounts
+    error: tuple[int, InputError] | None = None
 
 
-def _texts_from_the_back(claims: FromBothEnds, documents: list[LinkedDocument], opus_dir: Path,
-                         folder: str, table: SideTable, skip: bool
-                         ) -> tuple[list[DocumentTexts], ReadCounts, list[BadInputLog]]:
-    """The documents claimed from the back, read in the second process: their texts in
-    document order, its counts and each document's log (in document order, those with
-    entries)."""
-    counts, read = ReadCounts(), []
+def _read_claimed(turns: InTurn, documents: list[LinkedDocument], opus_dir: Path, folder: str,
+                  table: SideTable, skip: bool, progress: Progress | None = None) -> _Read:
+    """Read the documents this process claims (both processes run this)."""
+    read = _Read([], ReadCounts())
     current = [BadInputLog(skip)]
-    with DocumentStore(opus_dir, preference(folder),
+    with DocumentStore(opus_dir, preference(folder), cache_size=1,  # each is read once
                        bad_sentence=(lambda error: current[0].report(error)) if skip else None
                        ) as store:
-        for index in claims.back():
+        for index in turns.claims():
+            if read.error is not None and index > read.error[0]:
+                continue  # (an earlier error is the one raised)
+            if progress is not None:
+                progress.update(documents[index].name, len(read.documents) + 1, len(documents))
             current[0] = BadInputLog(skip)
-            read.append((_document_texts(documents[index], store, table, current[0], counts),
-                         current[0]))
-    read.reverse()
-    return ([part for part, _ in read], counts,
-            [log for _, log in read if log.total])
+            try:
+                part = _document_texts(documents[index], store, table, current[0], read.counts)
+            except InputError as error:  # reading strictly
+                read.error = (index, error)
+                continue
+            read.documents.append((index, part, current[0]))
+    return read
 
 
 def read_documents(collector: LinkCollector, opus_dir: Path, folder: str, log: BadInputLog,
                    progress: Progress, parallel: bool = True) -> list[DocumentTexts]:
-    """The texts of every document's sides; a forked process reads documents from the back of
-    the list meanwhile, until the two meet."""
+    """The texts of every document's sides, in document order; a forked process reads
+    documents too meanwhile, the two taking the biggest (most sides) left each time. Each
+    document's log is merged in document order, and, reading strictly, the error raised is
+    the first by document order, as reading alone in that order would find it."""
     documents = collector.documents
+    turns = InTurn(np.argsort([-len(document.sides) for document in documents],
+                              kind="stable").tolist())
+    with Forked(_read_claimed, turns, documents, opus_dir, folder, collector.table, log.skip,
+                parallel=parallel and len(documents) > 1) as second:
+        here = _read_claimed(turns, documents, opus_dir, folder, collector.table, log.skip,
+                             progress)
+        progress.update("waiting for the second reading process", len(here.documents),
+                        len(documents))
+        there = second.result()
+    errors = [read.error for read in (here, there) if read.error is not None]
+    if errors:
+        raise min(errors, key=lambda found: found[0])[1]
     counts = collector.counts
-    claims = FromBothEnds(len(documents))
-    with Forked(_texts_from_the_back, claims, documents, opus_dir, folder, collector.table,
-                log.skip, parallel=parallel and len(documents) > 1) as second:
-        parts = _texts_of(documents, claims.front(), opus_dir, folder, collector.table, log,
-                          counts, progress)
-        progress.update("waiting for the second reading process", len(parts), len(documents))
-        second_parts, second_counts, second_logs = second.result()
     for name in ("documents", "document_sentences", "multi_id_sides"):
-        setattr(counts, name, getattr(counts, name) + getattr(second_counts, name))
-    for document_log in second_logs:
+        setattr(counts, name, getattr(counts, name) + getattr(here.counts, name)
+                + getattr(there.counts, name))
+    parts = []
+    for _, part, document_log in sorted(here.documents + there.documents,
+                                        key=lambda read: read[0]):
         log.merge(document_log)
-    return parts + second_parts
+        parts.append(part)
+    return parts

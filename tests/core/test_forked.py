@@ -109,6 +109,43 @@ def test_a_fresh_process_reports_its_own_peak_not_its_parents():
     assert 0 < child.child_peak_rss_mib < 200 and ballast.sum() > 0
 
 
+def test_items_claimed_in_turn_are_each_claimed_once_in_the_order_given():
+    from tapaco.core.forked import InTurn
+
+    for order in ([], [0], [3, 1, 2, 0], list(range(9))[::-1]):
+        turns = InTurn(order)
+        first, second = turns.claims(), turns.claims()
+        taken = [], []
+        for turn in range(2 * len(order) + 2):
+            found = next(first if turn % 3 else second, None)
+            if found is not None:
+                taken[turn % 3 == 0].append(found)
+        assert sorted(taken[0] + taken[1]) == sorted(order)
+        for mine in taken:
+            assert mine == [item for item in order if item in mine]
+
+
+@pytest.mark.skipif(not can_fork(), reason="a forked child")
+def test_items_claimed_in_turn_by_a_forked_child_are_claimed_once():
+    from tapaco.core.forked import InTurn
+
+    turns = InTurn(list(range(200))[::-1])
+    with Forked(_claimed_slowly, turns) as child:
+        here = list(turns.claims())
+        there = child.result()
+    assert sorted(here + there) == list(range(200))
+
+
+def _claimed_slowly(turns) -> list[int]:
+    import time
+
+    claimed = []
+    for item in turns.claims():
+        claimed.append(item)
+        time.sleep(0.001)
+    return claimed
+
+
 def test_items_claimed_from_both_ends_are_each_claimed_once():
     from tapaco.core.forked import FromBothEnds
 
