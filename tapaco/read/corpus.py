@@ -69,9 +69,10 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
     text is no sentence: the links of a side without one are left out, and counted).
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
-    `workers` over one: a forked process reads alignments, then documents, from the back of
-    their lists while this one reads from the front (where the system can fork and two cores
-    are free), and `workers` threads share the work between; the corpus is the same.
+    `workers` over one: a forked process reads alignments from the back of their list while
+    this one reads from the front (where the system can fork and two cores are free), and
+    `workers` threads share the work between; two threads read the documents, biggest first;
+    the corpus is the same.
     """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):

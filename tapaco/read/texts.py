@@ -1,7 +1,8 @@
 """The texts of the linked sentences, read from the release's documents (or the Moses lines that
-linked them) document by document, from both ends of the list as the links are. A document's
-texts, lists and tags are picked from its sentences as columns (:mod:`tapaco.core.text_column`):
-no Python string per sentence."""
+linked them) document by document, biggest first, by two threads. A document's texts are picked
+from its sentences as a column (:mod:`tapaco.core.text_column`): no Python string per sentence;
+its sides' lists and tags stay row numbers into the few values its sentences have, read only
+for the rows written."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import Forked, InTurn
+from tapaco.core.forked import InTurn, map_on_threads, usable_cores
 from tapaco.core.opus import Document, DocumentStore, preference
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.progress import Progress
@@ -170,8 +171,8 @@ def _add(unfound: _Unfound, text: str, lists: str, tags: str, valid: bool) -> No
 
 @dataclass
 class _Read:
-    """What one process read of the documents it claimed: each one's index, texts and log
-    (in the order read), the counts, and the first input error by document order (reading
+    """What one reader read of the documents it claimed: each one's index, texts and log (in
+    the order read), the counts, and its first input error by document order (reading
     strictly: the documents after it in that order are left unread)."""
 
     documents: list[tuple[int, DocumentTexts, BadInputLog]]
@@ -181,7 +182,7 @@ class _Read:
 
 def _read_claimed(turns: InTurn, documents: list[LinkedDocument], opus_dir: Path, folder: str,
                   table: SideTable, skip: bool, progress: Progress | None = None) -> _Read:
-    """Read the documents this process claims (both processes run this)."""
+    """Read the documents this reader claims (each reading thread runs this)."""
     read = _Read([], ReadCounts())
     current = [BadInputLog(skip)]
     with DocumentStore(opus_dir, preference(folder), cache_size=1,  # each is read once
@@ -204,30 +205,30 @@ def _read_claimed(turns: InTurn, documents: list[LinkedDocument], opus_dir: Path
 
 def read_documents(collector: LinkCollector, opus_dir: Path, folder: str, log: BadInputLog,
                    progress: Progress, parallel: bool = True) -> list[DocumentTexts]:
-    """The texts of every document's sides, in document order; a forked process reads
-    documents too meanwhile, the two taking the biggest (most sides) left each time. Each
-    document's log is merged in document order, and, reading strictly, the error raised is
-    the first by document order, as reading alone in that order would find it."""
+    """The texts of every document's sides, in document order; with `parallel` (and two
+    cores), read by two threads (the kernels, decompression and numpy release the GIL), each
+    taking the biggest document (most sides) left. Each document's log is merged in document
+    order, and, reading strictly, the error raised is the first by document order, as reading
+    alone in that order finds it."""
     documents = collector.documents
     turns = InTurn(np.argsort([-len(document.sides) for document in documents],
                               kind="stable").tolist())
-    with Forked(_read_claimed, turns, documents, opus_dir, folder, collector.table, log.skip,
-                parallel=parallel and len(documents) > 1) as second:
-        here = _read_claimed(turns, documents, opus_dir, folder, collector.table, log.skip,
-                             progress)
-        progress.update("waiting for the second reading process", len(here.documents),
-                        len(documents))
-        there = second.result()
-    errors = [read.error for read in (here, there) if read.error is not None]
+    readers = 2 if parallel and len(documents) > 1 and usable_cores() > 1 else 1
+    reads = map_on_threads(
+        lambda first: _read_claimed(turns, documents, opus_dir, folder, collector.table,
+                                    log.skip, progress if first else None),
+        [True, False][:readers], readers)
+    errors = [read.error for read in reads if read.error is not None]
     if errors:
         raise min(errors, key=lambda found: found[0])[1]
     counts = collector.counts
     for name in ("documents", "document_sentences", "multi_id_sides"):
-        setattr(counts, name, getattr(counts, name) + getattr(here.counts, name)
-                + getattr(there.counts, name))
+        setattr(counts, name, getattr(counts, name)
+                + sum(getattr(read.counts, name) for read in reads))
     parts = []
-    for _, part, document_log in sorted(here.documents + there.documents,
-                                        key=lambda read: read[0]):
+    for _, part, document_log in sorted((document for read in reads
+                                         for document in read.documents),
+                                        key=lambda document: document[0]):
         log.merge(document_log)
         parts.append(part)
     return parts

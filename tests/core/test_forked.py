@@ -125,25 +125,12 @@ def test_items_claimed_in_turn_are_each_claimed_once_in_the_order_given():
             assert mine == [item for item in order if item in mine]
 
 
-@pytest.mark.skipif(not can_fork(), reason="a forked child")
-def test_items_claimed_in_turn_by_a_forked_child_are_claimed_once():
-    from tapaco.core.forked import InTurn
+def test_items_claimed_in_turn_by_threads_are_claimed_once():
+    from tapaco.core.forked import InTurn, map_on_threads
 
-    turns = InTurn(list(range(200))[::-1])
-    with Forked(_claimed_slowly, turns) as child:
-        here = list(turns.claims())
-        there = child.result()
-    assert sorted(here + there) == list(range(200))
-
-
-def _claimed_slowly(turns) -> list[int]:
-    import time
-
-    claimed = []
-    for item in turns.claims():
-        claimed.append(item)
-        time.sleep(0.001)
-    return claimed
+    turns = InTurn(list(range(2000))[::-1])
+    taken = map_on_threads(lambda _: list(turns.claims()), [0, 1], 2)
+    assert sorted(taken[0] + taken[1]) == list(range(2000))
 
 
 def test_items_claimed_from_both_ends_are_each_claimed_once():
