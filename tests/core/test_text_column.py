@@ -63,3 +63,15 @@ def test_code_points_are_those_of_the_strings_even_for_a_slice():
         codes, offsets = column.code_points()
         want_codes, want_offsets = code_points(expected)
         assert codes.tolist() == want_codes.tolist() and offsets.tolist() == want_offsets.tolist()
+
+
+def test_an_indexed_column_reads_as_the_texts_of_its_rows():
+    from tapaco.core.text_column import IndexedTexts
+
+    values = _texts(6, 30)
+    rows = np.random.default_rng(7).integers(-1, len(values), 200)
+    expected = [values[row] if row >= 0 else "" for row in rows.tolist()]
+    column = IndexedTexts(TextColumn.of(values), rows)
+    assert len(column) == 200 and column == expected and column[-1] == expected[-1]
+    picked = np.array([5, 0, 199, 5])
+    assert column.take(picked) == [expected[row] for row in picked.tolist()]
