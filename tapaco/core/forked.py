@@ -20,7 +20,6 @@ its children and reports the interrupt in one line.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import multiprocessing
 import os
 import pickle
@@ -349,13 +348,11 @@ def share_one_malloc_arena() -> None:
     Arrow start threads of their own): by default each thread carves its arrays from a heap of
     its own, where memory another thread freed is of no use, and two threads reading documents
     held ~500 MiB more than one."""
-    name = ctypes.util.find_library("c")
-    try:
-        mallopt = ctypes.CDLL(name).mallopt if name else None
+    try:  # (this process's own symbols: find_library would start a subprocess)
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # not glibc
         return
-    if mallopt is not None:
-        mallopt(_M_ARENA_MAX, 1)
+    mallopt(_M_ARENA_MAX, 1)
 
 
 def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) -> list:
