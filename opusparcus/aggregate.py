@@ -83,7 +83,7 @@ class SplitPairs:
 def bitext_pairs(target: np.ndarray, pivot: np.ndarray, vocabulary_size: int,
                  max_fanout: int | None) -> BitextPairs:
     """Count one bitext's links of a split (target and pivot codes) and find its pair pivots."""
-    counts = count_links(target.astype(np.int64), pivot.astype(np.int64), vocabulary_size)
+    counts = count_links(target, pivot, vocabulary_size)
     groups, skips = pivot_groups(counts, max_fanout)
     return BitextPairs(counts, groups, skips)
 

@@ -27,7 +27,7 @@ from tapaco.core.annotation.pairs import (
     save_label,
 )
 from tapaco.core.disk import check_updatable
-from tapaco.core.errors import InputError
+from tapaco.core.errors import usage_error
 
 HELP = ("keys: 4 good  3 mostly good  2 mostly bad  1 bad  t trash  u undo  q quit  "
         "(or a word: good/green, mostly-good/light-green, mostly-bad/yellow, bad/red)")
@@ -60,9 +60,9 @@ def _ask(stdin: TextIO, stdout: TextIO, path: Path) -> str:
     stdout.flush()
     line = stdin.readline(LONGEST_ANSWER)
     if len(line) == LONGEST_ANSWER and not line.endswith("\n"):
-        raise InputError(STDIN, f"an answer of over {LONGEST_ANSWER:,} characters without a "
-                         f"line end; type 1-4, t, u or q, then Enter; earlier answers are saved "
-                         f"in {path}", kind="usage")
+        raise usage_error(STDIN, f"an answer of over {LONGEST_ANSWER:,} characters without a "
+                          f"line end; type 1-4, t, u or q, then Enter; earlier answers are saved "
+                          f"in {path}")
     return line.strip().lower() if line else QUIT
 
 

@@ -23,13 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.opus import (
-    TOKENISED,
-    AlignmentSource,
-    DocumentStore,
-    LinkBlock,
-    preference,
-)
+from tapaco.core.opus import TOKENISED, AlignmentSource, DocumentStore, LinkBlock, preference
 from tapaco.core.opus.moses_columns import NO_YEAR, one_to_one_link_pieces
 
 TRAIN, DEV, TEST = 0, 1, 2

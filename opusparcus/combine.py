@@ -18,9 +18,10 @@ from tapaco.core.annotation.pairs import (
     Combined,
     combine_annotations,
     labels_held,
+    malformed,
     read_annotations,
 )
-from tapaco.core.errors import InputError
+from tapaco.core.errors import usage_error
 from tapaco.core.outputs import OutputFile
 
 COMMAND = "opusparcus combine"
@@ -44,8 +45,8 @@ def is_training(annotations: list[Annotation], path: Path) -> bool:
     """Whether the pairs are training pairs (`-N` ids) rather than dev/test (`-D`, `-T`)."""
     training = {"-N" in a.id for a in annotations}
     if len(training) > 1:
-        raise InputError(path, "mixes training pairs (-N ids) with dev/test pairs; combine "
-                         "each kind on its own", kind="malformed annotations")
+        raise malformed(path, "mixes training pairs (-N ids) with dev/test pairs; combine "
+                        "each kind on its own")
     return training == {True}
 
 
@@ -66,9 +67,9 @@ def combine_file(annotations_path: Path, out: Path, overwrite: bool = False) -> 
     combined = combine_annotations(annotations)
     if combined.unfinished == len(annotations):
         first, second = (len(annotations) - missing for missing in combined.missing)
-        raise InputError(annotations_path, f"no pair is labelled by both annotators yet "
-                         f"(annotator 1 labelled {first}, annotator 2 {second} of "
-                         f"{len(annotations)}); nothing to combine", kind="usage")
+        raise usage_error(annotations_path, f"no pair is labelled by both annotators yet "
+                          f"(annotator 1 labelled {first}, annotator 2 {second} of "
+                          f"{len(annotations)}); nothing to combine")
     training = is_training(annotations, annotations_path)
     output.write(combined_lines(combined) if training else release_lines(combined))
     return combined

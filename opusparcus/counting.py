@@ -5,6 +5,10 @@ sorted, so the distinct pairs come out grouped by pivot; every pivot sentence al
 distinct target sentences then yields its d(d-1)/2 target pairs with one vectorised expansion,
 each contributing c(t1,f) c(t2,f) / c(f) to S(t1, t2). Pivots with more than `max_fanout`
 distinct targets are skipped and counted.
+
+Every count of a bitext split (c(t,f), c(t), c(f)) is at most its number of links, so the counts
+are int32 when the links fit (:func:`count_type`), int64 otherwise; products of two counts are
+taken in int64.
 """
 
 from __future__ import annotations
@@ -14,6 +18,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from tapaco.core.arrays import ordered_group_sums
+
+
+def count_type(links: int) -> type:
+    """The integer type that holds any count of a bitext split of `links` links."""
+    return np.int32 if links <= np.iinfo(np.int32).max else np.int64
+
+
+def count_product(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """first * second in int64, whatever the counts' own type (int32 would overflow)."""
+    return np.multiply(first, second, dtype=np.int64)
 
 
 def pack_pairs(high: np.ndarray, low: np.ndarray) -> np.ndarray:
@@ -55,27 +69,29 @@ class SharedPairs:
 
     @property
     def left(self) -> np.ndarray:
-        return unpack_pairs(self.keys)[0]
+        return (self.keys >> np.uint64(32)).astype(np.int32)
 
     @property
     def right(self) -> np.ndarray:
-        return unpack_pairs(self.keys)[1]
+        return (self.keys & np.uint64(0xFFFFFFFF)).astype(np.int32)
 
 
 def count_links(target: np.ndarray, pivot: np.ndarray, target_vocabulary: int) -> LinkCounts:
-    """Counts of 1:1 links given as target and pivot sentence codes."""
+    """Counts of 1:1 links given as target and pivot sentence codes (32-bit), each count of
+    the :func:`count_type` of the links."""
     keys = pack_pairs(pivot, target)
     keys.sort()
     starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if len(keys) else (
         np.zeros(0, np.int64))
     pair_pivot, pair_target = unpack_pairs(keys[starts], np.int32)
-    counts = np.diff(np.append(starts, len(keys)))
+    del keys
+    counts = count_type(len(target))
     return LinkCounts(
         pair_pivot=pair_pivot,
         pair_target=pair_target,
-        pair_count=counts.astype(np.int64),
-        target_count=np.bincount(target, minlength=target_vocabulary).astype(np.int64),
-        pivot_count=np.bincount(pivot).astype(np.int64) if len(pivot) else np.zeros(0, np.int64),
+        pair_count=np.diff(np.append(starts, len(target))).astype(counts),
+        target_count=np.bincount(target, minlength=target_vocabulary).astype(counts),
+        pivot_count=np.bincount(pivot).astype(counts) if len(pivot) else np.zeros(0, counts),
         links=len(target),
     )
 
@@ -146,7 +162,7 @@ def weighted_pairs(counts: LinkCounts, groups: PivotGroups) -> tuple[np.ndarray,
     """Every target pair of every pivot in `groups`, in pivot order: packed keys (left < right)
     and the pivot's contribution c(l,f) c(r,f) / c(f)."""
     left, right = _within_group_pairs(groups.starts, groups.sizes)
-    weight = (counts.pair_count[left] * counts.pair_count[right]
+    weight = (count_product(counts.pair_count[left], counts.pair_count[right])
               / counts.pivot_count[counts.pair_pivot[left]])
     return pack_pairs(counts.pair_target[left], counts.pair_target[right]), weight
 
@@ -158,10 +174,3 @@ def sum_by_pair(keys: np.ndarray, weights: np.ndarray) -> SharedPairs:
     last bit: partitions and Spark buckets sum as the whole does."""
     distinct, _, (summed,) = ordered_group_sums(keys, weights)
     return SharedPairs(distinct.astype(np.uint64), summed)
-
-
-def shared_pairs(counts: LinkCounts, max_fanout: int | None) -> tuple[SharedPairs, FanoutSkips]:
-    """All target pairs with a common pivot, and what the fan-out cap skipped (None or 0: no
-    cap)."""
-    groups, skips = pivot_groups(counts, max_fanout)
-    return sum_by_pair(*weighted_pairs(counts, groups)), skips

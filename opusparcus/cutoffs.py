@@ -19,7 +19,7 @@ import numpy as np
 
 from opusparcus.combine import TRAINING_HEADER
 from opusparcus.ranked_file import read_ranked, write_rows
-from tapaco.core.annotation.pairs import ACCEPTABLE
+from tapaco.core.annotation.pairs import ACCEPTABLE, malformed
 from tapaco.core.errors import InputError, OptionError, usage_error
 from tapaco.core.files import write_json
 from tapaco.core.outputs import OutputFolder
@@ -105,15 +105,13 @@ def read_combined_pairs(path: Path) -> list[CombinedPair]:
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(path, f"cannot read: {error}", kind="missing file") from error
     if not lines or lines[0] != TRAINING_HEADER:
-        raise InputError(path, "expected the header rank id sentence1 sentence2 score (the "
-                         "output of `opusparcus combine` for training pairs)", "line 1",
-                         kind="malformed annotations")
+        raise malformed(path, "expected the header rank id sentence1 sentence2 score (the "
+                        "output of `opusparcus combine` for training pairs)", "line 1")
     pairs, seen = [], set()
     for number, line in enumerate(lines[1:], 2):
         pair = _combined_pair(path, number, line.split("\t"))
         if pair.id in seen:
-            raise InputError(path, f"duplicated id {pair.id}", f"line {number}",
-                             kind="malformed annotations")
+            raise malformed(path, f"duplicated id {pair.id}", f"line {number}")
         seen.add(pair.id)
         pairs.append(pair)
     return pairs
@@ -122,16 +120,13 @@ def read_combined_pairs(path: Path) -> list[CombinedPair]:
 def _combined_pair(path: Path, number: int, row: list[str]) -> CombinedPair:
     where = f"line {number}"
     if len(row) != 5:
-        raise InputError(path, f"expected 5 tab-separated fields, found {len(row)}", where,
-                         kind="malformed annotations")
+        raise malformed(path, f"expected 5 tab-separated fields, found {len(row)}", where)
     try:
         rank, score = int(row[0]), float(row[4])
     except ValueError:
-        raise InputError(path, "rank and score must be numbers", where,
-                         kind="malformed annotations") from None
+        raise malformed(path, "rank and score must be numbers", where) from None
     if not 1 <= score <= 4:
-        raise InputError(path, f"score {row[4]} is outside the scale 1-4", where,
-                         kind="malformed annotations")
+        raise malformed(path, f"score {row[4]} is outside the scale 1-4", where)
     return CombinedPair(rank, row[1], row[2], row[3], score)
 
 
@@ -146,12 +141,12 @@ def read_combined(path: Path, ranked_rows: list[list[str]]) -> tuple[np.ndarray,
     for number, pair in enumerate(read_combined_pairs(path), 2):
         where = f"line {number}"
         if pair.id.rsplit("-", 1)[0] != lang:
-            raise InputError(path, f"pair {pair.id} is not of the ranked file's language "
-                             f"{lang}", where, kind="malformed annotations")
+            raise malformed(path, f"pair {pair.id} is not of the ranked file's language "
+                            f"{lang}", where)
         row = ranked_rows[pair.rank - 1] if 1 <= pair.rank <= len(ranked_rows) else None
         if row is None or row[:3] != [pair.id, pair.sentence1, pair.sentence2]:
-            raise InputError(path, f"pair {pair.id} is not at rank {pair.rank} of the ranked "
-                             "file", where, kind="malformed annotations")
+            raise malformed(path, f"pair {pair.id} is not at rank {pair.rank} of the ranked "
+                            "file", where)
         ranks.append(pair.rank)
         scores.append(pair.score)
     return np.array(ranks, np.int64), np.array(scores, float)
@@ -166,8 +161,7 @@ def ranks_by_sentences(path: Path, ranked_rows: list[list[str]],
     for number, pair in enumerate(read_combined_pairs(path), 2):
         rank = position.get((pair.sentence1, pair.sentence2))
         if rank is None:
-            raise InputError(path, f"pair {pair.id} is not in {ranked}", f"line {number}",
-                             kind="malformed annotations")
+            raise malformed(path, f"pair {pair.id} is not in {ranked}", f"line {number}")
         ranks.append(rank)
         scores.append(pair.score)
     return np.array(ranks, np.int64), np.array(scores, float)

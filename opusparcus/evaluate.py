@@ -26,8 +26,8 @@ import pyarrow.parquet as pq
 
 from opusparcus.combine import TRAINING_HEADER
 from opusparcus.cutoffs import read_combined_pairs
-from tapaco.core.annotation.pairs import read_release_pairs
-from tapaco.core.errors import InputError
+from tapaco.core.annotation.pairs import malformed, read_release_pairs
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.files import read_plain_text
 from tapaco.core.json_input import parse_json
 from tapaco.core.score.evaluation import ModelChoice, model_fields, report_file, write_report
@@ -77,9 +77,8 @@ def _sentence_columns(path: Path, names: set[str], where: str = "") -> tuple[str
     pair = next((pair for pair in SENTENCE_COLUMNS if set(pair) <= names), None)
     if pair is not None and SCORE_COLUMN in names:
         return pair
-    raise InputError(path, f"needs the columns {SCORE_COLUMN} and sent1, sent2 (or input, "
-                     f"target); found {', '.join(sorted(names)) or 'none'}", where,
-                     kind="malformed annotations")
+    raise malformed(path, f"needs the columns {SCORE_COLUMN} and sent1, sent2 (or input, "
+                    f"target); found {', '.join(sorted(names)) or 'none'}", where)
 
 
 def _read_jsonl(path: Path, text: str) -> AnnotatedPairs:
@@ -90,17 +89,14 @@ def _read_jsonl(path: Path, text: str) -> AnnotatedPairs:
         where = f"line {number}"
         record = parse_json(line, f"{path}: {where}", kind="malformed annotations")
         if not isinstance(record, dict):
-            raise InputError(path, "expected one JSON object per line", where,
-                             kind="malformed annotations")
+            raise malformed(path, "expected one JSON object per line", where)
         columns = columns or _sentence_columns(path, set(record), where)
         missing = [name for name in (*columns, SCORE_COLUMN) if name not in record]
         if missing:
-            raise InputError(path, f"no {', '.join(missing)} in this record", where,
-                             kind="malformed annotations")
+            raise malformed(path, f"no {', '.join(missing)} in this record", where)
         a, b, score = record[columns[0]], record[columns[1]], record[SCORE_COLUMN]
         if not isinstance(a, str) or not isinstance(b, str):
-            raise InputError(path, f"{columns[0]} and {columns[1]} must be strings", where,
-                             kind="malformed annotations")
+            raise malformed(path, f"{columns[0]} and {columns[1]} must be strings", where)
         first.append(a)
         second.append(b)
         scores.append(_number(path, score, where))
@@ -109,8 +105,7 @@ def _read_jsonl(path: Path, text: str) -> AnnotatedPairs:
 
 def _number(path: Path, value: object, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InputError(path, f"{SCORE_COLUMN} {value!r} is not a number", where,
-                         kind="malformed annotations")
+        raise malformed(path, f"{SCORE_COLUMN} {value!r} is not a number", where)
     return float(value)
 
 
@@ -124,20 +119,16 @@ def _read_parquet(path: Path) -> AnnotatedPairs:
     for name in columns:
         if not (pa.types.is_string(table.schema.field(name).type)
                 or pa.types.is_large_string(table.schema.field(name).type)):
-            raise InputError(path, f"column {name} must hold strings",
-                             kind="malformed annotations")
+            raise malformed(path, f"column {name} must hold strings")
         if table[name].null_count:
-            raise InputError(path, f"column {name} has an empty (null) value",
-                             kind="malformed annotations")
+            raise malformed(path, f"column {name} has an empty (null) value")
     score = table[SCORE_COLUMN]
     if not (pa.types.is_integer(score.type) or pa.types.is_floating(score.type)):
-        raise InputError(path, f"column {SCORE_COLUMN} holds {score.type}, not numbers",
-                         kind="malformed annotations")
+        raise malformed(path, f"column {SCORE_COLUMN} holds {score.type}, not numbers")
     values = score.to_numpy(zero_copy_only=False).astype(float)
     missing = np.flatnonzero(~np.isfinite(values))
     if len(missing):
-        raise InputError(path, f"{SCORE_COLUMN} is not a number", f"row {missing[0] + 1}",
-                         kind="malformed annotations")
+        raise malformed(path, f"{SCORE_COLUMN} is not a number", f"row {missing[0] + 1}")
     return AnnotatedPairs(table[columns[0]].to_pylist(), table[columns[1]].to_pylist(),
                           _on_scale(path, values), "GEM Parquet")
 
@@ -145,9 +136,9 @@ def _read_parquet(path: Path) -> AnnotatedPairs:
 def _on_scale(path: Path, scores: np.ndarray) -> np.ndarray:
     outside = np.flatnonzero((scores < 1) | (scores > 4))
     if len(outside):
-        raise InputError(path, f"{SCORE_COLUMN} {scores[outside[0]]} is outside the scale 1-4 "
-                         "(a GEM training split's 0.0 means not annotated)",
-                         f"record {outside[0] + 1}", kind="malformed annotations")
+        raise malformed(path, f"{SCORE_COLUMN} {scores[outside[0]]} is outside the scale 1-4 "
+                        "(a GEM training split's 0.0 means not annotated)",
+                        f"record {outside[0] + 1}")
     return scores
 
 
@@ -159,8 +150,7 @@ def labels(path: Path, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not positive.any() or positive.all():
         missing = "positive (annot_score > 2.5)" if not positive.any() else \
             "negative (annot_score < 2.5)"
-        raise InputError(path, f"holds no {missing} pair: average precision needs both",
-                         kind="malformed annotations")
+        raise malformed(path, f"holds no {missing} pair: average precision needs both")
     return kept, positive
 
 
@@ -178,8 +168,8 @@ def evaluate_annotated(path: Path, model: ModelChoice, out: Path | None = None,
                                    [pairs.second[k] for k in chosen])
     scored = ~np.isnan(cosines)
     if not positive[scored].any() or positive[scored].all():
-        raise InputError(path, "too few pairs have a cosine (their sentences have no known "
-                         "word): no positive or no negative is left", kind="usage")
+        raise usage_error(path, "too few pairs have a cosine (their sentences have no known "
+                          "word): no positive or no negative is left")
     report = {
         "command": "evaluate", "program": "opusparcus", "input": str(path), "form": pairs.form,
         "labels": "annot_score > 2.5 positive, < 2.5 negative, = 2.5 dropped",

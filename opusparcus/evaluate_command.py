@@ -8,7 +8,7 @@ from pathlib import Path
 
 from opusparcus.evaluate import evaluate_annotated, summary
 from tapaco.core.options import Command
-from tapaco.core.score.command import add_model_arguments, model_choice
+from tapaco.core.score.command import add_model_arguments, add_report_options, model_choice
 
 
 def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -25,12 +25,7 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
                                "as JSONL or Parquet (sent1/sent2 or input/target, "
                                "annot_score)")
     add_model_arguments(evaluate)
-    out = evaluate.add_argument_group("output")
-    out.add_argument("--out", type=Path, metavar="FILE.json",
-                     help="also write the figures, counts and model as JSON")
-    out.add_argument("--overwrite", action="store_true",
-                     help="replace an existing --out that evaluate did not write")
-    out.add_argument("--quiet", action="store_true", help="no summary")
+    add_report_options(evaluate, False, "also write the figures, counts and model as JSON")
     return evaluate
 
 

@@ -25,7 +25,7 @@ from opusparcus.rank import pivot_links, pivot_sources, read_bitexts, vocabulari
 from opusparcus.rank_inputs import RankOptions, pivot_of
 from opusparcus.rank_outputs import COMMAND as RANK_COMMAND
 from tapaco.core.errors import InputError, usage_error
-from tapaco.core.json_input import read_json
+from tapaco.core.json_input import json_object, read_json
 from tapaco.core.outputs import OutputFolder, read_manifest
 from tapaco.core.pairs.output import pairs_card, write_card_and_stats, write_rows
 from tapaco.core.pairs.overlap import OverlapTally
@@ -62,11 +62,8 @@ class Ranking:
             manifest = read_manifest(folder)
             if manifest and manifest.get("written_by") == RANK_COMMAND and \
                     ranked.relative_to(folder).as_posix() in manifest["files"]:
-                try:
-                    stats = read_json(folder / "stats.json")
-                except (OSError, InputError):
-                    break
-                if isinstance(stats, dict) and {"language", "bitexts", "options"} <= set(stats):
+                stats = json_object(folder / "stats.json")
+                if {"language", "bitexts", "options"} <= set(stats):
                     return cls(folder, stats)
                 break
         raise usage_error(ranked, f"is not a file of an '{RANK_COMMAND}' output folder (no "

@@ -44,13 +44,7 @@ from opusparcus.held_out import contained, held_out
 from opusparcus.paraphrase_scores import read_tables, scored_files
 from opusparcus.parquet_release import rank_parquet_name, write_rank_card
 from opusparcus.rank_inputs import PivotLinks, RankOptions, pivot_of
-from opusparcus.rank_outputs import (
-    COMMAND,
-    BitextRecord,
-    command_line,
-    scored_of,
-    statistics,
-)
+from opusparcus.rank_outputs import COMMAND, BitextRecord, command_line, scored_of, statistics
 from opusparcus.ranked_runs import RankedRuns
 from opusparcus.scores import ScoredPairs
 from opusparcus.spark_engine import SparkEngine
@@ -58,13 +52,10 @@ from opusparcus.spark_session import check_available
 from opusparcus.vocabulary import Vocabulary, VocabularyMerger, side_vocabulary
 from tapaco.core import language_id
 from tapaco.core.arrays import garbage_collector_paused
-from tapaco.core.errors import BadInputLog, InputError
+from tapaco.core.errors import BadInputLog, InputError, usage_error
 from tapaco.core.files import write_json
 from tapaco.core.forked import SubmittedAhead, map_on_threads, process_pool
-from tapaco.core.memory import (
-    current_rss,
-    release_freed_memory,
-)
+from tapaco.core.memory import current_rss, release_freed_memory
 from tapaco.core.opus import AlignmentSource, find_alignment_sources
 from tapaco.core.outputs import OutputFolder
 from tapaco.core.progress import Progress
@@ -90,11 +81,10 @@ def pivot_sources(opus_dir: Path, lang: str, pivots: tuple[str, ...]) -> list[Al
     available = {pivot_of(s, lang) for s in sources}
     missing = sorted(set(pivots) - available)
     if missing:
-        raise InputError(opus_dir, f"no {lang}-{missing[0]} bitext for pivot {missing[0]} "
-                         f"(pivots with a bitext: {', '.join(sorted(available)) or 'none'})",
-                         kind="usage")
+        raise usage_error(opus_dir, f"no {lang}-{missing[0]} bitext for pivot {missing[0]} "
+                          f"(pivots with a bitext: {', '.join(sorted(available)) or 'none'})")
     if not sources:
-        raise InputError(opus_dir, f"no bitext with target language {lang}", kind="usage")
+        raise usage_error(opus_dir, f"no bitext with target language {lang}")
     return [s for s in sources if not pivots or pivot_of(s, lang) in pivots]
 
 
@@ -269,13 +259,9 @@ def score_split(links: list[PivotLinks], split: int, vocabulary_size: int,
 
 
 def rank(opus_dir: Path, lang: str, out: Path, options: RankOptions | None = None,
-         progress: Progress | None = None, overwrite: bool = False) -> dict:
-    """Rank the paraphrase candidates of `lang`; write OUT/<lang>/; return its statistics.
-
-    `overwrite` lets files of an earlier ranking that were changed since be replaced; files the
-    command did not write are never replaced (see :mod:`tapaco.core.outputs`).
-    """
-    return rank_languages(opus_dir, (lang,), out, options, progress, overwrite)[lang]
+         progress: Progress | None = None) -> dict:
+    """Rank the paraphrase candidates of `lang`; write OUT/<lang>/; return its statistics."""
+    return rank_languages(opus_dir, (lang,), out, options, progress)[lang]
 
 
 def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
@@ -376,7 +362,7 @@ class LocalEngine:
                 for split, pairs in held.items():
                     kept[split] &= ~contained(part.keys, pairs.keys)
                 if options.language_id:
-                    used[np.concatenate(unpack_pairs(part.keys))] = True
+                    used[np.concatenate(unpack_pairs(part.keys, np.int32))] = True
                 train.add(part)
 
             _, stats[TRAIN] = self._counted(job, TRAIN, consume, job.counted)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import bz2
 from pathlib import Path
 
-from tapaco.core.errors import InputError
+from tapaco.core.errors import InputError, usage_error
 from tapaco.core.files import write_file_atomically
 
 FIELDS = 7
@@ -50,5 +50,5 @@ def ranked_language(path: Path) -> str:
         raise InputError(path, f"the first row has no id (no tab in its first {ID_BYTES:,} "
                          "bytes): not a ranked file", "line 1", kind="malformed ranked file")
     if not first.strip():
-        raise InputError(path, "the ranked file is empty", kind="usage")
+        raise usage_error(path, "the ranked file is empty")
     return first.rsplit("-", 1)[0]

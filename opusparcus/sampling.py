@@ -18,7 +18,7 @@ from tapaco.core.annotation.pairs import (
     is_unlabelled_annotation_file,
     labels_held,
 )
-from tapaco.core.errors import InputError
+from tapaco.core.errors import usage_error
 from tapaco.core.options import check_range
 from tapaco.core.outputs import OutputFile
 
@@ -35,7 +35,7 @@ def sample_pairs(ranked: Path, count: int | None, seed: int, out: Path,
     output.check()
     rows = read_ranked(ranked)
     if count is not None and count > len(rows):
-        raise InputError(ranked, f"cannot sample {count} pairs from {len(rows)}", kind="usage")
+        raise usage_error(ranked, f"cannot sample {count} pairs from {len(rows)}")
     chosen = (np.arange(len(rows)) if count is None else
               np.sort(np.random.default_rng(seed).choice(len(rows), count, replace=False)))
     annotations = [Annotation(int(i) + 1, rows[i][0], rows[i][1], rows[i][2], [None, None], 0)

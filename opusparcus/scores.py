@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from opusparcus.counting import LinkCounts, SharedPairs, unpack_pairs
+from opusparcus.counting import LinkCounts, SharedPairs, count_product, unpack_pairs
 from tapaco.core.arrays import ordered_group_sums
 
 SCHEMES = ("summed-pmi", "joint", "pmi", "joint-pmi", "conditional")
@@ -43,8 +43,8 @@ class ScoredPairs:
 
 def bitext_pmi(links: int | np.ndarray, shared: np.ndarray, left_count: np.ndarray,
                right_count: np.ndarray) -> np.ndarray:
-    """ln(N_L S_L / (c_L(t1) c_L(t2))) of pairs in one bitext (counts as int64)."""
-    return np.log(links * shared / (left_count * right_count))
+    """ln(N_L S_L / (c_L(t1) c_L(t2))) of pairs in one bitext (counts of any integer type)."""
+    return np.log(links * shared / count_product(left_count, right_count))
 
 
 def merged_score(scheme: str, shared: np.ndarray, first: np.ndarray, second: np.ndarray,
@@ -67,20 +67,31 @@ def combine_bitexts(keys: np.ndarray, pmi: np.ndarray,
     taken over that key's rows alone in the order they come (bitext order), so the engines and
     partitions that see a key's rows together get the same sums."""
     distinct, sizes, (summed_pmi, summed_shared) = ordered_group_sums(keys, pmi, shared)
-    return distinct.astype(np.uint64), summed_pmi, summed_shared, sizes.astype(np.int64)
+    return distinct.astype(np.uint64), summed_pmi, summed_shared, sizes
+
+
+def _joined(per_bitext: list[tuple[SharedPairs, LinkCounts]], name: str,
+            empty: np.ndarray) -> np.ndarray:
+    """A field of every bitext's pairs in one array, each bitext's own let go."""
+    joined = np.concatenate([getattr(pairs, name) for pairs, _ in per_bitext] or [empty])
+    for pairs, _ in per_bitext:
+        setattr(pairs, name, getattr(pairs, name)[:0].copy())
+    return joined
 
 
 def score_pairs(per_bitext: list[tuple[SharedPairs, LinkCounts]],
                 scheme: str = "summed-pmi") -> ScoredPairs:
-    """Combine the pairs of every bitext of one split and score them with `scheme`."""
+    """Combine the pairs of every bitext of one split and score them with `scheme`; each
+    bitext's pairs are let go once joined (its counts stay)."""
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scoring scheme {scheme!r}; choose from {', '.join(SCHEMES)}")
-    keys, summed_pmi, shared, pivots = combine_bitexts(
-        np.concatenate([pairs.keys for pairs, _ in per_bitext] or [np.zeros(0, np.uint64)]),
-        np.concatenate([bitext_pmi(c.links, p.shared, c.target_count[p.left],
-                                   c.target_count[p.right]) for p, c in per_bitext]
-                       or [np.zeros(0)]),
-        np.concatenate([p.shared for p, _ in per_bitext] or [np.zeros(0)]))
+    pmi = np.concatenate([bitext_pmi(c.links, p.shared, c.target_count[p.left],
+                                     c.target_count[p.right]) for p, c in per_bitext]
+                         or [np.zeros(0)])
+    joined = [_joined(per_bitext, name, empty) for name, empty in (
+        ("keys", np.zeros(0, np.uint64)), ("shared", np.zeros(0)))]
+    keys, summed_pmi, shared, pivots = combine_bitexts(joined[0], pmi, joined[1])
+    del joined, pmi
     if scheme == "summed-pmi":
         score = summed_pmi
     else:

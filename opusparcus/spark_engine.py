@@ -29,12 +29,7 @@ from opusparcus.held_out import held_out
 from opusparcus.rank_inputs import RankOptions
 from opusparcus.rank_outputs import formats_from_text, statistics
 from opusparcus.scores import ScoredPairs, combine_bitexts, merged_score
-from opusparcus.spark_input import (
-    ExecutorInput,
-    input_bytes,
-    provenance_on_executor,
-    read_arrow,
-)
+from opusparcus.spark_input import ExecutorInput, input_bytes, provenance_on_executor, read_arrow
 from opusparcus.spark_numbering import LanguageFiles, number_sentences
 from opusparcus.spark_output import concatenate_parts, save_sorted, write_parts
 from opusparcus.spark_session import ship_code, shuffle_partitions, spark_session

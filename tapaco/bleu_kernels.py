@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.hashing import mixed, slot_of
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.ranges import copy_into
 
 MAX_ORDER = 4
@@ -23,7 +24,7 @@ TOLERANCE = 1e-6
 NEAR_FIELDS = 9  # ref, hyp, four matches, hyp length, ref length, over (as the kernel decided)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
     """Ids of the n-grams of order 1..4 of rows lo..hi (one set), at their first token relative
     to the set's first token, each row's ids of each order sorted; exact within the set (an
@@ -55,7 +56,7 @@ def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
             _sort_small(grams[order], id_offsets[row] - base, id_offsets[row + 1] - base - order)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _sort_small(values, lo, hi) -> None:
     """Sort values[lo:hi] in place: a sentence's n-grams, by Shell's sort with Knuth's gaps
     (insertion sort for a few; numpy's sort would compile a general one on the first run)."""
@@ -73,7 +74,7 @@ def _sort_small(values, lo, hi) -> None:
         gap //= 3
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _common(values, i, i_end, j, j_end) -> int:
     """Size of the multiset intersection of the sorted values[i:i_end] and values[j:j_end]
     (clipped matches)."""
@@ -90,7 +91,7 @@ def _common(values, i, i_end, j, j_end) -> int:
     return found
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def bleu_score(correct, hyp_len: int, ref_len: int) -> float:
     """sacrebleu's BLEU.compute_bleu with floor smoothing and effective order, in its float
     operations and their order."""

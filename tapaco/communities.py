@@ -35,7 +35,8 @@ from types import ModuleType
 
 import numpy as np
 
-from tapaco.core.arrays import group_starts, lexicographic_order
+from tapaco.components import distinct_edge_keys
+from tapaco.core.arrays import group_starts, lexicographic_order, sorted_distinct
 from tapaco.core.errors import OptionError
 from tapaco.core.forked import SubmittedAhead, can_fork, process_pool
 from tapaco.core.options import check_range
@@ -95,13 +96,20 @@ def _igraph() -> ModuleType:
     return igraph
 
 
+def simple_edges(edges: np.ndarray) -> np.ndarray:
+    """The distinct edges of an (m, 2) edge array without self-loops, each as (low, high)
+    vertex, sorted: edge for edge the graph igraph's `simplify()` leaves, made in numpy
+    (simplifying the igraph graph took longer than building it)."""
+    keys = distinct_edge_keys(edges)
+    return np.stack([keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)], 1).astype(np.int64)
+
+
 def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOptions,
                       progress: Progress | None = None) -> Leiden:
     """Leiden communities of a graph given as an (m, 2) edge array, multiple edges merged."""
     igraph = _igraph()
     graph = igraph.Graph(vertex_count)
-    graph.add_edges(edges)
-    graph.simplify()
+    graph.add_edges(simple_edges(edges))
     random.seed(options.seed)
     membership, quality = None, -math.inf
     for iteration in range(1, MAX_ITERATIONS + 1):
@@ -168,14 +176,14 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     """Replace the oversized sets of `row_vertex` (output rows) by Leiden communities (the
     communities split again run on `workers` processes: the same sets for any number)."""
     oversized_rows = _oversized_rows(set_id, row_vertex, row_lang, max_set_size)
-    components = np.unique(set_id[row_vertex[oversized_rows]])
-    inside = np.isin(set_id, components)
+    components = sorted_distinct(set_id[row_vertex[oversized_rows]])
+    inside = _marked(components, int(set_id.max(initial=-1)) + 1)[set_id]
     vertices = np.flatnonzero(inside)
     if not len(vertices):
         return Split(set_id, vertices, np.full(len(set_id), -1, np.int64), 0, 0, [])
     local = np.full(len(set_id), -1, np.int64)
     local[vertices] = np.arange(len(vertices))
-    chosen = local[edges[inside[edges[:, 0]]]]
+    chosen = simple_edges(local[edges[inside[edges[:, 0]]]])
     moved = row_vertex[oversized_rows]
     first = leiden_membership(len(vertices), chosen, options, progress)
     community, rounds = _split_still_oversized(first.membership, chosen, local[moved],
@@ -231,7 +239,7 @@ def _subgraphs(community: np.ndarray, edges: np.ndarray,
     """For each of the (sorted) `labels`: the label, its vertices in increasing order and the
     edges between them (in their order in `edges`) numbered by position in those vertices;
     found for all labels in one pass over the edges, not one per label."""
-    nodes = np.flatnonzero(np.isin(community, labels))
+    nodes = np.flatnonzero(_marked(labels, community.max() + 1)[community])
     nodes = nodes[np.argsort(community[nodes], kind="stable")]
     node_bounds = np.searchsorted(community[nodes], labels, "right")
     node_starts = np.append(0, node_bounds[:-1])
@@ -245,6 +253,14 @@ def _subgraphs(community: np.ndarray, edges: np.ndarray,
     for label, n0, n1, e0, e1 in zip(labels.tolist(), node_starts, node_bounds, edge_starts,
                                      edge_bounds):
         yield label, nodes[n0:n1], position[inner[e0:e1]]
+
+
+def _marked(values: np.ndarray, size: int) -> np.ndarray:
+    """A mask of `size` entries, True at the (non-negative) `values`: a look-up instead of
+    `np.isin` against them."""
+    mask = np.zeros(size, bool)
+    mask[values] = True
+    return mask
 
 
 def _oversized_rows(set_id: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,

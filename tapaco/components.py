@@ -1,69 +1,101 @@
-"""What the fresh process of the graph step computes from the alignment edges alone: their
-connected components, by union-find in numpy, and their distinct undirected edges.
+"""Connected components of a graph, by union-find in a compiled kernel, and its distinct
+undirected edges.
 
-Each round hooks the larger of the two roots of every edge whose ends still have different
-roots under the smaller one, then walks every end of those edges to its new root (keeping the
-trees shallow); edges whose ends share a root leave the work. A handful of rounds suffices, each
-a few whole-array operations (faster than igraph's `add_edges` and `connected_components` at
-full scale: docs/performance.md).
-
-Components are numbered as igraph numbers them (in the order of their smallest vertex). Kept
-apart from :mod:`tapaco.graph` so that the fresh process imports only numpy (the graph module's
-pandas and text normalisation would slow its start).
+The union-find forest keeps every tree's root its smallest vertex and every parent below its
+child (an edge hooks the larger of its ends' roots under the smaller; finding a root halves the
+path behind it), so one ascending pass over the vertices numbers the components in the order of
+their smallest vertex, as igraph numbers them. A forest can take more edges later: the graph
+step unites the alignment edges while the surface edges are being found, then adds those.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
+
+from tapaco.core.interruptible import in_background
+from tapaco.core.kernel_helper import kernel_helper
 
 
-def _roots(parent: np.ndarray, vertices: np.ndarray) -> np.ndarray:
-    """The root of every vertex's tree, following parents only where not yet at a root."""
-    root = parent[vertices]
-    above = parent[root]
-    climbing = np.flatnonzero(above != root)
-    while len(climbing):
-        root[climbing] = above[climbing]
-        reached = root[climbing]
-        next_above = parent[reached]
-        not_root = next_above != reached
-        climbing = climbing[not_root]
-        above[climbing] = next_above[not_root]
-    return root
+@kernel_helper
+def _root(parent, vertex):
+    """The root of `vertex`'s tree, each vertex on the way hooked to its grandparent."""
+    while parent[vertex] != vertex:
+        parent[vertex] = parent[parent[vertex]]
+        vertex = parent[vertex]
+    return vertex
+
+
+@njit(nogil=True, cache=True)
+def _unite(parent, edges):
+    """Join the trees of the two ends of every edge, the larger root under the smaller."""
+    for edge in range(len(edges)):
+        root_a, root_b = _root(parent, edges[edge, 0]), _root(parent, edges[edge, 1])
+        if root_a < root_b:
+            parent[root_b] = root_a
+        elif root_b < root_a:
+            parent[root_a] = root_b
+
+
+@njit(nogil=True, cache=True)
+def _numbered(parent):
+    """The component of every vertex, numbered by its smallest vertex (every parent is below
+    its child, so its number is known when the child is reached)."""
+    component = np.empty(len(parent), np.int64)
+    count = 0
+    for vertex in range(len(parent)):
+        if parent[vertex] == vertex:
+            component[vertex] = count
+            count += 1
+        else:
+            component[vertex] = component[parent[vertex]]
+    return component
+
+
+def _checked(vertex_count: int, edges: np.ndarray) -> np.ndarray:
+    edges = np.asarray(edges).reshape(-1, 2)
+    if len(edges) and (edges.min() < 0 or edges.max() >= vertex_count):
+        raise ValueError(f"edge ends must lie in 0..{vertex_count - 1}")
+    return edges
+
+
+def forest(vertex_count: int, edges: np.ndarray) -> np.ndarray:
+    """The union-find forest of a graph (each vertex's parent), for :func:`numbered`."""
+    edges = _checked(vertex_count, edges)
+    parent = np.arange(vertex_count, dtype=np.int32 if vertex_count < 2**31 else np.int64)
+    if len(edges):
+        in_background(_unite, parent, edges, size=len(edges))
+    return parent
+
+
+def numbered(parent: np.ndarray, more_edges: np.ndarray | None = None) -> np.ndarray:
+    """The components of a :func:`forest`'s graph with `more_edges` added (the forest takes
+    them), numbered 0..C-1 by each one's smallest vertex."""
+    if more_edges is not None and len(more_edges):
+        in_background(_unite, parent, _checked(len(parent), more_edges), size=len(more_edges))
+    return in_background(_numbered, parent, size=len(parent))
 
 
 def components(vertex_count: int, edges: np.ndarray) -> np.ndarray:
     """Connected component of every vertex, numbered 0..C-1 by each one's smallest vertex."""
-    edges = np.asarray(edges).reshape(-1, 2)
-    if len(edges) and (edges.min() < 0 or edges.max() >= vertex_count):
-        raise ValueError(f"edge ends must lie in 0..{vertex_count - 1}")
-    index = np.int32 if vertex_count < 2**31 else np.int64
-    parent = np.arange(vertex_count, dtype=index)
-    ends_a, ends_b = edges[:, 0].astype(index), edges[:, 1].astype(index)
-    root_a, root_b = ends_a, ends_b
-    while len(joining := np.flatnonzero(root_a != root_b)):
-        ends_a, ends_b = ends_a[joining], ends_b[joining]
-        root_a, root_b = root_a[joining], root_b[joining]
-        parent[np.maximum(root_a, root_b)] = np.minimum(root_a, root_b)
-        root_a, root_b = _roots(parent, ends_a), _roots(parent, ends_b)
-        parent[ends_a], parent[ends_b] = root_a, root_b
-    root = _roots(parent, np.arange(vertex_count, dtype=index))
-    is_root = root == np.arange(vertex_count, dtype=index)
-    return (np.cumsum(is_root) - 1)[root]
+    return numbered(forest(vertex_count, edges))
 
 
 def distinct_edge_keys(edges: np.ndarray) -> np.ndarray:
     """The distinct undirected edges, self-loops left out, as sorted keys (low end << 32 | high
-    end)."""
+    end), built in place (the graph step holds them beside the corpus)."""
     edges = np.asarray(edges).reshape(-1, 2)
-    low = np.minimum(edges[:, 0], edges[:, 1]).astype(np.uint64)
-    high = np.maximum(edges[:, 0], edges[:, 1]).astype(np.uint64)
-    keys = ((low << np.uint64(32)) | high)[low != high]
+    keys = np.minimum(edges[:, 0], edges[:, 1]).astype(np.uint64)
+    keys <<= np.uint64(32)
+    keys |= np.maximum(edges[:, 0], edges[:, 1]).astype(np.uint64)
+    loops = edges[:, 0] == edges[:, 1]
+    if loops.any():
+        keys = keys[~loops]
+    del loops
     keys.sort()
-    return keys[np.flatnonzero(np.diff(keys, prepend=keys[:1] + 1) != 0)] if len(keys) else keys
-
-
-def components_and_edge_keys(vertex_count: int,
-                             edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`components` and :func:`distinct_edge_keys` of one graph."""
-    return components(vertex_count, edges), distinct_edge_keys(edges)
+    if len(keys) > 1:
+        first = np.empty(len(keys), bool)
+        first[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=first[1:])
+        keys = keys[first]
+    return keys

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from tapaco.core.options import Command, languages
-from tapaco.core.score.command import add_model_arguments, model_choice
+from tapaco.core.score.command import add_model_arguments, add_report_options, model_choice
 from tapaco.triplets import evaluate_triplets, summary
 
 
@@ -25,12 +25,8 @@ def _add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser
     evaluate.add_argument("--langs", type=languages, metavar="xx,yy",
                           help="evaluate these languages only (default: every language of DIR)")
     add_model_arguments(evaluate)
-    out = evaluate.add_argument_group("output")
-    out.add_argument("--out", type=Path, required=True, metavar="FILE.json",
-                     help="the figures and counts, per language and overall, and the model")
-    out.add_argument("--overwrite", action="store_true",
-                     help="replace an existing --out that evaluate did not write")
-    out.add_argument("--quiet", action="store_true", help="no summary")
+    add_report_options(evaluate, True,
+                       "the figures and counts, per language and overall, and the model")
     return evaluate
 
 

@@ -2,24 +2,25 @@
 
 Surface-similarity edges join sentences of one language whose surface keys are equal and not
 empty (each to the first such sentence, a star, which gives the same components as a clique).
-Components are those of the alignment edges (found by numpy union-find in a second process
-meanwhile, :mod:`tapaco.components`), joined by the surface edges. The components of the merged
-graph, numbered in a deterministic order (by the smallest numeric sentence id they contain),
-name the sets.
+The alignment edges are united in a union-find forest (:mod:`tapaco.components`) on one thread
+while the others find the surface edges; those then join the forest's trees. The components of
+the merged graph, numbered in a deterministic order (by the smallest numeric sentence id they
+contain), name the sets.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from numba import njit
 
-from tapaco.components import components, components_and_edge_keys, distinct_edge_keys
+from tapaco.components import distinct_edge_keys, forest, numbered
 from tapaco.core.arrays import lexicographic_order, string_codes
-from tapaco.core.forked import Fresh
-from tapaco.core.hashing import first_occurrences
+from tapaco.core.forked import map_on_threads
+from tapaco.core.hashing import repeats
 from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 from tapaco.normalize import SurfaceHashes, surface_keys
@@ -43,17 +44,12 @@ class SentenceGraph:
     edges: np.ndarray | None = None
 
 
-PARALLEL_VERTICES = 200_000  # fewer vertices: no second process (starting one costs ~0.5 s)
-
-
 def _star_edges(codes: np.ndarray, vertex_lang: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
     """Edges from each vertex to the first vertex of its language with the same code."""
     combined = codes * (int(vertex_lang.max(initial=0)) + 1) + vertex_lang
-    numbers, firsts = in_background(first_occurrences, combined, size=len(combined))
-    leader = firsts[numbers]
-    vertex = np.arange(len(combined))
-    joined = (leader != vertex) & nonempty
-    return np.column_stack([vertex[joined], leader[joined]]).astype(np.int32)
+    later, first = in_background(repeats, combined, size=len(combined))
+    joined = nonempty[later]
+    return np.column_stack([later[joined], first[joined]]).astype(np.int32)
 
 
 def _same_keys(edges: np.ndarray, vertex_lang: np.ndarray, texts: Sequence[str]) -> bool:
@@ -121,30 +117,30 @@ def _ranks(order: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _merged_components(aligned: np.ndarray, surface: np.ndarray) -> np.ndarray:
-    """Components of the alignment graph joined by the surface edges: the components of the
-    graph whose vertices are the alignment components, mapped back to the vertices."""
-    joined = components(int(aligned.max(initial=-1)) + 1, aligned[surface])
-    return joined[aligned]
+def _without_texts(corpus: Corpus, number: np.ndarray,
+                   fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the graph takes from the edges and sentence ids alone: the union-find forest of the
+    alignment edges, their distinct edges' keys, and each vertex's rank in the order of rows."""
+    return (forest(corpus.vertex_count, corpus.edges), distinct_edge_keys(corpus.edges),
+            _ranks(lexicographic_order(corpus.vertex_doc, number, fraction)))
 
 
-def build_graph(corpus: Corpus, keep_edges: bool = False, parallel: bool = True,
-                workers: int = 1) -> SentenceGraph:
+def _called(task: Callable[[], object]) -> object:
+    return task()
+
+
+def build_graph(corpus: Corpus, keep_edges: bool = False, workers: int = 1) -> SentenceGraph:
     """Merge the three edge kinds, find connected components and number them.
 
-    The components and distinct edges of the alignment edges are found by a second, fresh
-    process (sharing no pages with this one) while this one finds the surface edges, the
-    sentences' numeric keys and the order of rows within a set; the surface edges then join
-    those components (a graph as large as the alignment components, not the sentences). A
-    small corpus is not worth starting a process for. `workers` threads hash the texts."""
-    parallel = parallel and corpus.vertex_count >= PARALLEL_VERTICES
-    with Fresh(components_and_edge_keys, corpus.vertex_count, corpus.edges,
-               parallel=parallel) as aligned:
-        surface = surface_edges(corpus.vertex_lang, corpus.texts, workers)
-        number, fraction = numeric_keys(corpus.sides)
-        row_rank = _ranks(lexicographic_order(corpus.vertex_doc, number, fraction))
-        aligned_components, aligned_keys = aligned.result()
-    membership = _merged_components(aligned_components, surface)
+    With `workers` over one, a thread unites the alignment edges in a union-find forest, finds
+    their distinct edges and the order of rows within a set while the others find the surface
+    edges (hashing the texts on `workers` threads); the surface edges then join the forest's
+    trees."""
+    number, fraction = numeric_keys(corpus.sides)
+    (parent, aligned_keys, row_rank), surface = map_on_threads(_called, [
+        partial(_without_texts, corpus, number, fraction),
+        partial(surface_edges, corpus.vertex_lang, corpus.texts, workers)], workers)
+    membership = numbered(parent, surface)
     counts = {
         "vertices": corpus.vertex_count,
         "intra_lingual_links": int((corpus.edge_kind == INTRA).sum()),

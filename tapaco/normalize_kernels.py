@@ -105,29 +105,29 @@ def first_of_each_key(codes, starts, ends, set_offsets):
 
 
 @njit(nogil=True, cache=True)
-def _surface_step(value: np.uint64, code: int, replaced, replacement_offsets,
-                  replacements) -> np.uint64:
-    """The hash after one more code point, the surface key's replacement in its place."""
-    index = replaced[code]
-    if index < 0:
-        return fnv1a_step(value, code)
-    for at in range(replacement_offsets[index], replacement_offsets[index + 1]):
-        value = fnv1a_step(value, np.int64(replacements[at]))
-    return value
-
-
-@njit(nogil=True, cache=True)
 def surface_hashes_of_utf8(data, offsets, replaced, replacement_offsets, replacements):
     """The hash of the surface key of every text (text k: the valid UTF-8
     `data[offsets[k]:offsets[k + 1]]`; each code point `replaced` marks stands for its
-    replacement), the same in every interpreter."""
+    replacement), the same in every interpreter. An ASCII byte is looked up in a table of its
+    own (the large table is only read for the others)."""
     hashes = np.empty(len(offsets) - 1, np.int64)
+    ascii_replaced = replaced[:128].copy()
     for row in range(len(offsets) - 1):
         value = FNV_OFFSET
         at = offsets[row]
         while at < offsets[row + 1]:
-            code, width = code_point_at(data, at)
-            value = _surface_step(value, code, replaced, replacement_offsets, replacements)
-            at += width
+            code = np.int64(data[at])
+            if code < 0x80:
+                index = ascii_replaced[code]
+                at += 1
+            else:
+                code, width = code_point_at(data, at)
+                index = replaced[code]
+                at += width
+            if index < 0:
+                value = fnv1a_step(value, code)
+            else:
+                for k in range(replacement_offsets[index], replacement_offsets[index + 1]):
+                    value = fnv1a_step(value, np.int64(replacements[k]))
         hashes[row] = mixed(value)
     return hashes

@@ -27,13 +27,7 @@ from tapaco.core.json_input import read_json
 from tapaco.core.outputs import OutputFolder, read_manifest
 from tapaco.core.pairs.output import pairs_card, write_card_and_stats, write_rows
 from tapaco.core.pairs.overlap import OverlapTally
-from tapaco.core.pairs.rows import (
-    PairsOptions,
-    Relation,
-    group_rows,
-    pairs_stats,
-    score_embedder,
-)
+from tapaco.core.pairs.rows import PairsOptions, Relation, group_rows, pairs_stats, score_embedder
 from tapaco.core.progress import Progress
 from tapaco.core.provenance import Provenance
 from tapaco.core.text_column import TextColumn

@@ -23,6 +23,7 @@ from tapaco.core.arrays import (
     group_starts,
     lexicographic_order,
 )
+from tapaco.core.compile_ahead import compiled_ahead
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
@@ -217,11 +218,19 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
         provenance = release_provenance(opus_dir)
         if options.languages:
             _check_languages(opus_dir, options.languages)
-        read = partial(read_corpus, opus_dir, log, progress, options.documents,
-                       workers=options.worker_count)
+        read = partial(_read_compiling_ahead, partial(
+            read_corpus, opus_dir, log, progress, options.documents,
+            workers=options.worker_count), options.worker_count > 1)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export,
                       provenance)
+
+
+def _read_compiling_ahead(read: Callable[[], Corpus], parallel: bool) -> Corpus:
+    """`read()`, its kernels compiled first; on a first run and `parallel`, the later stages'
+    compiled by a second process meanwhile (:mod:`tapaco.core.compile_ahead`)."""
+    with compiled_ahead("tapaco.build_kernels", parallel):
+        return read()
 
 
 def command_line(options: BuildOptions, formats: tuple[str, ...],
@@ -345,7 +354,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     corpus = read()
     with progress.stage("graph and components"):
         graph = build_graph(corpus, keep_edges=options.split.splits,
-                            parallel=options.worker_count > 1, workers=options.worker_count)
+                            workers=options.worker_count)
         corpus = _without_graph_inputs(corpus)
     with progress.stage("sets by language"):
         rows = candidate_rows(corpus, graph, options.languages)

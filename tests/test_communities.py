@@ -206,6 +206,21 @@ def test_subgraphs_of_a_round_are_each_communitys_own():
                                   for edge in own.tolist()]
 
 
+def test_simple_edges_are_igraphs_simplified_graph_edge_for_edge():
+    """Multiple edges in both directions and self-loops: the edges made in numpy are those of
+    igraph's simplify(), in its order (so Leiden sees the same graph, edge ids included)."""
+    import igraph
+
+    from tapaco.communities import simple_edges
+
+    edges = np.random.default_rng(3).integers(0, 40, (400, 2))
+    edges = np.concatenate([edges, edges[:50, ::-1], [[7, 7], [0, 0]]])
+    graph = igraph.Graph(40, edges.tolist())
+    graph.simplify()
+    assert simple_edges(edges).tolist() == [list(edge) for edge in graph.get_edgelist()]
+    assert simple_edges(np.zeros((0, 2), np.int64)).shape == (0, 2)
+
+
 def _random_graph(vertices: int, degree: int) -> np.ndarray:
     """Edges of a random graph: no community structure, so Leiden's vertices keep moving."""
     return np.random.default_rng(0).integers(0, vertices, (vertices * degree // 2, 2))

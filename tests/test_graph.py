@@ -25,14 +25,13 @@ def test_empty_texts_are_never_surface_neighbours():
 def test_alignment_components_joined_by_surface_edges_are_the_merged_graph_components():
     import networkx as nx
 
-    from tapaco.components import components
-    from tapaco.graph import _merged_components
+    from tapaco.components import forest, numbered
 
     rng = np.random.default_rng(3)
     count = 400
     aligned_edges = rng.integers(0, count, (250, 2)).astype(np.int32)
     surface = rng.integers(0, count, (60, 2)).astype(np.int32)
-    merged = _merged_components(components(count, aligned_edges), surface)
+    merged = numbered(forest(count, aligned_edges), surface)
     graph = nx.Graph()
     graph.add_nodes_from(range(count))
     graph.add_edges_from(np.concatenate([aligned_edges, surface]).tolist())
@@ -43,7 +42,7 @@ def test_alignment_components_joined_by_surface_edges_are_the_merged_graph_compo
     assert {frozenset(part) for part in found.values()} == expected
 
 
-def test_the_graph_is_the_same_with_its_components_found_in_a_second_process(monkeypatch):
+def test_the_graph_is_the_same_on_one_thread_and_several():
     from conftest import SAMPLE
 
     from tapaco import graph
@@ -52,10 +51,11 @@ def test_the_graph_is_the_same_with_its_components_found_in_a_second_process(mon
     from tapaco.read import read_corpus
 
     corpus = read_corpus(SAMPLE, BadInputLog(), Progress(enabled=False))
-    alone = graph.build_graph(corpus, parallel=False)
-    monkeypatch.setattr(graph, "PARALLEL_VERTICES", 0)
-    apart = graph.build_graph(corpus, parallel=True)
+    alone = graph.build_graph(corpus, keep_edges=True, workers=1)
+    apart = graph.build_graph(corpus, keep_edges=True, workers=3)
     assert np.array_equal(alone.set_id, apart.set_id)
+    assert np.array_equal(alone.row_rank, apart.row_rank)
+    assert np.array_equal(alone.edges, apart.edges)
     assert alone.edge_counts == apart.edge_counts
     assert alone.component_count == apart.component_count
 

@@ -165,22 +165,18 @@ def distinct_strings(strings: Sequence[str]) -> tuple[np.ndarray, list[str]]:
 def ordered_group_sums(keys: np.ndarray,
                        *values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Distinct keys (sorted), how many rows each has, and per value array the sum of each key's
-    values. A key's values are summed in the order its rows come, by `np.add.reduceat` over that
-    key's run alone, so the sum depends on nothing but that run: any subset of rows holding all
-    of a key's rows in the same order gives the same sum to the last bit. (pandas' groupby sum
-    does not: a frame with a single key takes another path and can differ in the last bit.)"""
+    values. A key's values are summed in the order its rows come (a stable sort keeps it), by
+    `np.add.reduceat` over that key's run alone, so the sum depends on nothing but that run: any
+    subset of rows holding all of a key's rows in the same order gives the same sum to the last
+    bit. (pandas' groupby sum does not: a frame with a single key takes another path and can
+    differ in the last bit.)"""
     if not len(keys):
         return keys[:0], np.zeros(0, np.int64), [value[:0].astype(np.float64) for value in values]
-    numbers, firsts = first_occurrences(keys)
-    distinct = keys[firsts]
-    rank = np.empty(len(distinct), np.int64)
-    rank[np.argsort(distinct)] = np.arange(len(distinct))
-    codes = rank[numbers]
-    distinct.sort()
-    order = lexicographic_order(codes)
-    starts = np.flatnonzero(group_starts(codes[order]))
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(group_starts(sorted_keys))
     sizes = np.diff(np.append(starts, len(keys)))
-    return distinct, sizes, [np.add.reduceat(value[order], starts) for value in values]
+    return sorted_keys[starts], sizes, [np.add.reduceat(value[order], starts) for value in values]
 
 
 def dictionary_encoded(chunks: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:

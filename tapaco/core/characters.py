@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.kernel_helper import kernel_helper
+
 WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
               + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000")
 # whether each code point up to the last whitespace character is whitespace (for kernels)
@@ -32,7 +34,7 @@ _MAY_START_FORBIDDEN[[byte for byte in range(0x20) if byte not in (_TAB, _NEWLIN
 _MAY_START_FORBIDDEN[0xEF] = True
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def is_whitespace(code: int) -> bool:
     """Whether the code point is whitespace (for kernels)."""
     return code < len(IS_SPACE) and IS_SPACE[code]

@@ -2,19 +2,13 @@
 
 The build splits work in two: this process takes one part, a child the other, and the child's
 result comes back through a pipe (pickled). A forked child (:class:`Forked`) shares everything
-read so far without copying it. A fresh one (:class:`Fresh`: a new interpreter, given the
-function and its arguments on its stdin) shares nothing, which is what a long task wants when
-this process holds millions of Python objects it goes on touching (every page it writes after
-a fork is copied, so both processes would hold it). It is started with `python -c`, not by
-multiprocessing's `spawn`, which would import the caller's main script again (a user's script
-calling the library without a `__main__` guard would run twice). Where `fork` is not available
-(for :class:`Forked`), or when only one core is, the function simply runs here, when its result
-is asked for.
+read so far without copying it. Where `fork` is not available, or when only one core is, the
+function simply runs here, when its result is asked for.
 
-Every child process of the project (these two, and :func:`process_pool`'s workers) ends with
-its parent: on Linux the kernel kills it when the parent dies, even by SIGKILL or the OOM
-killer (:func:`die_with_parent`), and it leaves Ctrl-C and SIGTERM to the parent, which stops
-its children and reports the interrupt in one line.
+Every child process of the project (these, and :func:`process_pool`'s workers) ends with its
+parent: on Linux the kernel kills it when the parent dies, even by SIGKILL or the OOM killer
+(:func:`die_with_parent`), and it leaves Ctrl-C and SIGTERM to the parent, which stops its
+children and reports the interrupt in one line.
 """
 
 from __future__ import annotations
@@ -22,9 +16,7 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
-import pickle
 import signal
-import subprocess
 import sys
 import threading
 from collections import deque
@@ -144,9 +136,8 @@ def _run_and_send(function: Callable[..., Any], args: tuple, parent: int,  # noq
 
 
 class _SecondProcess:
-    """What :class:`Forked` and :class:`Fresh` share: a context manager that stops the
-    process on leaving (unless its result was taken), whether there is a process, and the
-    largest peak memory any of them reported."""
+    """A context manager that stops the second process on leaving (unless its result was
+    taken), whether there is a process, and the largest peak memory any of them reported."""
 
     _process: object | None = None
     largest_peak_rss_mib = 0.0  # MiB; a forked child's pages shared with this one count in both
@@ -218,74 +209,6 @@ class Forked(_SecondProcess):
         self._receiver.close()
         self._receiver = None
         self._process.join()
-        self._record_peak(peak)
-        if isinstance(result, _Failure):
-            raise result.error
-        return result
-
-
-def serve_one(parent: int) -> None:
-    """The body of a :class:`Fresh` process started by `parent`: (function, args) pickled on
-    stdin; (result or failure, peak memory) pickled on stdout."""
-    die_with_parent(parent)
-    function, args = pickle.load(sys.stdin.buffer)
-    try:
-        result = function(*args)
-    except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
-        result = _Failure(error)
-    pickle.dump((result, peak_rss_mib()), sys.stdout.buffer,
-                protocol=pickle.HIGHEST_PROTOCOL)
-    sys.stdout.buffer.flush()
-
-
-class Fresh(_SecondProcess):
-    """`function(*args)` run by a new Python interpreter (deferred, with one core): the
-    function must be importable and its arguments picklable. A context manager, as
-    :class:`Forked`."""
-
-    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True) -> None:
-        self._function, self._args = function, args
-        self._process: subprocess.Popen | None = None
-        self.child_peak_rss_mib = 0.0
-        if parallel and usable_cores() > 1:
-            environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))}
-            with _stops_held():  # the new interpreter starts with them held too
-                self._process = subprocess.Popen(
-                    [sys.executable, "-c",
-                     f"from tapaco.core.forked import serve_one; serve_one({os.getpid()})"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment)
-            payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
-            self._writer = threading.Thread(target=self._send, args=(payload,), daemon=True)
-            self._writer.start()
-
-    def _send(self, payload: bytes) -> None:
-        try:
-            self._process.stdin.write(payload)
-            self._process.stdin.close()
-        except (BrokenPipeError, ValueError):  # the process was stopped
-            return
-
-    def cancel(self) -> None:
-        """Stop the process if its result was not taken."""
-        if self._process is not None and self._process.returncode is None:
-            self._process.kill()
-            self._process.wait()
-            self._writer.join()
-            self._process.stdout.close()
-
-    def result(self) -> Any:
-        """The function's return value; its exception is raised here."""
-        if self._process is None:
-            return self._function(*self._args)
-        try:
-            result, peak = pickle.load(self._process.stdout)
-        except EOFError:
-            result = None
-        self._writer.join()
-        self._process.stdout.close()
-        if self._process.wait() != 0 or result is None:
-            raise RuntimeError(f"the second process ended without a result (exit code "
-                               f"{self._process.returncode})")
         self._record_peak(peak)
         if isinstance(result, _Failure):
             raise result.error

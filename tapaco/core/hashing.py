@@ -13,19 +13,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.ranges import equal_ranges
 
 FNV_OFFSET = np.uint64(14695981039346656037)
 FNV_PRIME = np.uint64(1099511628211)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def fnv1a_step(value: np.uint64, code: int) -> np.uint64:
     """The FNV-1a hash `value` after one more code point or byte."""
     return (value ^ np.uint64(code)) * FNV_PRIME
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def mixed(value: np.uint64) -> np.int64:
     """A FNV-1a hash with its high bits mixed into the low ones (hash-table slots take the low
     bits), as an int64; one-to-one."""
@@ -34,7 +35,7 @@ def mixed(value: np.uint64) -> np.int64:
     return np.int64(value ^ (value >> np.uint64(32)))
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def hash_range(codes, start, end) -> np.int64:
     """The hash of codes[start:end]: FNV-1a over its items, mixed."""
     value = FNV_OFFSET
@@ -43,7 +44,7 @@ def hash_range(codes, start, end) -> np.int64:
     return mixed(value)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def slot_of(slots, hashes, keys, key_starts, key_ends, value, data, start, end) -> int:
     """The slot of the key data[start:end] (its hash `value`): the one holding the id whose key
     (keys[key_starts[id]:key_ends[id]]) is equal, or the empty one where it goes."""
@@ -57,7 +58,7 @@ def slot_of(slots, hashes, keys, key_starts, key_ends, value, data, start, end) 
         slot = (slot + 1) & mask
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def slots_for(hashes, count, size):
     """A table of `size` slots (a power of two, over twice `count`) holding ids 0..count-1."""
     slots = np.full(size, -1, np.int64)
@@ -70,11 +71,19 @@ def slots_for(hashes, count, size):
     return slots
 
 
-@njit(nogil=True, cache=True)
-def first_occurrences(keys):
-    """The distinct values of `keys` (64-bit integers) numbered 0, 1, ... in order of first
+def first_occurrences(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `keys` (integers) numbered 0, 1, ... in order of first
     occurrence, as `pandas.factorize` numbers them: each key's number, and the index of each
-    number's first occurrence."""
+    number's first occurrence. The kernel takes every array as int64 (64-bit keys by their
+    bits), so that it is compiled once."""
+    keys = np.ascontiguousarray(keys)
+    if keys.dtype.kind in "iu" and keys.dtype.itemsize == 8:
+        return _first_occurrences(keys.view(np.int64))
+    return _first_occurrences(keys.astype(np.int64))
+
+
+@njit(nogil=True, cache=True)
+def _first_occurrences(keys):
     size = 16
     while size < len(keys) + len(keys) // 4:  # at most 80 % full
         size *= 2
@@ -94,3 +103,64 @@ def first_occurrences(keys):
             count += 1
         codes[index] = slots[slot, 0]
     return codes, firsts[:count].copy()
+
+
+@njit(nogil=True, cache=True)
+def repeats(keys):
+    """The rows whose key (a 64-bit integer) is that of an earlier row, ascending, and the
+    first row of each one's key.
+
+    The keys are first placed in buckets by the high bits of their hashes (keeping the order
+    of rows within a bucket), each bucket then searched with a table small enough to stay in
+    the cache: two passes over the keys instead of a cache miss for every key in one large
+    table."""
+    count = len(keys)
+    shift = np.uint64(64)
+    while shift > 48 and (count >> (64 - shift)) > 8192:
+        shift -= np.uint64(1)
+    starts = np.zeros((1 << (64 - shift)) + 1, np.int64)
+    bucket_of = np.zeros(count, np.int64)
+    if shift < 64:
+        for row in range(count):
+            bucket_of[row] = np.uint64(mixed(np.uint64(keys[row]))) >> shift
+    for row in range(count):
+        starts[bucket_of[row] + 1] += 1
+    largest = 0
+    for bucket in range(len(starts) - 1):
+        largest = max(largest, starts[bucket + 1])
+        starts[bucket + 1] += starts[bucket]
+    rows, placed = np.empty(count, np.int64), np.empty(count, np.int64)
+    filled = starts[:-1].copy()
+    for row in range(count):
+        at = filled[bucket_of[row]]
+        rows[at], placed[at] = row, keys[row]
+        filled[bucket_of[row]] += 1
+    size = 16
+    while size < 2 * largest:
+        size *= 2
+    table = np.empty(size, np.int64)
+    first_of = bucket_of  # reused: each row's earlier row of its key, or -1
+    first_of[:] = -1
+    found = 0
+    for bucket in range(len(starts) - 1):
+        size = 16
+        while size < 2 * (starts[bucket + 1] - starts[bucket]):
+            size *= 2
+        slots, mask = table[:size], size - 1
+        slots[:] = -1
+        for at in range(starts[bucket], starts[bucket + 1]):
+            slot = mixed(np.uint64(placed[at])) & mask
+            while slots[slot] >= 0 and placed[slots[slot]] != placed[at]:
+                slot = (slot + 1) & mask
+            if slots[slot] < 0:
+                slots[slot] = at
+            else:
+                first_of[rows[at]] = rows[slots[slot]]
+                found += 1
+    later, first = np.empty(found, np.int64), np.empty(found, np.int64)
+    found = 0
+    for row in range(count):
+        if first_of[row] >= 0:
+            later[found], first[found] = row, first_of[row]
+            found += 1
+    return later, first

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.kernel_helper import kernel_helper
 
-@njit(nogil=True, cache=True)
+
+@kernel_helper
 def equal_ranges(a, a_start, a_end, b, b_start, b_end) -> bool:
     """Whether a[a_start:a_end] equals b[b_start:b_end]; a range past its array's end is equal
     to none."""
@@ -30,13 +32,13 @@ def compare_ranges(a, a_start, a_end, b, b_start, b_end) -> int:
     return np.sign(a_length - b_length)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def starts_with(data: np.ndarray, at: int, prefix: np.ndarray) -> bool:
     """Whether `prefix` is at `data[at:]`."""
     return equal_ranges(data, at, at + len(prefix), prefix, np.int64(0), len(prefix))
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def copy_into(target, at, source) -> int:
     """Copy `source` to target[at:]; where the copy ends. (A slice assignment would compile
     numba's shape check and its error message into every kernel on the first run.)"""

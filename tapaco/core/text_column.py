@@ -91,16 +91,18 @@ class TextColumn(Sequence[str]):
     @classmethod
     def concatenate(cls, columns: Sequence[TextColumn]) -> TextColumn:
         """The columns one after another."""
-        if not columns:
-            return cls.of([])
         if len(columns) == 1:
             return columns[0]
-        data = np.concatenate([column.data[column.offsets[0]:column.offsets[-1]]
-                               for column in columns])
-        sizes = np.cumsum([0] + [column.offsets[-1] - column.offsets[0] for column in columns])
-        offsets = np.concatenate([[0]] + [column.offsets[1:] - column.offsets[0] + size
-                                          for column, size in zip(columns, sizes.tolist())])
-        return cls(offsets.astype(np.int64), data)
+        offsets = np.zeros(sum(map(len, columns)) + 1, np.int64)
+        data = np.empty(sum(int(column.offsets[-1] - column.offsets[0]) for column in columns),
+                        np.uint8)
+        row = size = 0
+        for column in columns:
+            start, end = int(column.offsets[0]), int(column.offsets[-1])
+            data[size:size + end - start] = column.data[start:end]
+            np.add(column.offsets[1:], size - start, out=offsets[row + 1:row + len(column) + 1])
+            row, size = row + len(column), size + end - start
+        return cls(offsets, data)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1

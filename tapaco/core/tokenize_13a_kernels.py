@@ -14,6 +14,7 @@ from numba import njit
 
 from tapaco.core.characters import is_whitespace
 from tapaco.core.hashing import hash_range, slot_of, slots_for
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.ranges import copy_into, equal_ranges
 
 _SKIPPED = np.array([ord(c) for c in "<skipped>"], np.int32)
@@ -43,7 +44,7 @@ for _low, _high in ((0x3400, 0x4DB5), (0x4E00, 0x9FA5), (0x9FA6, 0x9FBB), (0xF90
 TOKENIZERS = {"13a": 0, "zh": 1}  # the kernel's `tokenizer` codes
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _replace(source, length, old, new, target) -> int:
     """str.replace(old, new) of source[:length] into target; the new length."""
     out = np.int64(0)
@@ -60,17 +61,17 @@ def _replace(source, length, old, new, target) -> int:
     return out
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _is_digit(code: int) -> bool:
     return 48 <= code <= 57
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _is_period_or_comma(code: int) -> bool:
     return code == 46 or code == 44
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _isolate(source, length, isolated, target) -> int:
     """13a's first regex (or zh's Chinese characters): ' c ' for every character c of the set
     (`isolated[c]`)."""
@@ -88,7 +89,7 @@ def _isolate(source, length, isolated, target) -> int:
     return out
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _split_pairs(source, length, rule, target) -> int:
     """One of 13a's regexes on two characters, matched left to right without overlap as re.sub
     does: rule 0 ([^0-9])([\\.,]) -> '\\1 \\2 ', rule 1 ([\\.,])([^0-9]) -> ' \\1 \\2', rule 2
@@ -124,7 +125,7 @@ def _split_pairs(source, length, rule, target) -> int:
     return out
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _tokenized_13a(codes, isolated, has, one, other) -> tuple:
     """sacrebleu's 13a of one line (rstripped as BLEU does): the buffer and length holding the
     tokenized text before its whitespace split (`one` and `other` are scratch buffers). A
@@ -160,7 +161,7 @@ def _tokenized_13a(codes, isolated, has, one, other) -> tuple:
     return target, length
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _tokenized_zh(codes, chinese, isolated, one, other) -> tuple:
     """sacrebleu's zh of one line (right-stripped as BLEU does, then stripped): each Chinese
     character set apart by spaces, then 13a's regular expressions; the buffer and length

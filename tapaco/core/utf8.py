@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from tapaco.core.kernel_helper import kernel_helper
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def code_point_at(data, at) -> tuple:
     """The code point whose valid UTF-8 starts at data[at], and its length in bytes."""
     lead = np.int64(data[at])

@@ -35,12 +35,7 @@ from tapaco.enrich.backends import (
     load_translator,
 )
 from tapaco.enrich.constraints import ConstraintOptions, compute_idf
-from tapaco.enrich.inputs import (
-    bitext_pairs,
-    check_line_counts,
-    moses_pairs,
-    tapaco_set_pairs,
-)
+from tapaco.enrich.inputs import bitext_pairs, check_line_counts, moses_pairs, tapaco_set_pairs
 from tapaco.enrich.paraphrase_score import ParaphraseScoreOptions, open_scorer, summary_note
 from tapaco.enrich.pipeline import (
     COLUMNS,

@@ -55,13 +55,7 @@ from tapaco.core.versions import library_versions, signature
 from tapaco.enrich import paraphrase_score as pscore
 from tapaco.enrich.backends import Translator
 from tapaco.enrich.constraints import ConstraintOptions, Idf, choose_suppressed, lower_tokens
-from tapaco.enrich.scoring import (
-    SCORE_NAMES,
-    OutputFilterOptions,
-    new_counts,
-    score_output,
-    tally,
-)
+from tapaco.enrich.scoring import SCORE_NAMES, OutputFilterOptions, new_counts, score_output, tally
 
 COMMAND = "tapaco enrich"
 COLUMNS = ("reference", "paraphrase", "source", "variant", "suppressed", *SCORE_NAMES,

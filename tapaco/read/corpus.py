@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.errors import BadInputLog
+from tapaco.core.forked import map_on_threads
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.sidekeys import SideColumn
 from tapaco.core.progress import Progress
@@ -50,16 +51,16 @@ class Corpus:
 
 
 def _edges(collector: LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    parts = collector.links
-    if not parts:
-        return np.zeros((0, 2), np.int32), np.zeros(0, np.int8)
+    """The links as (m, 2) vertex ids and their kinds, each block's codes written in place."""
     documents = collector.documents
-    sources = np.concatenate([offsets[f] + documents[f].part_codes[p] for f, p, _, _, _ in parts])
-    targets = np.concatenate([offsets[t] + documents[t].part_codes[p] for _, _, t, p, _ in parts])
-    kinds = np.concatenate([np.full(len(documents[f].part_codes[p]), k, np.int8)
-                            for f, p, _, _, k in parts])
-    edges = np.empty((len(sources), 2), np.int32)
-    edges[:, 0], edges[:, 1] = sources, targets
+    lengths = [len(documents[f].part_codes[p]) for f, p, _, _, _ in collector.links]
+    edges = np.empty((sum(lengths), 2), np.int32)
+    start = 0
+    for (f, p, t, q, _), length in zip(collector.links, lengths):
+        np.add(documents[f].part_codes[p], np.int32(offsets[f]), out=edges[start:start + length, 0])
+        np.add(documents[t].part_codes[q], np.int32(offsets[t]), out=edges[start:start + length, 1])
+        start += length
+    kinds = np.repeat(np.array([k for *_, k in collector.links], np.int8), lengths)
     return edges, kinds
 
 
@@ -79,7 +80,7 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
         collector = collect_links(sources, log, progress, workers)
     with progress.stage("read documents"):
         parts = read_documents(collector, opus_dir, documents, log, progress, workers > 1)
-        return _assemble(collector, parts)
+        return _assemble(collector, parts, workers)
 
 
 def _attributes(parts: list[DocumentTexts]) -> tuple[TextColumn, TextColumn, np.ndarray]:
@@ -93,23 +94,24 @@ def _attributes(parts: list[DocumentTexts]) -> tuple[TextColumn, TextColumn, np.
     return lists, tags, attributes.astype(np.int32)
 
 
-def _assemble(collector: LinkCollector, parts: list[DocumentTexts]) -> Corpus:
+def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int) -> Corpus:
     documents = collector.documents
     sizes = np.array([len(document.sides) for document in documents], np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     edges, kinds = _edges(collector, offsets)
     vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     doc_lang = np.array([document.lang for document in collector.documents], np.int32)
-    texts = TextColumn.concatenate([part.texts for part in parts])
-    lists, tags, attributes = _attributes(parts)
+    texts, (lists, tags, attributes) = map_on_threads(lambda task: task(), [
+        lambda: TextColumn.concatenate([part.texts for part in parts]),
+        lambda: _attributes(parts)], workers)
     known = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
     valid = known & texts.nonempty()
-    keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]] if len(edges) else np.ones(0, bool)
-    unknown = ~(known[edges[:, 0]] & known[edges[:, 1]]) if len(edges) else keep_edge
-    collector.counts.links_to_unknown_sentences = int(unknown.sum())
-    collector.counts.links_with_empty_text = int((~keep_edge & ~unknown).sum())
     if not valid.all():
-        edges = (np.cumsum(valid) - 1)[edges[keep_edge]].astype(np.int32)
+        keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]]
+        unknown = ~(known[edges[:, 0]] & known[edges[:, 1]])
+        collector.counts.links_to_unknown_sentences = int(unknown.sum())
+        collector.counts.links_with_empty_text = int((~keep_edge & ~unknown).sum())
+        edges, kinds = (np.cumsum(valid) - 1)[edges[keep_edge]].astype(np.int32), kinds[keep_edge]
     pick = np.flatnonzero(valid)
 
     if len(pick) < len(texts):
@@ -122,5 +124,5 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts]) -> Corpus:
         document_lang=doc_lang, vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
         sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
         texts=texts, lists=IndexedTexts(lists, attributes), tags=IndexedTexts(tags, attributes),
-        edges=edges.reshape(-1, 2), edge_kind=kinds[keep_edge], counts=collector.counts,
+        edges=edges.reshape(-1, 2), edge_kind=kinds, counts=collector.counts,
     )

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from tapaco.core.errors import InputError
-from tapaco.core.forked import Forked, Fresh, can_fork, usable_cores
+from tapaco.core.forked import Forked, can_fork, usable_cores
 
 needs_fork = pytest.mark.skipif(not (can_fork() and usable_cores() > 1),
                                 reason="needs fork and two cores")
@@ -51,30 +51,8 @@ def test_leaving_the_block_without_the_result_stops_the_child():
 
 
 @needs_fork
-def test_a_fresh_process_runs_an_importable_function_and_sends_the_result():
-    with Fresh(_pid_and_sum, [4, 5]) as child:
-        assert child.parallel
-        pid, total = child.result()
-    assert (pid, total) != (os.getpid(), 9) and total == 9
-    assert child.child_peak_rss_mib > 0
-
-
-@pytest.mark.parametrize("parallel", [True, False])
-def test_an_error_in_a_fresh_process_is_raised_by_result(parallel):
-    with Fresh(_fail, parallel=parallel) as child, pytest.raises(InputError, match="bad thing"):
-        child.result()
-
-
-@needs_fork
-def test_leaving_the_block_stops_the_fresh_process():
-    with Fresh(time.sleep, 60) as child:
-        process = child._process
-    assert process.poll() is not None
-
-
-@needs_fork
 def test_a_script_without_a_main_guard_builds_once(tmp_path):
-    """The build's fresh process must not run the calling script again (multiprocessing's
+    """The build's second processes must not run the calling script again (multiprocessing's
     spawn would import it as its main module)."""
     import subprocess
     import sys
@@ -83,10 +61,8 @@ def test_a_script_without_a_main_guard_builds_once(tmp_path):
 
     script = tmp_path / "user_script.py"
     script.write_text(
-        "import tapaco.graph\n"
         "from pathlib import Path\n"
         "from tapaco.pipeline import build\n"
-        "tapaco.graph.PARALLEL_VERTICES = 0\n"
         f"build(Path({str(SAMPLE)!r}), Path({str(tmp_path / 'out')!r}))\n"
         "print('built')\n", encoding="utf-8")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
@@ -94,19 +70,6 @@ def test_a_script_without_a_main_guard_builds_once(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("built") == 1
     assert (tmp_path / "out" / "stats.json").is_file()
-
-
-@pytest.mark.skipif(usable_cores() < 2 or not os.path.exists("/proc/self/status"),
-                    reason="needs two cores and Linux's /proc")
-def test_a_fresh_process_reports_its_own_peak_not_its_parents():
-    """ru_maxrss survives fork and exec: a fresh process started by a large one would report
-    the large one's peak."""
-    import numpy as np
-
-    ballast = np.ones(400 << 17)  # 400 MiB here
-    with Fresh(_pid_and_sum, [1, 2]) as child:
-        assert child.result()[1] == 3
-    assert 0 < child.child_peak_rss_mib < 200 and ballast.sum() > 0
 
 
 def test_items_claimed_in_turn_are_each_claimed_once_in_the_order_given():

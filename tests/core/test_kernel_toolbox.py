@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tapaco.core.characters import is_whitespace
-from tapaco.core.hashing import first_occurrences, hash_range, mixed, slot_of, slots_for
+from tapaco.core.hashing import first_occurrences, hash_range, mixed, repeats, slot_of, slots_for
 from tapaco.core.ranges import compare_ranges, equal_ranges, starts_with
 from tapaco.core.utf8 import code_point_at
 
@@ -92,6 +92,27 @@ def test_first_occurrences_number_keys_as_a_dict_does(dtype):
     assert codes.tolist() == expected and firsts.tolist() == firsts_expected
     empty_codes, empty_firsts = first_occurrences(np.zeros(0, dtype))
     assert len(empty_codes) == len(empty_firsts) == 0
+
+
+def _repeats_by_dict(keys: list[int]) -> tuple[list[int], list[int]]:
+    firsts: dict[int, int] = {}
+    later = [row for row, key in enumerate(keys) if firsts.setdefault(key, row) != row]
+    return later, [firsts[keys[row]] for row in later]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_repeats_are_the_rows_a_dict_has_seen_the_key_of(dtype):
+    """Keys in one slot of every table (hashes multiples of 2**24), past 2**63, and enough rows
+    for many buckets."""
+    rng = np.random.default_rng(4)
+    pool = np.array([_unmixed(i << 24) for i in range(1, 120)], np.uint64)
+    crowded = pool[rng.integers(0, len(pool), 2000)]
+    many = rng.integers(0, 2**64 - 1, 30_000, np.uint64, endpoint=True)
+    many = many[rng.integers(0, len(many), 60_000)]
+    for keys in (crowded.astype(dtype), many.astype(dtype), np.zeros(0, dtype),
+                 np.array([5, 5, 5], dtype)):
+        later, first = repeats(keys)
+        assert (later.tolist(), first.tolist()) == _repeats_by_dict(keys.tolist())
 
 
 def test_a_table_of_integer_keys_uses_empty_ranges():

@@ -104,7 +104,7 @@ def test_a_stop_while_libraries_load_prints_one_line(tmp_path, stop, status):
 SCRIPT = """
 import sys, time
 from tapaco.core.errors import exit_status
-from tapaco.core.forked import Forked, Fresh, process_pool
+from tapaco.core.forked import Forked, process_pool
 
 def big() -> bytes:
     return bytes(1 << 22)
@@ -114,13 +114,12 @@ def pool() -> None:
         print(*[p.pid for p in workers._processes.values()], flush=True)
         list(workers.map(time.sleep, [60]))  # the other worker waits for a task
 
-def second(kind) -> None:
-    with kind(big if kind is Forked else time.sleep, *([] if kind is Forked else [60])) as child:
+def forked() -> None:
+    with Forked(big) as child:
         print(child._process.pid, flush=True)
         time.sleep(60)
 
-sys.exit(exit_status("tapaco", {"pool": pool, "forked": lambda: second(Forked),
-                                "fresh": lambda: second(Fresh)}[sys.argv[1]]))
+sys.exit(exit_status("tapaco", {"pool": pool, "forked": forked}[sys.argv[1]]))
 """
 
 
@@ -130,9 +129,9 @@ def _with_children(tmp_path: Path, kind: str) -> tuple[subprocess.Popen, list[in
     return process, [int(pid) for pid in process.stdout.readline().split()]
 
 
-@pytest.mark.parametrize("kind", ["forked", "fresh", "pool"])
+@pytest.mark.parametrize("kind", ["forked", "pool"])
 def test_children_die_with_a_killed_parent(tmp_path, kind):
-    """A forked child blocked on sending its large result, a fresh one, a pool's workers."""
+    """A forked child blocked on sending its large result, a pool's workers."""
     process, children = _with_children(tmp_path, kind)
     assert children and all(not _ended(child) for child in children)
     process.kill()
@@ -140,7 +139,7 @@ def test_children_die_with_a_killed_parent(tmp_path, kind):
     _wait_for(lambda: all(_ended(child) for child in children), seconds=5)
 
 
-@pytest.mark.parametrize("kind", ["forked", "fresh", "pool"])
+@pytest.mark.parametrize("kind", ["forked", "pool"])
 def test_ctrl_c_ends_children_without_their_tracebacks(tmp_path, kind):
     process, children = _with_children(tmp_path, kind)
     os.killpg(process.pid, signal.SIGINT)

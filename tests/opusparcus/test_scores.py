@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 from reference import scores as reference_scores
 
-from opusparcus.counting import count_links, pack_pairs, shared_pairs, unpack_pairs
+from opusparcus.counting import (
+    count_links,
+    count_type,
+    pack_pairs,
+    pivot_groups,
+    sum_by_pair,
+    unpack_pairs,
+    weighted_pairs,
+)
 from opusparcus.ranked_runs import ordered_rows
 from opusparcus.scores import SCHEMES, ScoredPairs, score_pairs
 
@@ -24,6 +32,13 @@ def _encode(bitexts: dict[str, list[tuple[str, str]]]):
         pivot = np.array([pivots[f] for _, f in links], np.int64)
         per_bitext.append((target, pivot))
     return vocabulary, per_bitext
+
+
+def shared_pairs(counts, max_fanout):
+    """All target pairs with a common pivot, and what the fan-out cap skipped, as aggregate
+    sums them."""
+    groups, skips = pivot_groups(counts, max_fanout)
+    return sum_by_pair(*weighted_pairs(counts, groups)), skips
 
 
 def _scored(bitexts, scheme, max_fanout=None):
@@ -83,6 +98,26 @@ def test_every_scheme_matches_dictionary_counting(scheme, max_fanout):
         assert summed_pmi == pytest.approx(want["summed-pmi"], rel=1e-9, abs=1e-12)
         assert shared == pytest.approx(want["expected"], rel=1e-9)
         assert pivots == want["pivots"]
+
+
+def test_counts_are_int32_up_to_the_int32_limit_of_links():
+    assert count_type(2**31 - 1) is np.int32
+    assert count_type(2**31) is np.int64
+    counts = count_links(np.array([0, 1, 1]), np.array([0, 0, 1]), 3)
+    assert {counts.pair_count.dtype, counts.target_count.dtype, counts.pivot_count.dtype} == {
+        np.dtype(np.int32)}
+    assert counts.target_count.tolist() == [1, 2, 0] and counts.pivot_count.tolist() == [2, 1]
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_products_of_int32_counts_do_not_overflow(scheme):
+    # c(a,x) = c(b,x) = 70,000: their product, and c(a) c(b), exceed 2^31
+    links = [("a .", "x .")] * 70_000 + [("b .", "x .")] * 70_000
+    score, summed_pmi, expected, pivots = _scored({"fr": links}, scheme)["a .", "b ."]
+    assert expected == 70_000 * 70_000 / 140_000
+    assert summed_pmi == 0.0  # ln(140,000 * 35,000 / (70,000 * 70,000))
+    assert score == {"summed-pmi": 0.0, "pmi": 0.0, "joint-pmi": 0.0, "joint": 0.25,
+                     "conditional": 0.5}[scheme]
 
 
 def test_fanout_cap_counts_what_it_skips():

@@ -40,6 +40,12 @@ _NAMES = {**{str(k): k for k in CATEGORIES}, **{v: k for k, v in CATEGORIES.item
           **{v: k for k, v in COLOURS.items()}, "trash": TRASH, "t": TRASH}
 
 
+def malformed(path: str | Path, message: str, where: str = "") -> InputError:
+    """The error of an annotation file (pairs, or the scores combined from them) that is not
+    as the workflow writes it."""
+    return InputError(path, message, where, kind="malformed annotations")
+
+
 def parse_label(text: str) -> int | None:
     """A label as 1-4 or TRASH; None for an empty (not yet annotated) field."""
     key = text.strip().lower().replace("_", "-").replace(" ", "-")
@@ -107,33 +113,30 @@ def read_annotations(path: Path) -> list[Annotation]:
     """Read an annotation file; errors name the file and line."""
     rows = tab_separated_rows(read_plain_text(path, ANNOTATION_FILES))
     if not rows or rows[0] != HEADER:
-        raise InputError(path, f"expected the header {' '.join(HEADER)}", "line 1",
-                         kind="malformed annotations")
+        raise malformed(path, f"expected the header {' '.join(HEADER)}", "line 1")
     annotations, seen, lang = [], {}, None
     for line, row in enumerate(rows[1:], 2):
         annotation = _annotation(path, line, row)
         if annotation.id in seen:
-            raise InputError(path, f"duplicated id {annotation.id} (also on line "
-                             f"{seen[annotation.id]})", f"line {line}",
-                             kind="malformed annotations")
+            raise malformed(path, f"duplicated id {annotation.id} (also on line "
+                            f"{seen[annotation.id]})", f"line {line}")
         seen[annotation.id] = line
         lang = lang or language_of_id(annotation.id)
         if language_of_id(annotation.id) != lang:
-            raise InputError(path, f"id {annotation.id} is not of language {lang}",
-                             f"line {line}", kind="malformed annotations")
+            raise malformed(path, f"id {annotation.id} is not of language {lang}", f"line {line}")
         annotations.append(annotation)
     return annotations
 
 
 def _annotation(path: Path, line: int, row: list[str]) -> Annotation:
     if len(row) != len(HEADER):
-        raise InputError(path, f"expected {len(HEADER)} tab-separated fields, found {len(row)}",
-                         f"line {line}", kind="malformed annotations")
+        raise malformed(path, f"expected {len(HEADER)} tab-separated fields, found {len(row)}",
+                        f"line {line}")
     try:
         rank = int(row[0])
         labels = [parse_label(row[4]), parse_label(row[5])]
     except ValueError as error:
-        raise InputError(path, str(error), f"line {line}", kind="malformed annotations") from None
+        raise malformed(path, str(error), f"line {line}") from None
     return Annotation(rank, row[1], row[2], row[3], labels, line)
 
 
@@ -173,16 +176,15 @@ def read_release_pairs(path: Path) -> list[tuple[str, str, str, float]]:
     for number, line in enumerate(lines, 1):
         fields = line.split("\t")
         if len(fields) != 4:
-            raise InputError(path, f"expected 4 tab-separated fields (id, sentence 1, "
-                             f"sentence 2, score), found {len(fields)}", f"line {number}",
-                             kind="malformed annotations")
+            raise malformed(path, f"expected 4 tab-separated fields (id, sentence 1, "
+                            f"sentence 2, score), found {len(fields)}", f"line {number}")
         try:
             score = float(fields[3])
         except ValueError:
             score = float("nan")
         if not 1.0 <= score <= 4.0:
-            raise InputError(path, f"score {fields[3]!r} is not a number from 1 to 4",
-                             f"line {number}", kind="malformed annotations")
+            raise malformed(path, f"score {fields[3]!r} is not a number from 1 to 4",
+                            f"line {number}")
         pairs.append((fields[0], fields[1], fields[2], score))
     return pairs
 

@@ -19,9 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from tapaco.core.errors import InputError
 from tapaco.core.json_input import parse_json
-from tapaco.core.transfer import Transfer, check_url
+from tapaco.core.transfer import DownloadError, Transfer, check_url
 
 DEFAULT_API = "https://opus.nlpl.eu/opusapi/"
 FORMS = ("raw", "xml", "moses")
@@ -59,8 +58,7 @@ class OpusApi:
         url = self.base_url + "?" + urllib.parse.urlencode(parameters)
         answer = parse_json(self.transfer.read(url), url, kind="download")
         if not isinstance(answer, dict):
-            raise InputError(url, "the OPUS API answered JSON that is not an object",
-                             kind="download")
+            raise DownloadError(url, "the OPUS API answered JSON that is not an object")
         return answer
 
     def files(self, corpus: str, release: str, form: str) -> list[OpusFile]:
@@ -68,34 +66,32 @@ class OpusApi:
         answer = self.query(corpus=corpus, version=release, preprocessing=form)
         rows = answer.get("corpora")
         if not isinstance(rows, list):
-            raise InputError(self.base_url, "the OPUS API answer has no 'corpora' list",
-                             kind="download")
+            raise DownloadError(self.base_url, "the OPUS API answer has no 'corpora' list")
         files = [_opus_file(row, form, self.base_url) for row in rows]
         if not files:
-            raise InputError(self.base_url, f"OPUS lists no {form} files of {corpus} "
-                             f"{release}; check the corpus name and release (e.g. "
-                             "Tatoeba latest, OpenSubtitles v2016)", kind="download")
+            raise DownloadError(self.base_url, f"OPUS lists no {form} files of {corpus} "
+                                f"{release}; check the corpus name and release (e.g. "
+                                "Tatoeba latest, OpenSubtitles v2016)")
         versions = sorted({file.version for file in files})
         if len(versions) > 1:
-            raise InputError(self.base_url, f"the OPUS API mixes releases {versions} for "
-                             f"{corpus} {release}; name one release", kind="download")
+            raise DownloadError(self.base_url, f"the OPUS API mixes releases {versions} for "
+                                f"{corpus} {release}; name one release")
         return sorted(set(files), key=lambda file: file.path)
 
 
 def _opus_file(row: object, form: str, where: str) -> OpusFile:
     if not isinstance(row, dict):
-        raise InputError(where, "an OPUS API entry is not an object", kind="download")
+        raise DownloadError(where, "an OPUS API entry is not an object")
     try:
         url, size, version = str(row["url"]), row["size"], str(row["version"])
         source, target = str(row.get("source") or ""), str(row.get("target") or "")
     except KeyError as missing:
-        raise InputError(where, f"an OPUS API entry lacks {missing}", kind="download") from None
+        raise DownloadError(where, f"an OPUS API entry lacks {missing}") from None
     if type(size) is not int or size < 0:  # a bool is an int to Python, not a size
-        raise InputError(url, f"the OPUS API gives no size in KB ({size!r})", kind="download")
+        raise DownloadError(url, f"the OPUS API gives no size in KB ({size!r})")
     if size > LARGEST_KB:
-        raise InputError(url, f"the OPUS API gives a size of {size:.3g} KB, over the "
-                         f"{LARGEST_KB:,} KB (4 TiB) any OPUS file has: a broken answer",
-                         kind="download")
+        raise DownloadError(url, f"the OPUS API gives a size of {size:.3g} KB, over the "
+                            f"{LARGEST_KB:,} KB (4 TiB) any OPUS file has: a broken answer")
     check_url(url)
     return OpusFile(url, release_path(url, version, form), size, version, source, target)
 
@@ -108,11 +104,11 @@ def release_path(url: str, version: str, form: str) -> str:
     folder_ok = len(tail) == 2 and tail[0] in {"xml", "raw", "moses"}
     name_ok = folder_ok and tail[1].endswith(_SUFFIXES[tail[0]]) and not tail[1].startswith(".")
     if not name_ok or (tail[0] != form and not (form == "raw" and tail[0] == "xml")):
-        raise InputError(url, f"not a {form} file of an OPUS release layout "
-                         f"(<{version}>/{form}/<name>)", kind="download")
+        raise DownloadError(url, f"not a {form} file of an OPUS release layout "
+                            f"(<{version}>/{form}/<name>)")
     if len(tail[1].encode()) > _LONGEST_NAME:
-        raise InputError(url, f"a file name of {len(tail[1].encode())} bytes, longer than the "
-                         f"{_LONGEST_NAME} a download's file can have", kind="download")
+        raise DownloadError(url, f"a file name of {len(tail[1].encode())} bytes, longer than the "
+                            f"{_LONGEST_NAME} a download's file can have")
     return "/".join(tail)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.interruptible import in_background
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.opus.xml_bytes import ends_a_name, is_space
 from tapaco.core.ranges import starts_with
 
@@ -25,7 +26,7 @@ _GROUP_REST = np.frombuffer(b"Grp", np.uint8)
 _XTARGETS = np.frombuffer(b"xtargets", np.uint8)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _link_tag(data, at, sides, link):
     """Read the attributes of the `<link` tag whose name ends at `at`, writing its xtargets
     sides into `sides[link]` (from start, `;`, to start, closing quote); after the tag, or -1."""

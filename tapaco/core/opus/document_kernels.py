@@ -21,6 +21,7 @@ from numba import njit
 
 from tapaco.core.characters import WHITESPACE, is_whitespace
 from tapaco.core.interruptible import in_background
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.opus.sidekeys import plain_id_key
 from tapaco.core.opus.xml_bytes import ends_a_name
 from tapaco.core.ranges import equal_ranges, starts_with
@@ -48,14 +49,14 @@ _ENTITY_OFFSETS = np.array([0, 3, 6, 11, 16, 20])
 _ENTITY_BYTES = np.array([ord(c) for c in "<>\"'&"], np.uint8)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _may_end_a_name(byte) -> bool:
     """Whether an element's name can end before this byte: a word boundary for the reference's
     regular expressions, or any byte above ASCII (an element the scanner then declines)."""
     return ends_a_name(byte) or byte >= 0x80
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _tag_end(data, at) -> int:
     """After the tag starting at `at`, or -1 if it holds another `<` (or never ends) or is
     markup other than an element's tag (`<!`, `<?`)."""
@@ -69,7 +70,7 @@ def _tag_end(data, at) -> int:
     return -1
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _entity(data, at):
     """The byte the XML predefined entity at `at` (its "&") stands for and its length, or
     (0, 0)."""
@@ -91,7 +92,7 @@ BYTE_KINDS[_LT] = _MARKUP
 BYTE_KINDS[[char.encode()[0] for char in WHITESPACE if char > "\x7f"]] = _MAYBE_SPACE
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _copy_text(data, at, out, written, begin):
     """Copy character data from `at` up to the next `<` (or the end) to `out[written:]`,
     entities decoded; returns where it stopped, the new end of `out`, whether the text (which
@@ -129,7 +130,7 @@ def _copy_text(data, at, out, written, begin):
     return at, written, collapse, alone
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _token_content(data, at) -> int:
     """Where the content of the `<w ...>` element at `at` starts, or -1 unless its open tag
     holds no `<` and does not close itself."""
@@ -141,14 +142,14 @@ def _token_content(data, at) -> int:
     return -1
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _closes(data, at, name) -> bool:
     """Whether `</name>` is at `at`."""
     return (at + 3 < len(data) and data[at] == _LT and data[at + 1] == _SLASH
             and data[at + 2] == name and data[at + 3] == _GT)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _body(data, start, out, written):
     """Read a sentence body from `start` to its `</s>`, writing its text at `out[written:]` as
     the reference reads it: its `<w>` tokens joined by spaces if it has any, else its own
@@ -207,7 +208,7 @@ def _body(data, start, out, written):
     return at, _stripped(out, begin, written), tokens
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _collapsed(out, begin, end):
     """" ".join(text.split()) of out[begin:end] in place (its whitespace is ASCII); the new
     end."""
@@ -226,7 +227,7 @@ def _collapsed(out, begin, end):
     return kept
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _stripped(out, begin, end):
     """text.strip() of out[begin:end] in place, where only spaces can be at its ends (a return
     anywhere makes the text collapsed); the new end."""
@@ -241,7 +242,7 @@ def _stripped(out, begin, end):
     return begin + last - first
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _value_end(data, start) -> int:
     """The closing quote of an attribute value starting at `start`, or -1 if the value holds
     `<` or a newline (or never ends)."""
@@ -254,7 +255,7 @@ def _value_end(data, start) -> int:
     return -1
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _copy_value(data, start, end, out, written):
     """Copy an attribute value as :func:`tapaco.core.opus.xml_text.attribute_value` reads it
     (XML's predefined entities decoded, a tab or return a space) to `out[written:]`; the new

@@ -68,14 +68,13 @@ def plan(api: OpusApi, request: DownloadRequest) -> list[OpusFile]:
     if request.lang:
         missing = missing_pairs(files, request.lang, request.pivots)
         if missing:
-            raise InputError(api.base_url, f"{request.corpus} {files[0].version} has no "
-                             f"{request.form} alignment {', '.join(missing)}", kind="download")
+            raise DownloadError(api.base_url, f"{request.corpus} {files[0].version} has no "
+                                f"{request.form} alignment {', '.join(missing)}")
         return select_pivots(files, request.lang, request.pivots)
     chosen = select(files, request.languages)
     if not any(file.target for file in chosen):
-        raise InputError(api.base_url, f"{request.corpus} {files[0].version} has no "
-                         f"{request.form} alignment between {', '.join(request.languages)}",
-                         kind="download")
+        raise DownloadError(api.base_url, f"{request.corpus} {files[0].version} has no "
+                            f"{request.form} alignment between {', '.join(request.languages)}")
     return chosen
 
 

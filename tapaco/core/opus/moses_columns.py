@@ -223,23 +223,15 @@ def _first_appearance(codes: np.ndarray, keys: pa.Array) -> tuple[np.ndarray, pa
     return renumbered.astype(np.int32), keys.take(pa.array(codes[firsts]))
 
 
-def one_to_one_links(source: Path, pair: tuple[str, str],
-                     lines_per_chunk: int = LINES_PER_CHUNK,
-                     bad_line: Callable[[InputError], None] | None = None,
-                     max_length: int | None = None) -> OneToOneLinks:
-    """The 1:1 links of a Moses bitext with a text on both sides, of at most `max_length` code
-    points (None: any length), sides in `pair` order (a bad line: see :func:`moses_chunks`)."""
-    return next(one_to_one_link_pieces(source, pair, None, lines_per_chunk, bad_line,
-                                       max_length))
-
-
 def one_to_one_link_pieces(source: Path, pair: tuple[str, str], lines_per_piece: int | None,
                            lines_per_chunk: int = LINES_PER_CHUNK,
                            bad_line: Callable[[InputError], None] | None = None,
                            max_length: int | None = None) -> Iterator[OneToOneLinks]:
-    """:func:`one_to_one_links` of consecutive pieces of the bitext, each of whole chunks
-    (of at most `lines_per_piece` lines) and at least `lines_per_piece` lines but the last
-    (None: one piece), so that what is held follows a piece, not the bitext; at least one."""
+    """The 1:1 links of a Moses bitext with a text on both sides, of at most `max_length` code
+    points (None: any length), sides in `pair` order (a bad line: see :func:`moses_chunks`), in
+    consecutive pieces of the bitext, each of whole chunks (of at most `lines_per_piece` lines)
+    and at least `lines_per_piece` lines but the last (None: one piece), so that what is held
+    follows a piece, not the bitext; at least one."""
     piece, pieces = _Piece(), 0
     chunk_lines = min(lines_per_chunk, lines_per_piece or lines_per_chunk)
     for chunk in moses_chunks(source, pair, chunk_lines, bad_line):

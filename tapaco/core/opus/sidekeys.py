@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from numba import njit
 
+from tapaco.core.kernel_helper import kernel_helper
+
 BARE = np.uint64(1 << 62)
 STRING = np.uint64(1 << 63)
 EMPTY = STRING  # the empty side: index 0 of every table
@@ -76,7 +78,7 @@ class SideTable:
         return [self.text(key) for key in keys.tolist()]
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def plain_id_key(data: np.ndarray, start: int, end: int) -> tuple[np.uint64, bool]:
     """The key of the id in bytes [start, end) of `data` and whether it is a plain id (else
     the key is 0)."""

@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
-from numba import njit
+from tapaco.core.kernel_helper import kernel_helper
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def is_space(byte: int) -> bool:
     """XML whitespace: space, tab, newline, carriage return."""
     return byte == 0x20 or byte == 0x09 or byte == 0x0A or byte == 0x0D
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def ends_a_name(byte: int) -> bool:
     """Whether an element's name ends before this ASCII byte: whitespace, `>` or `/`."""
     return is_space(byte) or byte == 0x3E or byte == 0x2F

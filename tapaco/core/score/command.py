@@ -69,6 +69,15 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                        help="sentences per sentence-transformers batch (default 256)")
 
 
+def add_report_options(parser: argparse.ArgumentParser, required: bool, help: str) -> None:
+    """The output options of both `evaluate` commands: the JSON report (`help`) and the rest."""
+    out = parser.add_argument_group("output")
+    out.add_argument("--out", type=Path, required=required, metavar="FILE.json", help=help)
+    out.add_argument("--overwrite", action="store_true",
+                     help="replace an existing --out that evaluate did not write")
+    out.add_argument("--quiet", action="store_true", help="no summary")
+
+
 def model_choice(arguments: argparse.Namespace) -> ModelChoice:
     """The model and how to run it, as the options of :func:`add_model_arguments` name them."""
     return ModelChoice(arguments.model, arguments.backend, arguments.device,

@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.moses_columns import NO_YEAR, one_to_one_links
+from tapaco.core.opus.moses_columns import LINES_PER_CHUNK, NO_YEAR, one_to_one_link_pieces
+
+
+def one_to_one_links(source, pair, lines_per_chunk=LINES_PER_CHUNK):
+    """The bitext's 1:1 links, read as one piece."""
+    return next(one_to_one_link_pieces(source, pair, None, lines_per_chunk))
 
 
 def _year(document: str) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from tapaco.core.annotation.pairs import ANSWER_BYTES, read_annotations
+from tapaco.core.annotation.pairs import ANSWER_BYTES, malformed, read_annotations
 from tapaco.core.annotation.pairs import HEADER as PAIR_HEADER
 from tapaco.core.annotation.sets import HEADER as SET_HEADER
 from tapaco.core.annotation.sets import (
@@ -31,7 +31,7 @@ from tapaco.core.annotation.sets import (
 from tapaco.core.annotation.web.addresses import machine_addresses
 from tapaco.core.annotation.web.tasks import PairTask, SetTask, Task
 from tapaco.core.disk import check_updatable
-from tapaco.core.errors import InputError, cannot_write, usage_error
+from tapaco.core.errors import cannot_write, usage_error
 from tapaco.core.files import read_plain_text
 from tapaco.core.outputs import MANIFEST, OutputFile
 
@@ -100,9 +100,8 @@ def open_task(options: ServeOptions, out: TextIO = sys.stderr) -> Task:
         return SetTask(options.file)
     if len(header) == 5:
         return _set_task_from_language_file(options, out)
-    raise InputError(options.file, "is neither an annotation file (sample's output), a set "
-                     "annotation file nor a TaPaCo language file", "line 1",
-                     kind="malformed annotations")
+    raise malformed(options.file, "is neither an annotation file (sample's output), a set "
+                    "annotation file nor a TaPaCo language file", "line 1")
 
 
 def is_loopback(host: str) -> bool:

@@ -1,0 +1,53 @@
+"""The kernels `tapaco build` calls on its default path, each with the one set of argument types
+its callers give it, in the order it needs them, for
+:func:`tapaco.core.compile_ahead.compiled_ahead`: the first :data:`FIRST` read the release
+(alignments and documents), the others build the graph, the surface keys and the filters. A
+kernel called with other types is compiled on its first call, as any kernel is; the tests check
+that the quick start calls each with these types only."""
+
+from __future__ import annotations
+
+from numba import types
+
+FIRST = 6
+
+
+def _array(dtype, dimensions: int = 1, readonly: bool = False) -> types.Array:
+    return types.Array(dtype, dimensions, "C", readonly=readonly)
+
+
+def kernels() -> list:
+    """(dispatcher, argument types) of each kernel."""
+    from tapaco import bleu_kernels, normalize_kernels
+    from tapaco.core.characters import next_forbidden
+    from tapaco.core.hashing import _first_occurrences
+    from tapaco.core.opus import cesalign_kernels, document_kernels
+    from tapaco.core.opus.sidekeys import parse_ids
+    from tapaco.core.text_column import _code_points, _gathered
+    from tapaco.core.tokenize_13a_kernels import tokenize_13a
+    from tapaco.graph import _smallest_members
+
+    chunk = _array(types.uint8, readonly=True)  # a view of a chunk read as `bytes`
+    int64, int32, boolean = _array(types.int64), _array(types.int32), _array(types.bool_)
+    any_layout = types.Array(types.int64, 1, "A")
+    return [
+        (next_forbidden, (chunk, types.int64)),
+        (document_kernels._scan, (chunk, _array(types.uint64), boolean, _array(types.int64, 2),
+                                  _array(types.int64, 2), boolean,
+                                  *(_array(types.uint8), int64) * 3, _array(types.bool_, 2))),
+        (_gathered, (int64, _array(types.uint8), int64, _array(types.uint8), int64)),
+        (cesalign_kernels._scan, (chunk, _array(types.int64, 2), _array(types.int64, 2))),
+        (parse_ids, (chunk, any_layout, any_layout)),
+        (_first_occurrences, (int64,)),
+        # FIRST ends here
+        (normalize_kernels.surface_hashes_of_utf8,
+         (_array(types.uint8), int64, int32, int64, _array(types.int32, readonly=True))),
+        (_smallest_members, (int64, int64, int64, types.int64)),
+        (_code_points, (int64, _array(types.uint8))),
+        (normalize_kernels.unknown_code_points, (int32, boolean)),
+        (normalize_kernels.key_codes, (int32, int64, boolean, _array(types.int32, 2),
+                                       _array(types.int8))),
+        (normalize_kernels.first_of_each_key, (int32, int64, int64, int64)),
+        (tokenize_13a, (int32, int64, types.int64)),
+        (bleu_kernels.keep_walk, (int64, int64, int64, types.float64)),
+    ]
