@@ -33,9 +33,9 @@ def kernels() -> list:
     return [
         (next_forbidden, (chunk, types.int64)),
         (document_kernels._scan, (chunk, _array(types.uint64), boolean, _array(types.int64, 2),
-                                  _array(types.int64, 2), boolean, _array(types.uint8),
-                                  _array(types.uint8), _array(types.bool_, 2))),
-        (_gathered, (int64, _array(types.uint8), int64)),
+                                  _array(types.int64, 2), boolean,
+                                  *(_array(types.uint8), int64) * 3, _array(types.bool_, 2))),
+        (_gathered, (int64, _array(types.uint8), int64, _array(types.uint8), int64)),
         (cesalign_kernels._scan, (chunk, _array(types.int64, 2), _array(types.int64, 2))),
         (parse_ids, (chunk, any_layout, any_layout)),
         (_first_occurrences, (int64,)),

@@ -1,6 +1,7 @@
 import gzip
 import json
 import re
+import threading
 import zipfile
 
 import numpy as np
@@ -92,6 +93,26 @@ def test_bad_input_in_the_second_half_is_reported_in_order(tmp_path):
     assert errors[0] == errors[1] and "dd-ee.xml.gz" in errors[0]
 
 
+def test_reading_strictly_raises_the_first_bad_document_in_document_order(tmp_path):
+    """Documents are read biggest first (by sides), in either process: the error raised is
+    still that of the first bad document in document order, as reading in order finds it."""
+    from conftest import OpusFolder, Sentence
+
+    release = OpusFolder(tmp_path / "opus")
+    for lang, count in (("aa", 3), ("bb", 30), ("cc", 30)):
+        release.sentences(f"{lang}/t.xml", *(Sentence(f"s{n}", f"{lang} {n}")
+                                             for n in range(count)))
+    release.links("aa-cc", "aa/t.xml", "cc/t.xml", [(f"s{n}", f"s{n}") for n in range(3)])
+    release.links("bb-cc", "bb/t.xml", "cc/t.xml", [(f"s{n}", f"s{n}") for n in range(30)])
+    root = release.write()
+    for lang in ("aa", "bb"):  # aa first in document order, bb read before it
+        with zipfile.ZipFile(root / "raw" / f"{lang}.zip", "w") as archive:
+            archive.writestr(f"Tatoeba/raw/{lang}/t.xml", "<document><s id='s1'>x</document>")
+    for workers in (1, 2):
+        with pytest.raises(InputError, match="aa.zip"):
+            read_corpus(root, BadInputLog(), Progress(enabled=False), workers=workers)
+
+
 def _release_with_bad_sentences(root):
     """Twelve languages in a chain of alignments; every third document holds a sentence that
     is not UTF-8 (skipped, with --skip-bad-input, one log entry each)."""
@@ -105,18 +126,25 @@ def _release_with_bad_sentences(root):
 
 
 def _read_with_one_reader_slowed(root, monkeypatch, read_module, function: str, slow: str):
-    """The corpus and log of reading `root` in two processes, `function` (a reading step of
-    one item) slowed in this process (`slow` "front") or in the forked one ("back"); checked
-    against reading alone, and the faster reader must have read more items."""
+    """The corpus and log of reading `root` with two readers, `function` (a reading step of
+    one item) slowed in one: alignments, this process (`slow` "front") or the forked one
+    ("back"); documents, the thread that read first ("front") or the other; checked against
+    reading alone, and the faster reader must have read more items."""
     import os
     import time
 
     expected_log = BadInputLog(skip=True)
     expected = read_corpus(root, expected_log, Progress(enabled=False), workers=1)
     parent, real, read_by = os.getpid(), getattr(read_module, function), root.parent / "readers.txt"
+    threads: list[int] = []  # reading threads, in the order they first read
 
     def timed(item, *args):
-        here = os.getpid() == parent
+        if read_module is text_reading:  # two threads: the first to read is "front"
+            if threading.get_ident() not in threads:
+                threads.append(threading.get_ident())
+            here = threads.index(threading.get_ident()) == 0
+        else:
+            here = os.getpid() == parent
         if (slow == "front") == here:
             time.sleep(0.1)
         with open(read_by, "a") as out:
@@ -140,10 +168,10 @@ _NEEDS_FORK = pytest.mark.skipif(not (can_fork() and usable_cores() > 1),
 
 @_NEEDS_FORK
 @pytest.mark.parametrize("slow", ["front", "back"])
-def test_documents_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
+def test_documents_read_by_two_threads_give_the_same_corpus_whoever_reads_which(
         tmp_path, monkeypatch, slow):
-    """The forked reader takes documents from the back while this process takes them from the
-    front: slowing either moves where they meet, never the corpus or the log."""
+    """Two threads take the documents in turn, biggest first: slowing either changes which
+    reads which, never the corpus or the log."""
     root = _release_with_bad_sentences(tmp_path / "opus")
     _, log, documents = _read_with_one_reader_slowed(root, monkeypatch, text_reading,
                                                      "_document_texts", slow)

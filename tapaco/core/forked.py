@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -241,6 +242,40 @@ class FromBothEnds:
         """Indexes claimed from the back, decreasing."""
         while (index := self._claim(1, -1)) is not None:
             yield index
+
+
+class InTurn:
+    """Items claimed once each in a given order by threads (:func:`map_on_threads`): whichever
+    is free takes the next (:meth:`claims`). Biggest first, they finish together; the caller
+    puts the results back in item order."""
+
+    def __init__(self, order: Iterable[int]) -> None:
+        self._order = iter(order)
+        self._lock = threading.Lock()
+
+    def claims(self) -> Iterator[int]:
+        """The items this thread claims, in the order's order."""
+        while True:
+            with self._lock:
+                item = next(self._order, None)
+            if item is None:
+                return
+            yield item
+
+
+_M_ARENA_MAX = -8  # mallopt's parameter (glibc's malloc.h)
+
+
+def share_one_malloc_arena() -> None:
+    """Have every thread allocate from glibc's one main heap (first thing, before numpy and
+    Arrow start threads of their own): by default each thread carves its arrays from a heap of
+    its own, where memory another thread freed is of no use, and two threads reading documents
+    held ~500 MiB more than one."""
+    try:  # (this process's own symbols: find_library would start a subprocess)
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc
+        return
+    mallopt(_M_ARENA_MAX, 1)
 
 
 def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) -> list:

@@ -21,20 +21,30 @@ from tapaco.core.utf8 import decode_into
 
 
 @njit(nogil=True, cache=True)
-def _gathered(offsets, data, rows):
-    """The offsets and bytes of the texts of `rows` (-1: an empty text)."""
+def _gathered(offsets, data, extra_offsets, extra_data, rows):
+    """The offsets and bytes of the texts of `rows` (-1: an empty text; from len(offsets) - 1
+    on: the texts of the extra column)."""
+    size = len(offsets) - 1
     picked = np.zeros(len(rows) + 1, np.int64)
     for k in range(len(rows)):
         row = rows[k]
-        picked[k + 1] = picked[k] + (offsets[row + 1] - offsets[row] if row >= 0 else 0)
+        if row >= size:
+            length = extra_offsets[row - size + 1] - extra_offsets[row - size]
+        else:
+            length = offsets[row + 1] - offsets[row] if row >= 0 else 0
+        picked[k + 1] = picked[k] + length
     out = np.empty(picked[-1], np.uint8)
     for k in range(len(rows)):
         row = rows[k]
-        if row >= 0:  # through two views: a slice assignment compiles numba's shape check
+        if row >= size:  # through two views: a slice assignment compiles numba's shape check
+            source = extra_data[extra_offsets[row - size]:extra_offsets[row - size + 1]]
+        elif row >= 0:
             source = data[offsets[row]:offsets[row + 1]]
-            target = out[picked[k]:picked[k + 1]]
-            for at in range(len(source)):
-                target[at] = source[at]
+        else:
+            continue
+        target = out[picked[k]:picked[k + 1]]
+        for at in range(len(source)):
+            target[at] = source[at]
     return picked, out
 
 
@@ -77,17 +87,10 @@ class TextColumn(Sequence[str]):
                    np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8))
 
     @classmethod
-    def of_lines(cls, joined: bytes) -> TextColumn:
-        """The texts of `joined`: UTF-8 lines, each ended by a newline (no text holds one)."""
-        data = np.frombuffer(joined, np.uint8)
-        ends = np.flatnonzero(data == 10)
-        offsets = np.zeros(len(ends) + 1, np.int64)
-        offsets[1:] = ends - np.arange(len(ends))
-        return cls(offsets, data[data != 10])
-
-    @classmethod
     def concatenate(cls, columns: Sequence[TextColumn]) -> TextColumn:
         """The columns one after another."""
+        if len(columns) == 1:
+            return columns[0]
         offsets = np.zeros(sum(map(len, columns)) + 1, np.int64)
         data = np.empty(sum(int(column.offsets[-1] - column.offsets[0]) for column in columns),
                         np.uint8)
@@ -119,11 +122,13 @@ class TextColumn(Sequence[str]):
 
     __hash__ = None
 
-    def take(self, rows: np.ndarray) -> TextColumn:
-        """The texts of `rows`, in that order (-1: an empty text)."""
+    def take(self, rows: np.ndarray, extra: TextColumn | None = None) -> TextColumn:
+        """The texts of `rows`, in that order (-1: an empty text); rows from the column's
+        length on are those of `extra` after it, as if the two were one column."""
         rows = np.asarray(rows, np.int64)
-        return TextColumn(*in_background(_gathered, self.offsets, self.data, rows,
-                                         size=len(rows)))
+        extra = extra if extra is not None else _EMPTY
+        return TextColumn(*in_background(_gathered, self.offsets, self.data, extra.offsets,
+                                         extra.data, rows, size=len(rows)))
 
     def strings(self, rows: np.ndarray | None = None) -> list[str]:
         """The texts (of `rows`) as Python strings."""
@@ -140,7 +145,7 @@ class TextColumn(Sequence[str]):
             return self
         order = np.arange(len(self))
         order[np.asarray(rows, np.int64)] = len(self) + np.arange(len(rows))
-        return TextColumn.concatenate([self, TextColumn.of(texts)]).take(order)
+        return self.take(order, TextColumn.of(texts))
 
     def nonempty(self) -> np.ndarray:
         """Whether each text is not empty."""
@@ -152,3 +157,32 @@ class TextColumn(Sequence[str]):
         rows = np.arange(len(self)) if rows is None else np.asarray(rows, np.int64)
         return in_background(_code_points, self.offsets, self.data, rows,
                              size=int(self.offsets[-1] - self.offsets[0]))
+
+
+_EMPTY = TextColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8))
+
+
+@dataclass(frozen=True, eq=False)
+class IndexedTexts(Sequence[str]):
+    """A column kept as row numbers into another: text k is `values[rows[k]]` (-1: an empty
+    text). For texts read at a few rows only (the lists and tags of the rows written), or
+    shared by many: their bytes are gathered only when rows are taken."""
+
+    values: TextColumn
+    rows: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, row: int) -> str:
+        value = int(self.rows[range(len(self))[row]])
+        return self.values[value] if value >= 0 else ""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None
+
+    def take(self, rows: np.ndarray) -> TextColumn:
+        """The texts of `rows`, in that order."""
+        return self.values.take(self.rows[np.asarray(rows, np.int64)])

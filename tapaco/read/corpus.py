@@ -14,7 +14,7 @@ from tapaco.core.forked import map_on_threads
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.sidekeys import SideColumn
 from tapaco.core.progress import Progress
-from tapaco.core.text_column import TextColumn
+from tapaco.core.text_column import IndexedTexts, TextColumn
 from tapaco.read.links import LinkCollector, ReadCounts, collect_links
 from tapaco.read.texts import DocumentTexts, read_documents
 
@@ -26,7 +26,7 @@ class Corpus:
     `edges` is an (m, 2) int32 array of vertex ids, `edge_kind` says INTRA or INTER for each.
     `sides` reads as strings (a :class:`SideColumn` when read from OPUS).
     `texts` is a :class:`TextColumn` (a list of strings given is made one); `lists` and `tags`
-    are columns of strings with `take(rows)` (a :class:`TextColumn` when read from OPUS).
+    are columns of strings with `take(rows)` (an :class:`IndexedTexts` when read from OPUS).
     """
 
     languages: list[str]
@@ -70,9 +70,10 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
     text is no sentence: the links of a side without one are left out, and counted).
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
-    `workers` over one: a forked process reads alignments, then documents, from the back of
-    their lists while this one reads from the front (where the system can fork and two cores
-    are free), and `workers` threads share the work between; the corpus is the same.
+    `workers` over one: a forked process reads alignments from the back of their list while
+    this one reads from the front (where the system can fork and two cores are free), and
+    `workers` threads share the work between; two threads read the documents, biggest first;
+    the corpus is the same.
     """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):
@@ -82,6 +83,17 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
         return _assemble(collector, parts, workers)
 
 
+def _attributes(parts: list[DocumentTexts]) -> tuple[TextColumn, TextColumn, np.ndarray]:
+    """The lists and tags of all parts, and the row of every side's in them (-1: none)."""
+    lists, tags = (TextColumn.concatenate([getattr(part, name) for part in parts])
+                   for name in ("lists", "tags"))
+    starts = np.cumsum([0] + [len(part.lists) for part in parts[:-1]])
+    attributes = (np.concatenate([np.where(part.attributes >= 0, part.attributes + start, -1)
+                                  for part, start in zip(parts, starts.tolist())])
+                  if parts else np.zeros(0, np.int32))
+    return lists, tags, attributes.astype(np.int32)
+
+
 def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int) -> Corpus:
     documents = collector.documents
     sizes = np.array([len(document.sides) for document in documents], np.int64)
@@ -89,9 +101,9 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int
     edges, kinds = _edges(collector, offsets)
     vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     doc_lang = np.array([document.lang for document in collector.documents], np.int32)
-    texts, lists, tags = map_on_threads(
-        lambda name: TextColumn.concatenate([getattr(part, name) for part in parts]),
-        ["texts", "lists", "tags"], workers)
+    texts, (lists, tags, attributes) = map_on_threads(lambda task: task(), [
+        lambda: TextColumn.concatenate([part.texts for part in parts]),
+        lambda: _attributes(parts)], workers)
     known = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
     valid = known & texts.nonempty()
     if not valid.all():
@@ -103,7 +115,7 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int
     pick = np.flatnonzero(valid)
 
     if len(pick) < len(texts):
-        texts, lists, tags = texts.take(pick), lists.take(pick), tags.take(pick)
+        texts, attributes = texts.take(pick), attributes[pick]
 
     keys = (np.concatenate([document.sides for document in documents]) if documents
             else np.zeros(0, np.uint64))
@@ -111,6 +123,6 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int
         languages=list(collector.languages), documents=[d.name for d in collector.documents],
         document_lang=doc_lang, vertex_lang=doc_lang[vertex_doc][pick], vertex_doc=vertex_doc[pick],
         sides=SideColumn(keys if len(pick) == len(keys) else keys[pick], collector.table),
-        texts=texts, lists=lists, tags=tags,
+        texts=texts, lists=IndexedTexts(lists, attributes), tags=IndexedTexts(tags, attributes),
         edges=edges.reshape(-1, 2), edge_kind=kinds, counts=collector.counts,
     )

@@ -1,47 +1,44 @@
 """The texts of the linked sentences, read from the release's documents (or the Moses lines that
-linked them) document by document, from both ends of the list as the links are. A document's
-texts, lists and tags are picked from its sentences as columns (:mod:`tapaco.core.text_column`):
-no Python string per sentence."""
+linked them) document by document, biggest first, by two threads. A document's texts are picked
+from its sentences as a column (:mod:`tapaco.core.text_column`): no Python string per sentence;
+its sides' lists and tags stay row numbers into the few values its sentences have, read only
+for the rows written."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import Forked, FromBothEnds
+from tapaco.core.forked import InTurn, map_on_threads, usable_cores
 from tapaco.core.opus import Document, DocumentStore, preference
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.progress import Progress
 from tapaco.core.text_column import TextColumn
 from tapaco.read.links import LinkCollector, LinkedDocument, ReadCounts
 
+_NO_TEXTS = TextColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8))
+
 
 @dataclass
 class DocumentTexts:
-    """The texts of a document's sides, their lists and tags, and whether each side was
-    found."""
+    """The texts of a document's sides and whether each side was found; each side's lists and
+    tags as a row of `lists` and `tags` (`attributes`, -1 for none), which hold the values of
+    the document's sentences that have any (and of its sides of several ids)."""
 
     texts: TextColumn
+    valid: np.ndarray
+    attributes: np.ndarray
     lists: TextColumn
     tags: TextColumn
-    valid: np.ndarray
 
     @classmethod
-    def empty(cls, size: int) -> DocumentTexts:
-        empty = TextColumn(np.zeros(size + 1, np.int64), np.zeros(0, np.uint8))
-        return cls(empty, empty, empty, np.zeros(size, bool))
-
-    def fill(self, rows: list[int], values: list[tuple[str, str, str]]) -> None:
-        """Set the text, lists and tags of `rows` (not picked from the document)."""
-        if rows:
-            texts, lists, tags = zip(*values)
-            self.texts = self.texts.with_rows(rows, texts)
-            self.lists = self.lists.with_rows(rows, lists)
-            self.tags = self.tags.with_rows(rows, tags)
+    def of_texts(cls, texts: list[str], valid: np.ndarray) -> DocumentTexts:
+        """Sides with these texts and no lists or tags."""
+        return cls(TextColumn.of(texts), valid, np.full(len(texts), -1, np.int32), _NO_TEXTS,
+                   _NO_TEXTS)
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -72,6 +69,17 @@ class SentenceIndex:
         return at
 
 
+@dataclass
+class _Unfound:
+    """What the sides not found by their key read as: each one's text, lists and tags, and
+    whether it is valid."""
+
+    texts: list[str]
+    lists: list[str]
+    tags: list[str]
+    valid: list[bool]
+
+
 def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideTable,
                     log: BadInputLog, counts: ReadCounts) -> DocumentTexts:
     """Texts of the document's sides: from the document where one exists, else (per side)
@@ -81,7 +89,7 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
         found = store.find(document.name)
     except InputError as error:
         log.report(error)
-        return DocumentTexts.empty(len(sides))
+        return DocumentTexts.of_texts([""] * len(sides), np.zeros(len(sides), bool))
     if found is None:
         return _moses_texts(document, store, log)
     counts.documents += 1
@@ -89,100 +97,138 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
     sentences = found.sentences
     index = SentenceIndex(found.keys(table))
     positions = index.positions(sides)
-    result = DocumentTexts(sentences.texts.take(positions), sentences.lists.take(positions),
-                           sentences.tags.take(positions), np.ones(len(sides), bool))
-    unfound = np.flatnonzero(positions < 0).tolist()
-    result.fill(unfound, [_multi_id_side(result, number, table.text(sides[number]), index, found,
-                                         document.moses_texts.get(int(sides[number])), table,
-                                         log, counts)
-                          for number in unfound])
-    return result
+    unfound_rows = np.flatnonzero(positions < 0)
+    unfound = _unfound_sides(document, unfound_rows, index, found, table, log, counts)
+    valid = np.ones(len(sides), bool)
+    valid[unfound_rows] = unfound.valid
+    with_values = np.flatnonzero(sentences.lists.nonempty() | sentences.tags.nonempty())
+    attribute_of = np.full(len(sentences) + 1, -1, np.int32)  # [-1]: not found
+    attribute_of[with_values] = np.arange(len(with_values), dtype=np.int32)
+    attributes = attribute_of[positions]
+    joined = [row for row, (lists, tags) in enumerate(zip(unfound.lists, unfound.tags))
+              if lists or tags]
+    attributes[unfound_rows[joined]] = len(with_values) + np.arange(len(joined), dtype=np.int32)
+    positions[unfound_rows] = len(sentences) + np.arange(len(unfound_rows))
+    picked = np.concatenate([with_values, len(sentences) + np.arange(len(joined))])
+    lists, tags = (column.take(picked, TextColumn.of([values[row] for row in joined]))
+                   for column, values in ((sentences.lists, unfound.lists),
+                                          (sentences.tags, unfound.tags)))
+    return DocumentTexts(sentences.texts.take(positions, TextColumn.of(unfound.texts)), valid,
+                         attributes, lists, tags)
 
 
 def _moses_texts(document: LinkedDocument, store: DocumentStore,
                  log: BadInputLog) -> DocumentTexts:
     """Texts of a document no file holds: the Moses lines; a missing document otherwise."""
-    result = DocumentTexts.empty(len(document.sides))
     known = document.moses_texts
     sides = document.sides.tolist()
-    rows = [number for number, side in enumerate(sides) if side in known]
-    result.valid[rows] = True
-    result.fill(rows, [(known[sides[row]], "", "") for row in rows])
-    if not result.valid.all():
+    valid = np.array([side in known for side in sides], bool)
+    if not valid.all():
         log.report(store.missing(document.name))
-    return result
+    return DocumentTexts.of_texts([known.get(side, "") for side in sides], valid)
 
 
-def _multi_id_side(result: DocumentTexts, number: int, side: str, index: SentenceIndex,
-                   found: Document, moses_text: str | None, table: SideTable, log: BadInputLog,
-                   counts: ReadCounts) -> tuple[str, str, str]:
-    """The text, lists and tags of row `number`, a side of several ids; for an id not in the
-    document, the side's Moses line, or nothing and the row marked invalid."""
-    ids = side.split()
-    indexes = index.positions(table.keys(ids)).tolist()
+def _unfound_sides(document: LinkedDocument, rows: np.ndarray, index: SentenceIndex,
+                   found: Document, table: SideTable, log: BadInputLog,
+                   counts: ReadCounts) -> _Unfound:
+    """The sides at `rows` of the document, which no sentence id is: a side of several ids
+    joins their sentences' texts, lists and tags; for an id not in the document, the side's
+    Moses line, or nothing and the side invalid."""
+    side_ids = [table.text(side).split() for side in document.sides[rows].tolist()]
+    at = index.positions(table.keys([one for ids in side_ids for one in ids]))
     sentences = found.sentences
-    if -1 in indexes:
-        if moses_text is not None:
-            return moses_text, "", ""
-        missing = ids[indexes.index(-1)]
-        log.report(InputError(found.ref, f"sentence id {missing!r} is linked by an alignment "
-                              "but is not in this document", kind="unknown sentence id"))
-        result.valid[number] = False
-        indexes = []
-    counts.multi_id_sides += len(indexes) > 1
-    rows = np.array(indexes, np.int64)
-    return (" ".join(filter(None, sentences.texts.strings(rows))),
-            _joined(sentences.lists.strings(rows), ";"), _joined(sentences.tags.strings(rows), ";"))
+    texts, lists, tags = (column.strings(at) for column in
+                          (sentences.texts, sentences.lists, sentences.tags))
+    unfound = _Unfound([], [], [], [])
+    start = 0
+    for side, ids in zip(document.sides[rows].tolist(), side_ids):
+        picked = range(start, start + len(ids))
+        start += len(ids)
+        missing = [ids[k - picked.start] for k in picked if at[k] < 0]
+        moses_text = document.moses_texts.get(side)
+        if missing and moses_text is not None:
+            _add(unfound, moses_text, "", "", True)
+            continue
+        if missing:
+            log.report(InputError(found.ref, f"sentence id {missing[0]!r} is linked by an "
+                                  "alignment but is not in this document",
+                                  kind="unknown sentence id"))
+            _add(unfound, "", "", "", False)
+            continue
+        counts.multi_id_sides += len(ids) > 1
+        _add(unfound, " ".join(filter(None, (texts[k] for k in picked))),
+             _joined([lists[k] for k in picked], ";"), _joined([tags[k] for k in picked], ";"),
+             True)
+    return unfound
 
 
-def _texts_of(documents: list[LinkedDocument], claimed: Iterable[int], opus_dir: Path,
-              folder: str, table: SideTable, log: BadInputLog, counts: ReadCounts,
-              progress: Progress) -> list[DocumentTexts]:
-    """The texts of the claimed documents (increasing indexes), in that order."""
-    with DocumentStore(opus_dir, preference(folder),
-                       bad_sentence=log.report if log.skip else None) as store:
-        parts = []
-        for index in claimed:
-            progress.update(documents[index].name, index + 1, len(documents))
-            parts.append(_document_texts(documents[index], store, table, log, counts))
-    return parts
+def _add(unfound: _Unfound, text: str, lists: str, tags: str, valid: bool) -> None:
+    unfound.texts.append(text)
+    unfound.lists.append(lists)
+    unfound.tags.append(tags)
+    unfound.valid.append(valid)
 
 
-def _texts_from_the_back(claims: FromBothEnds, documents: list[LinkedDocument], opus_dir: Path,
-                         folder: str, table: SideTable, skip: bool
-                         ) -> tuple[list[DocumentTexts], ReadCounts, list[BadInputLog]]:
-    """The documents claimed from the back, read in the second process: their texts in
-    document order, its counts and each document's log (in document order, those with
-    entries)."""
-    counts, read = ReadCounts(), []
+@dataclass
+class _Read:
+    """What one reader read of the documents it claimed: each one's index, texts and log (in
+    the order read), the counts, and its first input error by document order (reading
+    strictly: the documents after it in that order are left unread)."""
+
+    documents: list[tuple[int, DocumentTexts, BadInputLog]]
+    counts: ReadCounts
+    error: tuple[int, InputError] | None = None
+
+
+def _read_claimed(turns: InTurn, documents: list[LinkedDocument], opus_dir: Path, folder: str,
+                  table: SideTable, skip: bool, progress: Progress | None = None) -> _Read:
+    """Read the documents this reader claims (each reading thread runs this)."""
+    read = _Read([], ReadCounts())
     current = [BadInputLog(skip)]
-    with DocumentStore(opus_dir, preference(folder),
+    with DocumentStore(opus_dir, preference(folder), cache_size=1,  # each is read once
                        bad_sentence=(lambda error: current[0].report(error)) if skip else None
                        ) as store:
-        for index in claims.back():
+        for index in turns.claims():
+            if read.error is not None and index > read.error[0]:
+                continue  # (an earlier error is the one raised)
+            if progress is not None:
+                progress.update(documents[index].name, len(read.documents) + 1, len(documents))
             current[0] = BadInputLog(skip)
-            read.append((_document_texts(documents[index], store, table, current[0], counts),
-                         current[0]))
-    read.reverse()
-    return ([part for part, _ in read], counts,
-            [log for _, log in read if log.total])
+            try:
+                part = _document_texts(documents[index], store, table, current[0], read.counts)
+            except InputError as error:  # reading strictly
+                read.error = (index, error)
+                continue
+            read.documents.append((index, part, current[0]))
+    return read
 
 
 def read_documents(collector: LinkCollector, opus_dir: Path, folder: str, log: BadInputLog,
                    progress: Progress, parallel: bool = True) -> list[DocumentTexts]:
-    """The texts of every document's sides; a forked process reads documents from the back of
-    the list meanwhile, until the two meet."""
+    """The texts of every document's sides, in document order; with `parallel` (and two
+    cores), read by two threads (the kernels, decompression and numpy release the GIL), each
+    taking the biggest document (most sides) left. Each document's log is merged in document
+    order, and, reading strictly, the error raised is the first by document order, as reading
+    alone in that order finds it."""
     documents = collector.documents
+    turns = InTurn(np.argsort([-len(document.sides) for document in documents],
+                              kind="stable").tolist())
+    readers = 2 if parallel and len(documents) > 1 and usable_cores() > 1 else 1
+    reads = map_on_threads(
+        lambda first: _read_claimed(turns, documents, opus_dir, folder, collector.table,
+                                    log.skip, progress if first else None),
+        [True, False][:readers], readers)
+    errors = [read.error for read in reads if read.error is not None]
+    if errors:
+        raise min(errors, key=lambda found: found[0])[1]
     counts = collector.counts
-    claims = FromBothEnds(len(documents))
-    with Forked(_texts_from_the_back, claims, documents, opus_dir, folder, collector.table,
-                log.skip, parallel=parallel and len(documents) > 1) as second:
-        parts = _texts_of(documents, claims.front(), opus_dir, folder, collector.table, log,
-                          counts, progress)
-        progress.update("waiting for the second reading process", len(parts), len(documents))
-        second_parts, second_counts, second_logs = second.result()
     for name in ("documents", "document_sentences", "multi_id_sides"):
-        setattr(counts, name, getattr(counts, name) + getattr(second_counts, name))
-    for document_log in second_logs:
+        setattr(counts, name, getattr(counts, name)
+                + sum(getattr(read.counts, name) for read in reads))
+    parts = []
+    for _, part, document_log in sorted((document for read in reads
+                                         for document in read.documents),
+                                        key=lambda document: document[0]):
         log.merge(document_log)
-    return parts + second_parts
+        parts.append(part)
+    return parts

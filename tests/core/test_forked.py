@@ -72,6 +72,30 @@ def test_a_script_without_a_main_guard_builds_once(tmp_path):
     assert (tmp_path / "out" / "stats.json").is_file()
 
 
+def test_items_claimed_in_turn_are_each_claimed_once_in_the_order_given():
+    from tapaco.core.forked import InTurn
+
+    for order in ([], [0], [3, 1, 2, 0], list(range(9))[::-1]):
+        turns = InTurn(order)
+        first, second = turns.claims(), turns.claims()
+        taken = [], []
+        for turn in range(2 * len(order) + 2):
+            found = next(first if turn % 3 else second, None)
+            if found is not None:
+                taken[turn % 3 == 0].append(found)
+        assert sorted(taken[0] + taken[1]) == sorted(order)
+        for mine in taken:
+            assert mine == [item for item in order if item in mine]
+
+
+def test_items_claimed_in_turn_by_threads_are_claimed_once():
+    from tapaco.core.forked import InTurn, map_on_threads
+
+    turns = InTurn(list(range(2000))[::-1])
+    taken = map_on_threads(lambda _: list(turns.claims()), [0, 1], 2)
+    assert sorted(taken[0] + taken[1]) == list(range(2000))
+
+
 def test_items_claimed_from_both_ends_are_each_claimed_once():
     from tapaco.core.forked import FromBothEnds
 

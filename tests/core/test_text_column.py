@@ -46,10 +46,14 @@ def test_rows_taken_sliced_replaced_and_joined_are_those_of_the_list():
     assert TextColumn.concatenate([]) == []
 
 
-def test_lines_become_texts_without_their_newlines():
-    texts = _texts(3, 50)
-    column = TextColumn.of_lines("".join(f"{text}\n" for text in texts).encode())
-    assert column == texts and column.data.tobytes() == "".join(texts).encode()
+def test_rows_past_the_end_are_taken_from_the_extra_column():
+    texts, extra = _texts(3, 50), _texts(5, 20)
+    rows = np.random.default_rng(4).integers(-1, len(texts) + len(extra), 300)
+    both = texts + extra
+    expected = [both[row] if row >= 0 else "" for row in rows.tolist()]
+    assert TextColumn.of(texts).take(rows, TextColumn.of(extra)) == expected
+    sliced = TextColumn.of(["x", *texts, "y"])[1:-1]  # offsets not starting at 0, for both
+    assert sliced.take(rows, TextColumn.of(["z", *extra])[1:]) == expected
 
 
 def test_code_points_are_those_of_the_strings_even_for_a_slice():
@@ -59,3 +63,15 @@ def test_code_points_are_those_of_the_strings_even_for_a_slice():
         codes, offsets = column.code_points()
         want_codes, want_offsets = code_points(expected)
         assert codes.tolist() == want_codes.tolist() and offsets.tolist() == want_offsets.tolist()
+
+
+def test_an_indexed_column_reads_as_the_texts_of_its_rows():
+    from tapaco.core.text_column import IndexedTexts
+
+    values = _texts(6, 30)
+    rows = np.random.default_rng(7).integers(-1, len(values), 200)
+    expected = [values[row] if row >= 0 else "" for row in rows.tolist()]
+    column = IndexedTexts(TextColumn.of(values), rows)
+    assert len(column) == 200 and column == expected and column[-1] == expected[-1]
+    picked = np.array([5, 0, 199, 5])
+    assert column.take(picked) == [expected[row] for row in picked.tolist()]

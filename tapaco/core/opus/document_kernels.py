@@ -5,10 +5,11 @@
 XML's predefined entities, `<w ...>token</w>` elements and one-line `<time .../>` elements
 (Tatoeba's and OpenSubtitles' raw and tokenised documents). It returns arrays: each id's key
 (:mod:`tapaco.core.opus.sidekeys`) or its byte range, the texts as
-:func:`tapaco.core.opus.documents.sentence_text` gives them, joined by newlines, and the
-attribute values. A text that needs more (another entity, a whitespace character outside ASCII)
-is flagged for that function; a chunk in any other form is declined as a whole, for the general
-reader. The caller has checked that the chunk is UTF-8 without characters XML forbids.
+:func:`tapaco.core.opus.documents.sentence_text` gives them and the attribute values, as
+columns (:class:`tapaco.core.text_column.TextColumn`). A text or value that needs more
+(another entity; in a text, a whitespace character outside ASCII) is flagged for the
+reference; a chunk in any other form is declined as a whole, for the general reader. The
+caller has checked that the chunk is UTF-8 without characters XML forbids.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.opus.sidekeys import plain_id_key
 from tapaco.core.opus.xml_bytes import ends_a_name
 from tapaco.core.ranges import equal_ranges, starts_with
+from tapaco.core.text_column import TextColumn
 from tapaco.core.utf8 import code_point_at
 
 _LT, _GT, _QUOTE, _AMP, _SLASH, _SPACE, _TAB, _NEWLINE, _RETURN = (
@@ -255,24 +257,32 @@ def _value_end(data, start) -> int:
 
 @kernel_helper
 def _copy_value(data, start, end, out, written):
-    """Copy an attribute value and a newline; the new end, and whether it holds a "&"."""
-    ampersand = False
-    for at in range(start, end):
-        out[written] = data[at]
-        ampersand |= data[at] == _AMP
+    """Copy an attribute value as :func:`tapaco.core.opus.xml_text.attribute_value` reads it
+    (XML's predefined entities decoded, a tab or return a space) to `out[written:]`; the new
+    end, and whether the reference must read it instead (an entity XML does not predefine)."""
+    alone = False
+    at = start
+    while at < end:
+        byte = data[at]
+        if byte == _AMP:
+            char, length = _entity(data, at)
+            alone |= length == 0
+            out[written] = char
+            at += max(length, 1)
+        else:
+            out[written] = _SPACE if byte == _TAB or byte == _RETURN else byte
+            at += 1
         written += 1
-    out[written] = _NEWLINE
-    return written + 1, ampersand
+    return written, alone
 
 
 @njit(nogil=True, cache=True)
-def _scan(data, keys, plain, id_bounds, text_bounds, alone,
-          joined, values, value_ampersands):
-    """The loop of :func:`scan_sentences`, into preallocated arrays; the counts of sentences,
-    joined bytes and value bytes, whether any sentence had attributes and whether any had
-    tokens (-1 sentences: the chunk is declined)."""
-    count, written, value_written = np.int64(0), np.int64(0), np.int64(0)
-    attributed, tokenised = False, False
+def _scan(data, keys, plain, id_bounds, text_bounds, alone, texts, text_offsets,
+          lists_out, list_offsets, tags_out, tag_offsets, value_alone):
+    """The loop of :func:`scan_sentences`, into preallocated arrays; the count of sentences
+    (-1: the chunk is declined) and whether any had tokens."""
+    count, tokenised = np.int64(0), False
+    text_offsets[0] = list_offsets[0] = tag_offsets[0] = 0
     at = np.int64(0)
     size = len(data)
     while at < size:
@@ -281,7 +291,7 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
             continue
         if (at + 3 < size and data[at + 1] == _SLASH and data[at + 2] == _S
                 and _may_end_a_name(data[at + 3])):
-            return -1, 0, 0, False, False  # a </s> outside a sentence
+            return -1, False  # a </s> outside a sentence
         if at + 2 < size and data[at + 1] == _W and _may_end_a_name(data[at + 2]):
             # a token outside sentences: not read, but the document is tokenised
             content = _token_content(data, at)
@@ -289,7 +299,7 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
             while 0 <= end < size and data[end] != _LT:
                 end += 1
             if content < 0 or not _closes(data, end, _W):
-                return -1, 0, 0, False, False
+                return -1, False
             tokenised = True
             at = end + 4
             continue
@@ -297,16 +307,16 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
             at += 1  # another element's tag, outside sentences
             continue
         if not starts_with(data, at, _OPEN) or count == len(keys):  # (no room: impossible)
-            return -1, 0, 0, False, False
+            return -1, False
         id_start = at + len(_OPEN)
         id_end = id_start
         while id_end < size and data[id_end] != _QUOTE:
             byte = data[id_end]
             if byte == _LT or byte == _GT or byte == _AMP:
-                return -1, 0, 0, False, False
+                return -1, False
             id_end += 1
         if id_end >= size:
-            return -1, 0, 0, False, False
+            return -1, False
         keys[count], plain[count] = plain_id_key(data, id_start, id_end)
         id_bounds[count, 0], id_bounds[count, 1] = id_start, id_end
         position = id_end + 1
@@ -315,53 +325,51 @@ def _scan(data, keys, plain, id_bounds, text_bounds, alone,
         if starts_with(data, position, _LISTS):
             end = _value_end(data, position + len(_LISTS))
             if end < 0:
-                return -1, 0, 0, False, False
+                return -1, False
             lists = (position + len(_LISTS), end)
             position = end + 1
         if starts_with(data, position, _TAGS):
             end = _value_end(data, position + len(_TAGS))
             if end < 0:
-                return -1, 0, 0, False, False
+                return -1, False
             tags = (position + len(_TAGS), end)
             position = end + 1
         if position >= size or data[position] != _GT:
-            return -1, 0, 0, False, False
-        value_written, value_ampersands[count, 0] = _copy_value(data, lists[0], lists[1],
-                                                                values, value_written)
-        value_written, value_ampersands[count, 1] = _copy_value(data, tags[0], tags[1],
-                                                                values, value_written)
-        attributed |= lists[0] >= 0 or tags[0] >= 0
+            return -1, False
+        list_offsets[count + 1], value_alone[count, 0] = _copy_value(
+            data, lists[0], lists[1], lists_out, list_offsets[count])
+        tag_offsets[count + 1], value_alone[count, 1] = _copy_value(
+            data, tags[0], tags[1], tags_out, tag_offsets[count])
         body = position + 1
-        end, text_end, has_tokens = _body(data, body, joined, written)
+        end, text_end, has_tokens = _body(data, body, texts, text_offsets[count])
         tokenised |= has_tokens
         if end < 0:
-            return -1, 0, 0, False, False
+            return -1, False
         text_bounds[count, 0], text_bounds[count, 1] = body, end
         alone[count] = text_end < 0
-        written = written if text_end < 0 else text_end
-        joined[written] = _NEWLINE
-        written += 1
+        text_offsets[count + 1] = text_offsets[count] if text_end < 0 else text_end
         count += 1
         at = end + 4
-    return count, written, value_written, attributed, tokenised
+    return count, tokenised
 
 
 @dataclass(frozen=True)
 class ScannedSentences:
     """What :func:`scan_sentences` found: per sentence its id's key and whether the id is
     plain, the byte ranges of its id and body, whether its text is left to the reference
-    (`alone`); the texts each followed by a newline (an empty line where `alone`); the `lists`
-    and `tags` values alternately, each followed by a newline (None if no sentence has either),
-    and whether each holds a "&"; whether any sentence had `<w>` tokens."""
+    (`alone`: an empty text here); the texts, the `lists` and the `tags` values, whether the
+    reference must read a sentence's lists or tags (`value_alone`: empty here); whether any
+    sentence had `<w>` tokens."""
 
     keys: np.ndarray
     plain: np.ndarray
     id_bounds: np.ndarray
     text_bounds: np.ndarray
     alone: np.ndarray
-    joined: bytes
-    values: bytes | None
-    value_ampersands: np.ndarray
+    texts: TextColumn
+    lists: TextColumn
+    tags: TextColumn
+    value_alone: np.ndarray
     tokenised: bool
 
 
@@ -376,15 +384,15 @@ def scan_sentences(raw: bytes) -> ScannedSentences | None:
     id_bounds = np.empty((bound, 2), np.int64)
     text_bounds = np.empty((bound, 2), np.int64)
     alone = np.empty(bound, np.bool_)
-    joined = np.empty(len(data) + bound, np.uint8)
-    values = np.empty(len(data) + 2 * bound, np.uint8)
-    ampersands = np.empty((bound, 2), np.bool_)
-    count, written, value_written, attributed, tokenised = in_background(
-        _scan, data, keys, plain, id_bounds, text_bounds, alone, joined, values, ampersands,
-        size=len(data))
+    value_alone = np.empty((bound, 2), np.bool_)
+    columns = [(np.empty(len(data), np.uint8), np.empty(bound + 1, np.int64)) for _ in range(3)]
+    count, tokenised = in_background(
+        _scan, data, keys, plain, id_bounds, text_bounds, alone, *columns[0], *columns[1],
+        *columns[2], value_alone, size=len(data))
     if count < 0:
         return None
-    return ScannedSentences(keys[:count], plain[:count], id_bounds[:count],
-                            text_bounds[:count], alone[:count], joined[:written].tobytes(),
-                            values[:value_written].tobytes() if attributed else None,
-                            ampersands[:count], tokenised)
+    texts, lists, tags = (TextColumn(offsets[:count + 1], buffer[:offsets[count]])
+                          for buffer, offsets in columns)
+    return ScannedSentences(keys[:count], plain[:count], id_bounds[:count], text_bounds[:count],
+                            alone[:count], texts, lists, tags, value_alone[:count],
+                            tokenised)

@@ -189,27 +189,28 @@ def _add_scanned_chunk(builder: _Builder, chunk: ByteChunk) -> bool:
     if scanned is None:
         return False
     alone = np.flatnonzero(scanned.alone)
-    texts = TextColumn.of_lines(scanned.joined).with_rows(alone, [
+    texts = scanned.texts.with_rows(alone, [
         sentence_text(raw[start:end].decode("utf-8"))
         for start, end in scanned.text_bounds[alone].tolist()])
+    lists, tags = _attribute_values(scanned, raw)
     others = {index: raw[start:end].decode("utf-8") for index, (start, end) in zip(
         np.flatnonzero(~scanned.plain).tolist(), scanned.id_bounds[~scanned.plain].tolist())}
     builder.sentences.tokenised |= scanned.tokenised
-    builder.add(None, texts, *_attribute_values_of(scanned), keys=scanned.keys,
-                other_ids=others)
+    builder.add(None, texts, lists, tags, keys=scanned.keys, other_ids=others)
     return True
 
 
-def _attribute_values_of(scanned: ScannedSentences) -> tuple[TextColumn, TextColumn]:
-    """Each sentence's `lists` and `tags` values, read as :func:`_attributes` reads them."""
-    count = len(scanned.keys)
-    if scanned.values is None:
-        return (TextColumn(np.zeros(count + 1, np.int64), np.zeros(0, np.uint8)),) * 2
-    # (the scanner declines a value with a newline)
-    values = TextColumn.of_lines(scanned.values.replace(b"\t", b" ").replace(b"\r", b" "))
-    read = np.flatnonzero(scanned.value_ampersands.ravel())
-    values = values.with_rows(read, [attribute_value(values[row]) for row in read.tolist()])
-    return values.take(np.arange(0, 2 * count, 2)), values.take(np.arange(1, 2 * count, 2))
+def _attribute_values(scanned: ScannedSentences, raw: bytes) -> tuple[TextColumn, TextColumn]:
+    """The sentences' `lists` and `tags`; where the scanner left one to the reference, both
+    read from the open tag by :func:`_attributes`."""
+    rows = np.flatnonzero(scanned.value_alone.any(axis=1))
+    if not len(rows):
+        return scanned.lists, scanned.tags
+    read = [_attributes(raw[start - len(' id="'):end - 1].decode("utf-8"))
+            for start, end in zip(scanned.id_bounds[rows, 0].tolist(),
+                                  scanned.text_bounds[rows, 0].tolist())]
+    return (scanned.lists.with_rows(rows, [values.get("lists", "") for values in read]),
+            scanned.tags.with_rows(rows, [values.get("tags", "") for values in read]))
 
 
 def read_sentences(ref: FileRef, archive: zipfile.ZipFile | None = None,

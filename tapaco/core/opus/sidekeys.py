@@ -9,6 +9,7 @@ than building a Python string per id.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -22,6 +23,7 @@ EMPTY = STRING  # the empty side: index 0 of every table
 NUMBER = np.uint64((1 << 62) - 1)
 _MAX_DIGITS = 18
 _DIGIT_0, _LETTER_S = ord("0"), ord("s")
+_INTERNING = threading.Lock()
 
 
 def plain_key(text: str) -> int | None:
@@ -53,8 +55,11 @@ class SideTable:
             return plain
         found = self.index.get(text)
         if found is None:
-            found = self.index[text] = len(self.strings)
-            self.strings.append(text)
+            with _INTERNING:  # (threads reading documents share a table)
+                found = self.index.get(text)
+                if found is None:
+                    found = self.index[text] = len(self.strings)
+                    self.strings.append(text)
         return int(STRING) | found
 
     def keys(self, texts: Sequence[str]) -> np.ndarray:

@@ -375,11 +375,11 @@ def test_the_scanner_takes_a_return_for_whitespace(text, expected):
 
     scanned = scan_sentences(f'<s id="1">{text}</s><s id="2"><w>{text}</w><w>x</w></s>'.encode())
     assert scanned is not None and not scanned.alone.any()
-    assert scanned.joined.decode().split("\n")[:-1] == [expected, f"{expected} x".strip()]
+    assert scanned.texts == [expected, f"{expected} x".strip()]
 
 
 def test_the_densest_document_fits_the_scanners_room():
     from tapaco.core.opus.document_kernels import scan_sentences
 
     scanned = scan_sentences(b'<s id=""></s>' * 1000)
-    assert len(scanned.keys) == 1000 and scanned.joined == b"\n" * 1000
+    assert len(scanned.keys) == 1000 and scanned.texts == [""] * 1000

@@ -51,6 +51,45 @@ def test_large_and_stored_members_read_whole(tmp_path):
     assert b"".join(chunk.data for chunk in chunks) == text
 
 
+def _reference_chunks(data: bytes, boundary: bytes, block: int) -> list[tuple[bytes, int]]:
+    """The chunks byte_chunks should give, worked out from the whole data: after reading each
+    block, everything up to the last boundary read so far not yet given; the rest at the end;
+    each with the number of its first line."""
+    chunks, given = [], 0
+    for limit in range(block, len(data) + block, block):
+        end = data.rfind(boundary, 0, min(limit, len(data)))
+        if end >= 0 and end + len(boundary) > given:
+            chunks.append(data[given:end + len(boundary)])
+            given = end + len(boundary)
+    chunks.append(data[given:])
+    starts = [0]
+    for chunk in chunks:
+        starts.append(starts[-1] + len(chunk))
+    return [(chunk, data.count(b"\n", 0, start) + 1)
+            for chunk, start in zip(chunks, starts) if chunk]
+
+
+@pytest.mark.parametrize("block, inflate_block", [(7, 5), (16, 64), (64, 3), (1000, 100)])
+def test_chunks_end_after_the_last_boundary_read_so_far(tmp_path, monkeypatch, block,
+                                                        inflate_block):
+    """Chunks from a plain file and a deflated zip member (read in blocks of `block`
+    bytes, inflated `inflate_block` at a time), a boundary often cut by a block's end."""
+    from tapaco.core.opus import textstream
+
+    monkeypatch.setattr(textstream, "CHUNK_BYTES", block)
+    monkeypatch.setattr(textstream, "_INFLATE_BLOCK", inflate_block)
+    rng = random.Random(block)
+    data = b"".join(rng.choice([b"</s>", b"<s>", b"\n", b"ab", b"</", b"s>", b"\xc3\xa9"])
+                    for _ in range(3000))
+    plain = tmp_path / "d.xml"
+    plain.write_bytes(data)
+    zipped = _zip_of(tmp_path / "d.zip", {"d.xml": data})
+    expected = _reference_chunks(data, b"</s>", block)
+    for ref in (FileRef(plain), FileRef(zipped, "d.xml")):
+        chunks = [(chunk.data, chunk.first_line) for chunk in byte_chunks(ref, b"</s>")]
+        assert chunks == expected
+
+
 def _damaged_zip(tmp_path, damage) -> FileRef:
     data = b"<s id='1'>hello</s>\n" * 50_000
     path = _zip_of(tmp_path / "bad.zip", {"m.xml": data})
