@@ -19,8 +19,8 @@ def _array(dtype, dimensions: int = 1, readonly: bool = False) -> types.Array:
 def kernels() -> list:
     """(dispatcher, argument types) of each kernel."""
     from tapaco import bleu_kernels, normalize_kernels
-    from tapaco.core.characters import next_forbidden
     from tapaco.components import _numbered, _unite
+    from tapaco.core.characters import next_forbidden
     from tapaco.core.hashing import _first_occurrences, repeats
     from tapaco.core.opus import cesalign_kernels, document_kernels
     from tapaco.core.opus.sidekeys import parse_ids
