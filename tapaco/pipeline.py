@@ -81,7 +81,8 @@ class BuildOptions:
 
     @property
     def worker_count(self) -> int:
-        return self.workers or usable_cores()
+        """`--workers`, at most the usable cores (threads beyond them only contend)."""
+        return min(self.workers, usable_cores()) if self.workers else usable_cores()
 
 
 def _language_ranks(corpus: Corpus, wanted: tuple[str, ...]) -> np.ndarray:
