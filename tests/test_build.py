@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -241,3 +242,10 @@ def test_raw_subtitle_documents_with_time_elements(tmp_path):
     # an <s> holding only its two times is no sentence: in no set
     assert sorted(english) == ["1", "4", "5", "6"]
     assert english["1"][0] == english["5"][0] != english["4"][0] == english["6"][0]
+
+
+def test_workers_are_capped_at_the_cores_this_process_may_use():
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert BuildOptions(workers=cores + 3).worker_count == cores
+    assert BuildOptions(workers=1).worker_count == 1
+    assert BuildOptions(workers=0).worker_count == cores  # 0: every usable core

@@ -126,7 +126,7 @@ class TextColumn(Sequence[str]):
         """The texts of `rows`, in that order (-1: an empty text); rows from the column's
         length on are those of `extra` after it, as if the two were one column."""
         rows = np.asarray(rows, np.int64)
-        extra = extra if extra is not None else _EMPTY
+        extra = extra if extra is not None else NO_TEXTS
         return TextColumn(*in_background(_gathered, self.offsets, self.data, extra.offsets,
                                          extra.data, rows, size=len(rows)))
 
@@ -159,7 +159,7 @@ class TextColumn(Sequence[str]):
                              size=int(self.offsets[-1] - self.offsets[0]))
 
 
-_EMPTY = TextColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8))
+NO_TEXTS = TextColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8))  # a column of no rows
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,10 +16,8 @@ from tapaco.core.forked import InTurn, map_on_threads, usable_cores
 from tapaco.core.opus import Document, DocumentStore, preference
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.progress import Progress
-from tapaco.core.text_column import TextColumn
+from tapaco.core.text_column import NO_TEXTS, TextColumn
 from tapaco.read.links import LinkCollector, LinkedDocument, ReadCounts
-
-_NO_TEXTS = TextColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8))
 
 
 @dataclass
@@ -37,8 +35,8 @@ class DocumentTexts:
     @classmethod
     def of_texts(cls, texts: list[str], valid: np.ndarray) -> DocumentTexts:
         """Sides with these texts and no lists or tags."""
-        return cls(TextColumn.of(texts), valid, np.full(len(texts), -1, np.int32), _NO_TEXTS,
-                   _NO_TEXTS)
+        return cls(TextColumn.of(texts), valid, np.full(len(texts), -1, np.int32), NO_TEXTS,
+                   NO_TEXTS)
 
 
 def _joined(values: list[str], separator: str) -> str:
