@@ -98,7 +98,7 @@ class LinkCollector:
 
     def number_sides(self, workers: int = 1) -> None:
         """Each document's distinct sides in order of first use, and the links' codes (the
-        documents on `workers` threads)."""
+        documents on `workers` threads, biggest first)."""
         def number(document: LinkedDocument) -> None:
             keys = np.concatenate(document.parts) if document.parts else np.zeros(0, np.uint64)
             codes, firsts = in_background(first_occurrences, keys, size=len(keys))
@@ -107,7 +107,8 @@ class LinkCollector:
             document.part_codes = np.split(codes.astype(np.int32), bounds)
             document.parts = []
 
-        map_on_threads(number, self.documents, workers)
+        biggest_first = sorted(self.documents, key=lambda document: -sum(map(len, document.parts)))
+        map_on_threads(number, biggest_first, workers)
 
 
 def _with_links_kept(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
