@@ -4,17 +4,17 @@ their links in file order, numbering each document's sides as they come."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import SubmittedAhead, map_on_threads
+from tapaco.core.forked import InTurn, map_on_threads
 from tapaco.core.hashing import first_occurrences
-from tapaco.core.interruptible import in_background, stopping_on_error
+from tapaco.core.interruptible import MOMENT, in_background
 from tapaco.core.opus import AlignmentSource
 from tapaco.core.opus.links import KeyedLinks
 from tapaco.core.opus.sidekeys import EMPTY, SideTable
@@ -133,6 +133,56 @@ def _read_source(source: AlignmentSource, table: SideTable, skip: bool) -> Sourc
         return error, skipped
 
 
+class _ReadAhead:
+    """The sources read by `workers` daemon threads, each taking the next source left while
+    fewer than `ahead` results wait, and taken here in source order (:meth:`results`). A thread
+    is never waited for: one blocked on a file that never ends (a named pipe) does not keep an
+    interrupted or failed command from ending."""
+
+    def __init__(self, sources: list[AlignmentSource], table: SideTable, skip: bool,
+                 workers: int, ahead: int) -> None:
+        self.sources, self.table, self.skip = sources, table, skip
+        self.done = [threading.Event() for _ in sources]
+        self.outcomes: list[tuple[bool, object] | None] = [None] * len(sources)
+        self.room = threading.Semaphore(ahead)
+        self.turns = InTurn(range(len(sources)))
+        self.stopped = False
+        self.workers = workers
+        for _ in range(workers):
+            threading.Thread(target=self._read, name="alignments", daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            self.room.acquire()  # before claiming: the source claimed first has its room
+            index = None if self.stopped else next(self.turns.claims(), None)
+            if index is None:
+                return
+            try:
+                self.outcomes[index] = (True, _read_source(self.sources[index], self.table,
+                                                           self.skip))
+            except BaseException as error:  # noqa: BLE001 - raised again in the caller
+                self.outcomes[index] = (False, error)
+            self.done[index].set()
+
+    def results(self) -> Iterator[SourceRead]:
+        """Each source's reading, in source order."""
+        for index, done in enumerate(self.done):
+            while not done.wait(MOMENT):  # a signal's handler runs between two waits
+                pass
+            read, self.outcomes[index] = self.outcomes[index], None
+            self.room.release()
+            ok, value = read
+            if not ok:
+                raise value
+            yield value
+
+    def stop(self) -> None:
+        """Let the threads end once their source is read."""
+        self.stopped = True
+        for _ in range(self.workers):
+            self.room.release()
+
+
 def _sources_read(sources: list[AlignmentSource], table: SideTable, skip: bool,
                   workers: int) -> Generator[SourceRead, None, None]:
     """What :func:`_read_source` gives of each source, in source order: read here, or by
@@ -141,9 +191,11 @@ def _sources_read(sources: list[AlignmentSource], table: SideTable, skip: bool,
         for source in sources:
             yield _read_source(source, table, skip)
         return
-    with stopping_on_error(ThreadPoolExecutor(workers)) as pool:
-        yield from SubmittedAhead(pool, lambda source: _read_source(source, table, skip),
-                                  sources, 4 * workers)
+    reading = _ReadAhead(sources, table, skip, workers, 4 * workers)
+    try:
+        yield from reading.results()
+    finally:
+        reading.stop()
 
 
 def collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: Progress,
