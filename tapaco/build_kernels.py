@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import types
 
-FIRST = 6
+FIRST = 5
 
 
 def _array(dtype, dimensions: int = 1, readonly: bool = False) -> types.Array:
@@ -23,21 +23,19 @@ def kernels() -> list:
     from tapaco.core.characters import next_forbidden
     from tapaco.core.hashing import _first_occurrences, repeats
     from tapaco.core.opus import cesalign_kernels, document_kernels
-    from tapaco.core.opus.sidekeys import parse_ids
     from tapaco.core.text_column import _code_points, _gathered
     from tapaco.graph import _smallest_members
 
     chunk = _array(types.uint8, readonly=True)  # a view of a chunk read as `bytes`
     int64, int32, boolean = _array(types.int64), _array(types.int32), _array(types.bool_)
-    any_layout = types.Array(types.int64, 1, "A")
     return [
         (next_forbidden, (chunk, types.int64)),
         (document_kernels._scan, (chunk, _array(types.uint64), boolean, _array(types.int64, 2),
                                   _array(types.int64, 2), boolean,
                                   *(_array(types.uint8), int64) * 3, _array(types.bool_, 2))),
         (_gathered, (int64, _array(types.uint8), int64, _array(types.uint8), int64)),
-        (cesalign_kernels._scan, (chunk, _array(types.int64, 2), _array(types.int64, 2))),
-        (parse_ids, (chunk, any_layout, any_layout)),
+        (cesalign_kernels._scan, (chunk, _array(types.uint64), _array(types.uint64),
+                                  _array(types.int64, 2), _array(types.int64, 2))),
         (_first_occurrences, (int64,)),
         # FIRST ends here
         (_unite, (int32, _array(types.int32, 2))),

@@ -9,7 +9,7 @@ import pytest
 from independent import read_links
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import can_fork, usable_cores
+from tapaco.core.forked import usable_cores
 from tapaco.core.progress import Progress
 from tapaco.read import INTER, read_corpus
 from tapaco.read import links as link_reading
@@ -44,7 +44,7 @@ def _same_corpus(first, second) -> None:
     assert first.counts == second.counts
 
 
-def test_reading_in_two_processes_gives_the_same_corpus(shared_data):
+def test_reading_on_two_threads_gives_the_same_corpus(shared_data):
     from conftest import SAMPLE
 
     for release in (shared_data / "opus-rf", SAMPLE):
@@ -126,25 +126,21 @@ def _release_with_bad_sentences(root):
 
 
 def _read_with_one_reader_slowed(root, monkeypatch, read_module, function: str, slow: str):
-    """The corpus and log of reading `root` with two readers, `function` (a reading step of
-    one item) slowed in one: alignments, this process (`slow` "front") or the forked one
-    ("back"); documents, the thread that read first ("front") or the other; checked against
-    reading alone, and the faster reader must have read more items."""
-    import os
+    """The corpus and log of reading `root` with two reading threads, `function` (a reading
+    step of one item: an alignment source, a document) slowed in one: the thread that read
+    first ("front") or the other; checked against reading alone, and the faster reader must
+    have read more items."""
     import time
 
     expected_log = BadInputLog(skip=True)
     expected = read_corpus(root, expected_log, Progress(enabled=False), workers=1)
-    parent, real, read_by = os.getpid(), getattr(read_module, function), root.parent / "readers.txt"
+    real, read_by = getattr(read_module, function), root.parent / "readers.txt"
     threads: list[int] = []  # reading threads, in the order they first read
 
     def timed(item, *args):
-        if read_module is text_reading:  # two threads: the first to read is "front"
-            if threading.get_ident() not in threads:
-                threads.append(threading.get_ident())
-            here = threads.index(threading.get_ident()) == 0
-        else:
-            here = os.getpid() == parent
+        if threading.get_ident() not in threads:
+            threads.append(threading.get_ident())
+        here = threads.index(threading.get_ident()) == 0
         if (slow == "front") == here:
             time.sleep(0.1)
         with open(read_by, "a") as out:
@@ -162,11 +158,10 @@ def _read_with_one_reader_slowed(root, monkeypatch, read_module, function: str, 
     return corpus, log, len(readers)
 
 
-_NEEDS_FORK = pytest.mark.skipif(not (can_fork() and usable_cores() > 1),
-                                 reason="a forked second reader")
+_NEEDS_TWO_CORES = pytest.mark.skipif(usable_cores() < 2, reason="a second reading thread")
 
 
-@_NEEDS_FORK
+@_NEEDS_TWO_CORES
 @pytest.mark.parametrize("slow", ["front", "back"])
 def test_documents_read_by_two_threads_give_the_same_corpus_whoever_reads_which(
         tmp_path, monkeypatch, slow):
@@ -178,13 +173,13 @@ def test_documents_read_by_two_threads_give_the_same_corpus_whoever_reads_which(
     assert log.counts == {"encoding": 4, "unknown sentence id": 4} and documents == 12
 
 
-@_NEEDS_FORK
+@_NEEDS_TWO_CORES
 @pytest.mark.parametrize("slow", ["front", "back"])
-def test_alignments_read_from_both_ends_give_the_same_corpus_wherever_they_meet(
+def test_alignments_read_by_two_threads_give_the_same_corpus_whoever_reads_which(
         tmp_path, monkeypatch, slow):
-    """As for documents: the forked reader takes alignment files from the back, with a side
-    table of its own (multi-id sides are keyed by it); slowing either reader moves where they
-    meet, never the corpus or the log."""
+    """As for documents: two threads take the alignment files in turn, sharing the side
+    table (multi-id sides are keyed by it in the order they are met); slowing either changes
+    which reads which, never the corpus or the log."""
     root = _chain_release(tmp_path / "opus", _TWELVE, 3, lambda number: [
         (f"s{number % 3} s2", "s1"), ("s0", f"s1 s{number % 3}")])
     (root / "xml" / "lc-ld.xml.gz").write_bytes(b"not gzip")

@@ -84,31 +84,38 @@ def first_occurrences(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(nogil=True, cache=True)
 def _first_occurrences(keys):
-    size = 16
-    while size < len(keys) + len(keys) // 4:  # at most 80 % full
-        size *= 2
-    slots = np.full((size, 2), -1, np.int64)  # a number and its key, side by side
-    mask = size - 1
+    first_of = _earlier_rows(keys)
     codes = np.empty(len(keys), np.int64)
     firsts = np.empty(len(keys), np.int64)
     count = 0
-    for index in range(len(keys)):
-        key = np.int64(keys[index])
-        slot = mixed(np.uint64(key)) & mask
-        while slots[slot, 0] >= 0 and slots[slot, 1] != key:
-            slot = (slot + 1) & mask
-        if slots[slot, 0] < 0:
-            slots[slot, 0], slots[slot, 1] = count, key
-            firsts[count] = index
+    for row in range(len(keys)):
+        if first_of[row] < 0:
+            codes[row] = count
+            firsts[count] = row
             count += 1
-        codes[index] = slots[slot, 0]
+        else:
+            codes[row] = codes[first_of[row]]
     return codes, firsts[:count].copy()
 
 
 @njit(nogil=True, cache=True)
 def repeats(keys):
     """The rows whose key (a 64-bit integer) is that of an earlier row, ascending, and the
-    first row of each one's key.
+    first row of each one's key."""
+    first_of = _earlier_rows(keys)
+    found = np.count_nonzero(first_of >= 0)
+    later, first = np.empty(found, np.int64), np.empty(found, np.int64)
+    found = 0
+    for row in range(len(keys)):
+        if first_of[row] >= 0:
+            later[found], first[found] = row, first_of[row]
+            found += 1
+    return later, first
+
+
+@kernel_helper
+def _earlier_rows(keys):
+    """Each row's first row with its key (a 64-bit integer), -1 for that first row itself.
 
     The keys are first placed in buckets by the high bits of their hashes (keeping the order
     of rows within a bucket), each bucket then searched with a table small enough to stay in
@@ -141,7 +148,6 @@ def repeats(keys):
     table = np.empty(size, np.int64)
     first_of = bucket_of  # reused: each row's earlier row of its key, or -1
     first_of[:] = -1
-    found = 0
     for bucket in range(len(starts) - 1):
         size = 16
         while size < 2 * (starts[bucket + 1] - starts[bucket]):
@@ -156,11 +162,4 @@ def repeats(keys):
                 slots[slot] = at
             else:
                 first_of[rows[at]] = rows[slots[slot]]
-                found += 1
-    later, first = np.empty(found, np.int64), np.empty(found, np.int64)
-    found = 0
-    for row in range(count):
-        if first_of[row] >= 0:
-            later[found], first[found] = row, first_of[row]
-            found += 1
-    return later, first
+    return first_of

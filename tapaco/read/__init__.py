@@ -7,10 +7,10 @@ bitext without documents), the Moses line that linked it. Sides are integer keys
 appearance (:func:`tapaco.core.hashing.first_occurrences` of the document's side keys), then
 laid out document after document, so ids are compact int32 arrays.
 
-The alignment files, then the documents, are read from both ends of their list: this process
-from the front, a forked one from the back, until the two meet (:mod:`tapaco.core.forked`).
-Results are merged in list order alone, so the corpus, the errors raised and the skipped-input
-log are the same whoever read what.
+The alignment files, then the documents, are read by threads (the compiled scanners and the
+decompression run without the GIL), each taking the next item left. Results are merged in list
+order alone, so the corpus, the errors raised and the skipped-input log are the same whoever
+read what.
 """
 
 from tapaco.read.corpus import Corpus, read_corpus

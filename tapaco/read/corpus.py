@@ -70,10 +70,8 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
     text is no sentence: the links of a side without one are left out, and counted).
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
-    `workers` over one: a forked process reads alignments from the back of their list while
-    this one reads from the front (where the system can fork and two cores are free), and
-    `workers` threads share the work between; two threads read the documents, biggest first;
-    the corpus is the same.
+    `workers` over one: `workers` threads read the alignment files and number the documents'
+    sides; two threads read the documents, biggest first; the corpus is the same.
     """
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):

@@ -1,20 +1,23 @@
-"""The alignment files of a release read into link sides, document by document: this process
-reads files from the front of the list, a forked one from the back, until the two meet; the
-links are added in file order."""
+"""The alignment files of a release read into link sides, document by document: `workers`
+threads read the files (decompressing and scanning without the GIL), and this thread takes
+their links in file order, numbering each document's sides as they come."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Generator, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import Forked, FromBothEnds, map_on_threads
+from tapaco.core.forked import InTurn, map_on_threads
 from tapaco.core.hashing import first_occurrences
-from tapaco.core.interruptible import in_background
+from tapaco.core.interruptible import MOMENT, in_background
 from tapaco.core.opus import AlignmentSource
 from tapaco.core.opus.links import KeyedLinks
-from tapaco.core.opus.sidekeys import EMPTY, STRING, SideTable
+from tapaco.core.opus.sidekeys import EMPTY, SideTable
 from tapaco.core.progress import Progress
 
 INTRA, INTER = 0, 1
@@ -47,7 +50,6 @@ class LinkedDocument:
     moses_texts: dict[int, str] = field(default_factory=dict)
     sides: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     part_codes: list[np.ndarray] = field(default_factory=list)
-
 
 
 class LinkCollector:
@@ -96,7 +98,7 @@ class LinkCollector:
 
     def number_sides(self, workers: int = 1) -> None:
         """Each document's distinct sides in order of first use, and the links' codes (the
-        documents on `workers` threads)."""
+        documents on `workers` threads, biggest first)."""
         def number(document: LinkedDocument) -> None:
             keys = np.concatenate(document.parts) if document.parts else np.zeros(0, np.uint64)
             codes, firsts = in_background(first_occurrences, keys, size=len(keys))
@@ -105,7 +107,8 @@ class LinkCollector:
             document.part_codes = np.split(codes.astype(np.int32), bounds)
             document.parts = []
 
-        map_on_threads(number, self.documents, workers)
+        biggest_first = sorted(self.documents, key=lambda document: -sum(map(len, document.parts)))
+        map_on_threads(number, biggest_first, workers)
 
 
 def _with_links_kept(block: KeyedLinks, keep: np.ndarray) -> KeyedLinks:
@@ -130,59 +133,83 @@ def _read_source(source: AlignmentSource, table: SideTable, skip: bool) -> Sourc
         return error, skipped
 
 
-def _sources_from_the_back(claims: FromBothEnds, sources: list[AlignmentSource],
-                           skip: bool) -> tuple[list[SourceRead], list[str]]:
-    """The sources claimed from the back, read in the second process with a table of its own:
-    their links in source order, and the table's strings."""
-    table = SideTable()
-    read = [_read_source(sources[index], table, skip) for index in claims.back()]
-    read.reverse()
-    return read, table.strings
+class _ReadAhead:
+    """The sources read by `workers` daemon threads, each taking the next source left while
+    fewer than `ahead` results wait, and taken here in source order (:meth:`results`). A thread
+    is never waited for: one blocked on a file that never ends (a named pipe) does not keep an
+    interrupted or failed command from ending."""
+
+    def __init__(self, sources: list[AlignmentSource], table: SideTable, skip: bool,
+                 workers: int, ahead: int) -> None:
+        self.sources, self.table, self.skip = sources, table, skip
+        self.done = [threading.Event() for _ in sources]
+        self.outcomes: list[tuple[bool, object] | None] = [None] * len(sources)
+        self.room = threading.Semaphore(ahead)
+        self.turns = InTurn(range(len(sources)))
+        self.stopped = False
+        self.workers = workers
+        for _ in range(workers):
+            threading.Thread(target=self._read, name="alignments", daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            self.room.acquire()  # before claiming: the source claimed first has its room
+            index = None if self.stopped else next(self.turns.claims(), None)
+            if index is None:
+                return
+            try:
+                self.outcomes[index] = (True, _read_source(self.sources[index], self.table,
+                                                           self.skip))
+            except BaseException as error:  # noqa: BLE001 - raised again in the caller
+                self.outcomes[index] = (False, error)
+            self.done[index].set()
+
+    def results(self) -> Iterator[SourceRead]:
+        """Each source's reading, in source order."""
+        for index, done in enumerate(self.done):
+            while not done.wait(MOMENT):  # a signal's handler runs between two waits
+                pass
+            read, self.outcomes[index] = self.outcomes[index], None
+            self.room.release()
+            ok, value = read
+            if not ok:
+                raise value
+            yield value
+
+    def stop(self) -> None:
+        """Let the threads end once their source is read."""
+        self.stopped = True
+        for _ in range(self.workers):
+            self.room.release()
 
 
-def _rekeyed(block: KeyedLinks, keys_of_strings: np.ndarray) -> KeyedLinks:
-    """The block with string keys of another table turned into keys of this one."""
-    def rekey(keys: np.ndarray) -> np.ndarray:
-        strings = (keys & STRING) != 0
-        if not strings.any():
-            return keys
-        keys = keys.copy()
-        keys[strings] = keys_of_strings[(keys[strings] & ~STRING).astype(np.int64)]
-        return keys
-
-    return KeyedLinks(block.from_lang, block.from_doc, block.to_lang, block.to_doc,
-                      rekey(block.from_keys), rekey(block.to_keys), block.from_texts,
-                      block.to_texts)
+def _sources_read(sources: list[AlignmentSource], table: SideTable, skip: bool,
+                  workers: int) -> Generator[SourceRead, None, None]:
+    """What :func:`_read_source` gives of each source, in source order: read here, or by
+    `workers` threads a few sources ahead of the one taken."""
+    if workers <= 1 or len(sources) <= 1:
+        for source in sources:
+            yield _read_source(source, table, skip)
+        return
+    reading = _ReadAhead(sources, table, skip, workers, 4 * workers)
+    try:
+        yield from reading.results()
+    finally:
+        reading.stop()
 
 
 def collect_links(sources: list[AlignmentSource], log: BadInputLog, progress: Progress,
                   workers: int = 2) -> LinkCollector:
-    """The links of every source, added in source order; with `workers` over one, a forked
-    process reads sources from the back of the list meanwhile, until the two meet, and the
-    documents' sides are numbered on `workers` threads."""
+    """The links of every source, added in source order (sources read on `workers` threads),
+    each document's sides numbered in order of first use."""
     collector = LinkCollector()
-
-    def add(source: AlignmentSource, read: SourceRead) -> None:
-        links, skipped = read
-        log.merge(skipped)
-        if isinstance(links, InputError):
-            log.report(links)
-        else:
-            collector.add_source(source, links)
-
-    claims = FromBothEnds(len(sources))
-    front = 0
-    with Forked(_sources_from_the_back, claims, sources, log.skip,
-                parallel=workers > 1 and len(sources) > 1) as second:
-        for index in claims.front():
-            progress.update(sources[index].path.name, index + 1, len(sources))
-            add(sources[index], _read_source(sources[index], collector.table, log.skip))
-            front = index + 1
-        progress.update("waiting for the second reading process", front, len(sources))
-        read, strings = second.result()
-    keys_of_strings = collector.table.keys(strings)
-    for source, (links, skipped) in zip(sources[front:], read):
-        add(source, (links if isinstance(links, InputError)
-                     else [_rekeyed(block, keys_of_strings) for block in links], skipped))
+    with closing(_sources_read(sources, collector.table, log.skip, workers)) as read:
+        for number, (source, (links, skipped)) in enumerate(zip(sources, read), 1):
+            progress.update(source.path.name, number, len(sources))
+            log.merge(skipped)
+            if isinstance(links, InputError):
+                log.report(links)
+            else:
+                collector.add_source(source, links)
     collector.number_sides(workers)
     return collector

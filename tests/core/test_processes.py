@@ -1,8 +1,9 @@
 """Child processes end with their parent, and signals end a command with one line.
 
-Real processes: a build whose forked reader blocks on a named pipe (an alignment file nobody
-writes) is killed, interrupted (SIGINT to its process group, as Ctrl-C does) or terminated;
-every child must be gone within seconds and nothing but one line printed.
+Real processes: a build whose alignment reading thread blocks on a named pipe (an alignment
+file nobody writes) is killed, interrupted (SIGINT to its process group, as Ctrl-C does) or
+terminated; it must end within seconds, with every child it has, and print nothing but one
+line.
 """
 
 from __future__ import annotations
@@ -60,34 +61,54 @@ def _ended(pid: int) -> bool:
         return True
 
 
-def _blocked_build(tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
-    """A build whose forked reader waits forever on a named pipe; returns it and its child."""
+def _reader_of(fifo: Path) -> int | None:
+    """The writing end of `fifo` once a reader has opened it (its reads then wait for data
+    that never comes), else None."""
+    try:
+        return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:  # ENXIO: nobody reads it yet
+        return None
+
+
+def _blocked_build(tmp_path: Path) -> tuple[subprocess.Popen, list[int], int]:
+    """A build whose reader waits forever on a named pipe; returns it, its children and the
+    pipe's writing end (to close once the build has ended)."""
     opus = tmp_path / "opus"
     shutil.copytree(SAMPLE, opus)
-    (opus / "xml" / "en-fr.xml.gz").unlink()
-    os.mkfifo(opus / "xml" / "en-fr.xml.gz")
+    fifo = opus / "xml" / "en-fr.xml.gz"
+    fifo.unlink()
+    os.mkfifo(fifo)
     build = _start(["-m", "tapaco", "build", "--opus-dir", "opus", "--out", "out",
-                    "--min-sets", "1"], tmp_path)
-    _wait_for(lambda: _children(build.pid))
-    return build, _children(build.pid)
+                    "--min-sets", "1", "--workers", "2"], tmp_path)
+    writer = None
+
+    def opened() -> bool:
+        nonlocal writer
+        writer = _reader_of(fifo)
+        return writer is not None
+
+    _wait_for(opened)
+    return build, _children(build.pid), writer
 
 
 def test_a_killed_build_leaves_no_child_behind(tmp_path):
-    build, children = _blocked_build(tmp_path)
+    build, children, writer = _blocked_build(tmp_path)
     build.kill()
     build.wait(timeout=20)  # not communicate: an orphan would hold stderr open
     _wait_for(lambda: all(_ended(child) for child in children), seconds=5)
+    os.close(writer)
 
 
 @pytest.mark.parametrize("stop, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 @pytest.mark.parametrize("whom", ["group", "process"])
 def test_a_stopped_build_prints_one_line_and_ends_its_children(tmp_path, stop, status, whom):
-    build, children = _blocked_build(tmp_path)
+    build, children, writer = _blocked_build(tmp_path)
     (os.killpg if whom == "group" else os.kill)(build.pid, stop)
     _, error = build.communicate(timeout=20)
     assert (build.returncode, error) == (status, INTERRUPTED if status == 130 else TERMINATED)
     _wait_for(lambda: all(_ended(child) for child in children), seconds=5)
     assert sorted(os.listdir(tmp_path)) == ["opus"]
+    os.close(writer)
 
 
 @pytest.mark.parametrize("stop, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

@@ -2,7 +2,8 @@
 
 Each decompressed chunk is first read by a compiled scanner
 (:mod:`tapaco.core.opus.cesalign_kernels`), which finds every side's bytes; plain ids become
-integer keys (:mod:`tapaco.core.opus.sidekeys`) without a Python object per link. A chunk that
+integer keys (:mod:`tapaco.core.opus.sidekeys`) in the same pass, without a Python object per
+link. A chunk that
 the scanner declines (a `<link>` without xtargets, a value without `;`, another element named
 `link...`) is read again by a regular-expression scan, which cheap structural checks back; the
 expat pass of :mod:`tapaco.core.opus.xmlcheck` then names the exact place of an error.
@@ -16,9 +17,9 @@ from collections.abc import Iterator
 import numpy as np
 
 from tapaco.core.errors import InputError
-from tapaco.core.opus.cesalign_kernels import scan_links
+from tapaco.core.opus.cesalign_kernels import ScannedLinks, scan_links
 from tapaco.core.opus.links import KeyedLinks, LinkBlock, language_of
-from tapaco.core.opus.sidekeys import SideTable, key_ranges
+from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.opus.textstream import ByteChunk, FileRef, TextChunk, byte_chunks
 from tapaco.core.opus.xmlcheck import malformed
 
@@ -110,20 +111,32 @@ def _fast_blocks(chunk: ByteChunk, state: _GroupState) -> list[KeyedLinks] | Non
             return None
         group_documents.append(documents)
     cuts = scanned.group_first_link.tolist()
-    count = len(scanned.from_bounds)
+    count = len(scanned.from_keys)
     if cuts[:1] != [0] and state.documents is None and count:
         return None  # links before any group: the slow scan reports them
-    bounds = np.concatenate([scanned.from_bounds, scanned.to_bounds])
-    keys = key_ranges(np.frombuffer(raw, np.uint8), raw, bounds[:, 0], bounds[:, 1],
-                      state.table)
+    from_keys, to_keys = _keyed(raw, scanned, state.table)
     blocks = []
     for number, (start, end) in enumerate(zip([0, *cuts], [*cuts, count])):
         if number:
             state.documents = group_documents[number - 1]
         if end > start:
             picked = slice(start, end)
-            blocks.append(state.keyed(keys[:count][picked], keys[count:][picked]))
+            blocks.append(state.keyed(from_keys[picked], to_keys[picked]))
     return blocks
+
+
+def _keyed(raw: bytes, scanned: ScannedLinks, table: SideTable) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """The scanned links' from and to keys, the sides that are no plain ids keyed by `table`
+    (all from sides first, as they come, then the to sides)."""
+    others = scanned.other_sides
+    if not len(others):
+        return scanned.from_keys, scanned.to_keys
+    others = others[np.argsort(others[:, 0] & 1, kind="stable")]
+    keys = np.stack([scanned.from_keys, scanned.to_keys], axis=1).reshape(-1)
+    keys[others[:, 0]] = table.keys([raw[start:end].decode("utf-8")
+                                     for start, end in others[:, 1:].tolist()])
+    return keys[0::2].copy(), keys[1::2].copy()
 
 
 def _check_end(ref: FileRef, last: ByteChunk | None) -> None:

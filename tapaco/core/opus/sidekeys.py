@@ -1,4 +1,4 @@
-"""Link sides and sentence ids as uint64 keys, so readers can parse them with numpy.
+"""Link sides and sentence ids as uint64 keys, so the compiled scanners can parse them.
 
 `s<n>` (Tatoeba) is n itself and a bare `<n>` (OpenSubtitles) is ``BARE | n``, for n of 1 to 18
 digits without a leading zero (or `0`); any other string (several ids, an empty side, other
@@ -13,7 +13,6 @@ import threading
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from numba import njit
 
 from tapaco.core.kernel_helper import kernel_helper
 
@@ -94,31 +93,6 @@ def plain_id_key(data: np.ndarray, start: int, end: int) -> tuple[np.uint64, boo
             return np.uint64(0), False
         key = key * np.uint64(10) + np.uint64(digit)
     return (key if with_s else key | BARE), True
-
-
-@njit(nogil=True, cache=True)
-def parse_ids(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray,
-                                                                              np.ndarray]:
-    """Keys of the plain ids among byte ranges [starts, ends) of `data` (uint8), and a mask of
-    the ranges that are plain; the others' keys are 0 (the caller keys them by a table)."""
-    keys = np.zeros(len(starts), np.uint64)
-    plain = np.zeros(len(starts), np.bool_)
-    for index in range(len(starts)):
-        keys[index], plain[index] = plain_id_key(data, starts[index], ends[index])
-    return keys, plain
-
-
-def key_ranges(data: np.ndarray, raw: bytes, starts: np.ndarray, ends: np.ndarray,
-               table: SideTable) -> np.ndarray:
-    """Keys of the byte ranges [starts, ends) of `raw` (`data` is its uint8 view): plain ids
-    parsed by numpy, the rest decoded and keyed by `table`."""
-    keys, plain = parse_ids(data, starts, ends)
-    other = np.flatnonzero(~plain)
-    if len(other):
-        texts = [raw[a:b].decode("utf-8") for a, b in zip(starts[other].tolist(),
-                                                          ends[other].tolist())]
-        keys[other] = table.keys(texts)
-    return keys
 
 
 class SideColumn(Sequence[str]):

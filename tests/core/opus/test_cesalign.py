@@ -203,11 +203,12 @@ def test_real_alignments_are_read_by_the_scanner(shared_data):
     assert len(paths) > 10
     for path in paths:
         scanned = scan_links(gzip.decompress(path.read_bytes()))
-        assert scanned is not None and len(scanned.from_bounds) > 0, path
+        assert scanned is not None and len(scanned.from_keys) > 0, path
 
 
 def test_the_densest_alignment_fits_the_scanners_room():
     from tapaco.core.opus.cesalign_kernels import scan_links
 
     scanned = scan_links(b'<link xtargets=";">' * 1000 + b"<linkGrp>" * 1000)
-    assert len(scanned.from_bounds) == 1000 and len(scanned.group_first_link) == 1000
+    assert len(scanned.from_keys) == 1000 and len(scanned.group_first_link) == 1000
+    assert len(scanned.other_sides) == 2000  # every side empty

@@ -1,4 +1,5 @@
-"""Side keys: numpy parsing of ids against a regular-expression reference, table round trips."""
+"""Side keys: the cesAlign scanner's parsing of ids against a regular-expression reference,
+table round trips."""
 
 import random
 import re
@@ -6,7 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from tapaco.core.opus.sidekeys import BARE, STRING, SideColumn, SideTable, parse_ids
+from tapaco.core.opus.cesalign_kernels import scan_links
+from tapaco.core.opus.sidekeys import BARE, STRING, SideColumn, SideTable
 
 _PLAIN = re.compile(r"(s?)(0|[1-9][0-9]{0,17})")
 
@@ -19,15 +21,17 @@ def _reference_key(text: str) -> int | None:
     return int(match.group(2)) | (0 if match.group(1) else int(BARE))
 
 
-def _ranges(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    raw = ";".join(texts).encode()
-    starts, ends, position = [], [], 0
-    for text in texts:
-        size = len(text.encode())
-        starts.append(position)
-        ends.append(position + size)
-        position += size + 1
-    return np.frombuffer(raw, np.uint8), np.array(starts), np.array(ends)
+def _parsed(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The keys the cesAlign scanner gives each text as the from side and the to side of a
+    link (both must agree), and whether it read it as a plain id."""
+    raw = "".join(f'<link xtargets="{text};{text}"/>\n' for text in texts).encode()
+    scanned = scan_links(raw)
+    others = scanned.other_sides[:, 0]
+    plain = np.ones(len(texts), bool)
+    plain[others[others % 2 == 0] // 2] = False
+    assert (others[others % 2 == 1] // 2).tolist() == np.flatnonzero(~plain).tolist()
+    assert (scanned.from_keys == scanned.to_keys).all()
+    return scanned.from_keys, plain
 
 
 EDGE_CASES = ["s1", "s0", "0", "7", "s01", "01", "s", "", "s1 s2", "s1.0", "abc", "s12a",
@@ -45,21 +49,19 @@ def _random_texts(count: int) -> list[str]:
 
 
 @pytest.mark.parametrize("texts", [EDGE_CASES, _random_texts(5000), ["s5"], ["s"], [""]])
-def test_parse_ids_matches_the_reference(texts):
-    data, starts, ends = _ranges(texts)
-    keys, plain = parse_ids(data, starts, ends)
+def test_the_scanner_parses_ids_as_the_reference(texts):
+    keys, plain = _parsed(texts)
     expected = [_reference_key(text) for text in texts]
     assert plain.tolist() == [key is not None for key in expected]
     assert [k for k, p in zip(keys.tolist(), plain.tolist()) if p] == [
         key for key in expected if key is not None]
 
 
-def test_table_keys_agree_with_numpy_and_read_back():
+def test_table_keys_agree_with_the_scanner_and_read_back():
     texts = EDGE_CASES + _random_texts(2000)
     table = SideTable()
     keys = table.keys(texts)
-    data, starts, ends = _ranges(texts)
-    parsed, plain = parse_ids(data, starts, ends)
+    parsed, plain = _parsed(texts)
     assert (keys[plain] == parsed[plain]).all()
     assert ((keys[~plain] & STRING) == STRING).all()
     assert table.texts(keys) == texts
