@@ -54,7 +54,7 @@ def test_the_graph_is_the_same_on_one_thread_and_several():
     alone = graph.build_graph(corpus, keep_edges=True, workers=1)
     apart = graph.build_graph(corpus, keep_edges=True, workers=3)
     assert np.array_equal(alone.set_id, apart.set_id)
-    assert np.array_equal(alone.row_rank, apart.row_rank)
+    assert np.array_equal(alone.row_order, apart.row_order)
     assert np.array_equal(alone.edges, apart.edges)
     assert alone.edge_counts == apart.edge_counts
     assert alone.component_count == apart.component_count

@@ -20,8 +20,10 @@ from contextlib import contextmanager
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from tapaco.core.hashing import first_occurrences
+from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 
 
@@ -46,22 +48,17 @@ def _from_zero(key: np.ndarray, low: int) -> np.ndarray:
     return key - low if low else key
 
 
-def lexicographic_order(*keys: np.ndarray, distinct_last: bool = False) -> np.ndarray:
+def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     """Row indexes sorted by keys[0], then keys[1], ..., then row index (non-negative keys).
 
     Keys too wide to pack together with the row index are sorted in blocks that fit, last
-    block first, each a stable packed sort of the order so far (a radix sort by blocks).
-    `distinct_last`: the last key differs from row to row, so the keys alone say where each row
-    goes; where they fit in 64 bits, one sort of them then orders the rows."""
+    block first, each a stable packed sort of the order so far (a radix sort by blocks)."""
     count = len(keys[0])
     index_bits = max(count - 1, 0).bit_length()
     keys = [np.asarray(key, np.int64) for key in keys]
     lows = [int(key.min()) if count else 0 for key in keys]
     widths = [(int(key.max()) - low).bit_length() if count else 0
               for key, low in zip(keys, lows)]
-    if distinct_last and count and sum(widths) <= 64:
-        return _order_by_distinct_last([_from_zero(key, low) for key, low in zip(keys, lows)],
-                                       widths)
     if max(widths, default=0) + index_bits > 64:
         return np.lexsort([np.arange(count)] + [key - low for key, low in zip(keys, lows)][::-1])
     blocks: list[list[int]] = [[]]
@@ -79,17 +76,63 @@ def lexicographic_order(*keys: np.ndarray, distinct_last: bool = False) -> np.nd
     return order
 
 
-def _order_by_distinct_last(keys: list[np.ndarray], widths: list[int]) -> np.ndarray:
-    """Rows sorted by keys (from 0, fitting in 64 bits together) whose last key is distinct:
-    the packed keys are sorted, and each row is found again by its last key."""
-    last = keys[-1]
-    row_of = np.zeros(int(last.max()) + 1, np.int64)
-    rows = np.arange(len(last))
-    row_of[last] = rows
-    if not np.array_equal(row_of[last], rows):
-        raise ValueError("distinct_last: the last key repeats")
-    del rows
-    return row_of[_sorted_packed(keys[:-1], widths[:-1], last, widths[-1])]
+def grouped_order(order: np.ndarray, major: np.ndarray,
+                  minor: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`order` (every row once) stably sorted by (major key, minor key) (non-negative), rows
+    with a negative major key left out; with each row's major key and the number of its
+    (major, minor) group, from 0.
+
+    Where they fit in a word, (major + 1, minor, position in `order`) are packed, sorted and
+    unpacked by kernels that read the keys in the order of `order` and the sorted words in
+    sequence: one gather of the rows in the sorted order, no gather of keys."""
+    count = len(order)
+    minor_bits = int(minor.max(initial=0)).bit_length()
+    position_bits = max(count - 1, 0).bit_length()
+    if (int(major.max(initial=0)) + 1).bit_length() + minor_bits + position_bits <= 64:
+        packed = in_background(_packed_keys, order, major, minor, minor_bits, position_bits,
+                               size=count)
+        packed.sort()
+        return in_background(_unpacked_keys, packed, order, minor_bits, position_bits,
+                             size=count)
+    major, minor = major[order], minor[order]
+    kept = np.flatnonzero(major >= 0)
+    at = kept[lexicographic_order(major[kept], minor[kept])]
+    return order[at], major[at], np.cumsum(group_starts(major[at], minor[at])) - 1
+
+
+@njit(nogil=True, cache=True)
+def _packed_keys(order, major, minor, minor_bits, position_bits):
+    """(major + 1, minor, position) of every row of `order`, one uint64 each."""
+    packed = np.empty(len(order), np.uint64)
+    for at in range(len(order)):
+        row = order[at]
+        packed[at] = (((np.uint64(major[row] + 1) << np.uint64(minor_bits))
+                       | np.uint64(minor[row])) << np.uint64(position_bits)) | np.uint64(at)
+    return packed
+
+
+@njit(nogil=True, cache=True)
+def _unpacked_keys(packed, order, minor_bits, position_bits):
+    """The rows of sorted packed keys (major key 0, a negative one, left out), their major
+    keys and their groups' numbers."""
+    skipped = 0
+    while skipped < len(packed) and packed[skipped] >> np.uint64(minor_bits + position_bits) == 0:
+        skipped += 1
+    kept = len(packed) - skipped
+    rows, row_major, group = (np.empty(kept, np.int64), np.empty(kept, np.int64),
+                              np.empty(kept, np.int64))
+    position_mask = (np.uint64(1) << np.uint64(position_bits)) - np.uint64(1)
+    number, previous = -1, np.uint64(0)
+    for at in range(kept):
+        word = packed[skipped + at]
+        keys = word >> np.uint64(position_bits)
+        if at == 0 or keys != previous:
+            number += 1
+        previous = keys
+        rows[at] = order[np.int64(word & position_mask)]
+        row_major[at] = np.int64(keys >> np.uint64(minor_bits)) - 1
+        group[at] = number
+    return rows, row_major, group
 
 
 def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
