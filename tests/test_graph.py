@@ -91,3 +91,18 @@ def test_components_are_numbered_by_their_smallest_number_fraction_and_vertex():
         ordered = sorted(smallest, key=smallest.__getitem__)
         expected = [ordered.index(component) for component in membership.tolist()]
         assert _number_components(membership, number, fraction).tolist() == expected
+
+
+def test_the_order_of_rows_is_by_document_number_fraction_and_vertex_on_any_threads():
+    """Runs of whole documents sorted apart give the sorted tuples; rows not grouped by
+    ascending document are sorted as one run."""
+    from tapaco.graph import _row_order
+
+    rng = np.random.default_rng(5)
+    grouped = np.sort(rng.integers(0, 7, 500))
+    for document in (grouped, rng.integers(0, 7, 500)):
+        number, fraction = rng.integers(0, 40, 500), rng.integers(0, 3, 500)
+        expected = sorted(range(500), key=lambda v: (document[v], number[v], fraction[v], v))
+        for workers in (1, 2, 3, 8):
+            assert _row_order(document, number, fraction, workers).tolist() == expected
+    assert _row_order(*[np.zeros(0, np.int64)] * 3, 2).tolist() == []
