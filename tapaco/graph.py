@@ -2,11 +2,11 @@
 
 Surface-similarity edges join sentences of one language whose surface keys are equal and not
 empty (each to the first such sentence, a star, which gives the same components as a clique).
-The alignment edges are united in a union-find forest (:mod:`tapaco.components`) on one thread
-while the others find the surface edges; those then join the forest's trees. The components of
-the merged graph, numbered in a deterministic order (by the smallest numeric sentence id they
-contain), name the sets. The order of a set's rows (by document, then id) is sorted meanwhile,
-a run of whole documents on each thread.
+The components of the alignment edges (:mod:`tapaco.components`) and their order (by each
+one's smallest numeric sentence id) are found on one thread while the others find the surface
+edges and sort the order of a set's rows (by document, then id; a run of whole documents on
+each thread). The surface edges then join alignment components: the components of the merged
+graph, numbered in the order of their smallest numeric sentence id, name the sets.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from functools import partial
 import numpy as np
 from numba import njit
 
-from tapaco.components import distinct_edge_keys, forest, numbered
+from tapaco.components import components, distinct_edge_keys
 from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.core.forked import map_on_threads
-from tapaco.core.hashing import repeats
+from tapaco.core.hashing import first_occurrences, repeats
 from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 from tapaco.normalize import SurfaceHashes, surface_keys
@@ -100,21 +100,26 @@ def _smallest_members(membership, number, fraction, count):
     return smallest
 
 
-def _number_components(membership: np.ndarray, number: np.ndarray,
-                       fraction: np.ndarray) -> np.ndarray:
-    """Component ids 0..C-1 ordered by each component's smallest (number, fraction, vertex),
-    found in one pass over the vertices (no sort of the vertices, only of the components)."""
-    count = int(membership.max(initial=-1)) + 1
-    smallest = in_background(_smallest_members, membership, number, fraction, count,
-                             size=len(membership))
-    rank = np.empty(count, np.int64)
-    rank[lexicographic_order(number[smallest], fraction[smallest], smallest)] = np.arange(count)
-    return rank[membership]
+def _alignment_components(vertex_count: int, edges: np.ndarray, number: np.ndarray,
+                          fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The components of the alignment edges alone (numbered by smallest vertex): each vertex's,
+    and the components in the order of their smallest members by (number, fraction, vertex);
+    the distinct edges' keys."""
+    label = components(vertex_count, edges)
+    count = int(label.max(initial=-1)) + 1
+    smallest = in_background(_smallest_members, label, number, fraction, count, size=len(label))
+    order = lexicographic_order(number[smallest], fraction[smallest], smallest)
+    return label, order, distinct_edge_keys(edges)
 
 
-def _alignment_forest(corpus: Corpus) -> tuple[np.ndarray, np.ndarray]:
-    """The union-find forest of the alignment edges, and their distinct edges' keys."""
-    return forest(corpus.vertex_count, corpus.edges), distinct_edge_keys(corpus.edges)
+def _set_ids(label: np.ndarray, order: np.ndarray, surface: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each vertex's set, and how many: the components of the merged graph (the alignment
+    components, `label`, joined by the surface edges), numbered in the order of their first
+    alignment component in `order`, which holds the merged one's smallest member."""
+    merged = components(len(order), label[surface].astype(np.int32))
+    rank = np.empty(len(order), np.int64)
+    rank[order] = first_occurrences(merged[order])[0]
+    return rank[label], int(merged.max(initial=-1)) + 1
 
 
 def _document_runs(vertex_doc: np.ndarray, pieces: int) -> list[tuple[int, int]]:
@@ -144,12 +149,6 @@ def _row_order(vertex_doc: np.ndarray, number: np.ndarray, fraction: np.ndarray,
     return np.concatenate([np.zeros(0, np.int64), *map_on_threads(run_order, runs, workers)])
 
 
-def _sentence_order(corpus: Corpus, workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each vertex's numeric id keys, and the order of rows within a set."""
-    number, fraction = numeric_keys(corpus.sides)
-    return number, fraction, _row_order(corpus.vertex_doc, number, fraction, workers)
-
-
 def _called(task: Callable[[], object]) -> object:
     return task()
 
@@ -157,14 +156,16 @@ def _called(task: Callable[[], object]) -> object:
 def build_graph(corpus: Corpus, keep_edges: bool = False, workers: int = 1) -> SentenceGraph:
     """Merge the three edge kinds, find connected components and number them.
 
-    With `workers` over one, a thread unites the alignment edges in a union-find forest and
-    finds their distinct edges while the others sort the order of rows within a set and find
-    the surface edges (each on `workers` threads); the surface edges then join the forest's
-    trees."""
-    (parent, aligned_keys), (number, fraction, row_order), surface = map_on_threads(_called, [
-        partial(_alignment_forest, corpus), partial(_sentence_order, corpus, workers),
+    With `workers` over one, a thread finds the components of the alignment edges, their
+    order and their distinct edges while the others sort the order of rows within a set and
+    find the surface edges (each on `workers` threads); the surface edges then join the
+    alignment components."""
+    number, fraction = numeric_keys(corpus.sides)
+    (label, order, aligned_keys), row_order, surface = map_on_threads(_called, [
+        partial(_alignment_components, corpus.vertex_count, corpus.edges, number, fraction),
+        partial(_row_order, corpus.vertex_doc, number, fraction, workers),
         partial(surface_edges, corpus.vertex_lang, corpus.texts, workers)], workers)
-    membership = numbered(parent, surface)
+    set_id, component_count = _set_ids(label, order, surface)
     counts = {
         "vertices": corpus.vertex_count,
         "intra_lingual_links": int((corpus.edge_kind == INTRA).sum()),
@@ -173,5 +174,4 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, workers: int = 1) -> S
         "merged_distinct_edges": _distinct_edge_count(aligned_keys, surface),
     }
     edges = np.concatenate([corpus.edges, surface]).astype(np.int32) if keep_edges else None
-    return SentenceGraph(_number_components(membership, number, fraction), number, fraction,
-                         row_order, counts, int(membership.max(initial=-1) + 1), edges)
+    return SentenceGraph(set_id, number, fraction, row_order, counts, component_count, edges)
