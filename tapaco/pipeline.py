@@ -203,7 +203,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     if options.language_id:
         language_id.check_available()
     progress = progress or Progress(enabled=False)
-    output = OutputFolder(out, COMMAND, (opus_dir,), overwrite)
+    output = OutputFolder(out, COMMAND, (opus_dir,), overwrite, options.worker_count)
     output.check()
     log = BadInputLog(options.skip_bad_input)
     if tatoeba_export:
