@@ -20,7 +20,6 @@ def kernels() -> list:
     """(dispatcher, argument types) of each kernel."""
     from tapaco import bleu_kernels, normalize_kernels
     from tapaco.components import _numbered, _unite
-    from tapaco.core.arrays import _packed_keys, _unpacked_keys
     from tapaco.core.characters import next_forbidden
     from tapaco.core.hashing import _first_occurrences, repeats
     from tapaco.core.opus import cesalign_kernels, document_kernels
@@ -47,8 +46,6 @@ def kernels() -> list:
         (normalize_kernels.surface_hashes_of_utf8,
          (_array(types.uint8), int64, int32, int64, _array(types.int32, readonly=True))),
         (_smallest_members, (int64, int64, int64, types.int64)),
-        (_packed_keys, (int64, int64, int64, types.int64, types.int64)),
-        (_unpacked_keys, (_array(types.uint64), int64, types.int64, types.int64)),
         (_code_points, (int64, _array(types.uint8), int64)),
         (normalize_kernels.unknown_code_points, (int32, boolean)),
         (normalize_kernels.key_codes, (int32, int64, boolean, _array(types.int32, 2),

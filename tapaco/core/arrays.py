@@ -20,10 +20,8 @@ from contextlib import contextmanager
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numba import njit
 
 from tapaco.core.hashing import first_occurrences
-from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 
 
@@ -82,57 +80,29 @@ def grouped_order(order: np.ndarray, major: np.ndarray,
     with a negative major key left out; with each row's major key and the number of its
     (major, minor) group, from 0.
 
-    Where they fit in a word, (major + 1, minor, position in `order`) are packed, sorted and
-    unpacked by kernels that read the keys in the order of `order` and the sorted words in
-    sequence: one gather of the rows in the sorted order, no gather of keys."""
+    Where they fit in a word, (major + 1, minor, position in `order`) are packed and sorted;
+    the keys and groups are read back from the sorted words: the rows are gathered once in the
+    sorted order, the keys never."""
     count = len(order)
     minor_bits = int(minor.max(initial=0)).bit_length()
     position_bits = max(count - 1, 0).bit_length()
-    if (int(major.max(initial=0)) + 1).bit_length() + minor_bits + position_bits <= 64:
-        packed = in_background(_packed_keys, order, major, minor, minor_bits, position_bits,
-                               size=count)
-        packed.sort()
-        return in_background(_unpacked_keys, packed, order, minor_bits, position_bits,
-                             size=count)
-    major, minor = major[order], minor[order]
-    kept = np.flatnonzero(major >= 0)
-    at = kept[lexicographic_order(major[kept], minor[kept])]
-    return order[at], major[at], np.cumsum(group_starts(major[at], minor[at])) - 1
-
-
-@njit(nogil=True, cache=True)
-def _packed_keys(order, major, minor, minor_bits, position_bits):
-    """(major + 1, minor, position) of every row of `order`, one uint64 each."""
-    packed = np.empty(len(order), np.uint64)
-    for at in range(len(order)):
-        row = order[at]
-        packed[at] = (((np.uint64(major[row] + 1) << np.uint64(minor_bits))
-                       | np.uint64(minor[row])) << np.uint64(position_bits)) | np.uint64(at)
-    return packed
-
-
-@njit(nogil=True, cache=True)
-def _unpacked_keys(packed, order, minor_bits, position_bits):
-    """The rows of sorted packed keys (major key 0, a negative one, left out), their major
-    keys and their groups' numbers."""
-    skipped = 0
-    while skipped < len(packed) and packed[skipped] >> np.uint64(minor_bits + position_bits) == 0:
-        skipped += 1
-    kept = len(packed) - skipped
-    rows, row_major, group = (np.empty(kept, np.int64), np.empty(kept, np.int64),
-                              np.empty(kept, np.int64))
-    position_mask = (np.uint64(1) << np.uint64(position_bits)) - np.uint64(1)
-    number, previous = -1, np.uint64(0)
-    for at in range(kept):
-        word = packed[skipped + at]
-        keys = word >> np.uint64(position_bits)
-        if at == 0 or keys != previous:
-            number += 1
-        previous = keys
-        rows[at] = order[np.int64(word & position_mask)]
-        row_major[at] = np.int64(keys >> np.uint64(minor_bits)) - 1
-        group[at] = number
-    return rows, row_major, group
+    if (int(major.max(initial=0)) + 1).bit_length() + minor_bits + position_bits > 64:
+        major, minor = major[order], minor[order]
+        kept = np.flatnonzero(major >= 0)
+        at = kept[lexicographic_order(major[kept], minor[kept])]
+        return order[at], major[at], np.cumsum(group_starts(major[at], minor[at])) - 1
+    packed = (major[order] + 1).astype(np.uint64)
+    packed <<= np.uint64(minor_bits)
+    packed |= minor[order].astype(np.uint64)
+    packed <<= np.uint64(position_bits)
+    packed |= np.arange(count, dtype=np.uint64)
+    packed.sort()
+    packed = packed[np.searchsorted(packed, np.uint64(1 << (minor_bits + position_bits))):]
+    rows = order[(packed & np.uint64((1 << position_bits) - 1)).view(np.int64)]
+    packed >>= np.uint64(position_bits)
+    group = np.cumsum(group_starts(packed)) - 1
+    packed >>= np.uint64(minor_bits)
+    return rows, packed.view(np.int64) - 1, group
 
 
 def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
