@@ -4,8 +4,7 @@ undirected edges.
 The union-find forest keeps every tree's root its smallest vertex and every parent below its
 child (an edge hooks the larger of its ends' roots under the smaller; finding a root halves the
 path behind it), so one ascending pass over the vertices numbers the components in the order of
-their smallest vertex, as igraph numbers them. A forest can take more edges later: the graph
-step unites the alignment edges while the surface edges are being found, then adds those.
+their smallest vertex, as igraph numbers them.
 """
 
 from __future__ import annotations
@@ -59,26 +58,13 @@ def _checked(vertex_count: int, edges: np.ndarray) -> np.ndarray:
     return edges
 
 
-def forest(vertex_count: int, edges: np.ndarray) -> np.ndarray:
-    """The union-find forest of a graph (each vertex's parent), for :func:`numbered`."""
+def components(vertex_count: int, edges: np.ndarray) -> np.ndarray:
+    """Connected component of every vertex, numbered 0..C-1 by each one's smallest vertex."""
     edges = _checked(vertex_count, edges)
     parent = np.arange(vertex_count, dtype=np.int32 if vertex_count < 2**31 else np.int64)
     if len(edges):
         in_background(_unite, parent, edges, size=len(edges))
-    return parent
-
-
-def numbered(parent: np.ndarray, more_edges: np.ndarray | None = None) -> np.ndarray:
-    """The components of a :func:`forest`'s graph with `more_edges` added (the forest takes
-    them), numbered 0..C-1 by each one's smallest vertex."""
-    if more_edges is not None and len(more_edges):
-        in_background(_unite, parent, _checked(len(parent), more_edges), size=len(more_edges))
     return in_background(_numbered, parent, size=len(parent))
-
-
-def components(vertex_count: int, edges: np.ndarray) -> np.ndarray:
-    """Connected component of every vertex, numbered 0..C-1 by each one's smallest vertex."""
-    return numbered(forest(vertex_count, edges))
 
 
 def distinct_edge_keys(edges: np.ndarray) -> np.ndarray:

@@ -2,10 +2,11 @@
 
 Surface-similarity edges join sentences of one language whose surface keys are equal and not
 empty (each to the first such sentence, a star, which gives the same components as a clique).
-The alignment edges are united in a union-find forest (:mod:`tapaco.components`) on one thread
-while the others find the surface edges; those then join the forest's trees. The components of
-the merged graph, numbered in a deterministic order (by the smallest numeric sentence id they
-contain), name the sets.
+The components of the alignment edges (:mod:`tapaco.components`) and their order (by each
+one's smallest numeric sentence id) are found on one thread while the others find the surface
+edges and sort the order of a set's rows (by document, then id; a run of whole documents on
+each thread). The surface edges then join alignment components: the components of the merged
+graph, numbered in the order of their smallest numeric sentence id, name the sets.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from functools import partial
 import numpy as np
 from numba import njit
 
-from tapaco.components import distinct_edge_keys, forest, numbered
+from tapaco.components import components, distinct_edge_keys
 from tapaco.core.arrays import lexicographic_order, string_codes
 from tapaco.core.forked import map_on_threads
-from tapaco.core.hashing import repeats
+from tapaco.core.hashing import first_occurrences, repeats
 from tapaco.core.interruptible import in_background
 from tapaco.core.text_column import TextColumn
 from tapaco.normalize import SurfaceHashes, surface_keys
@@ -32,13 +33,13 @@ from tapaco.sentence_ids import numeric_keys
 class SentenceGraph:
     """Component (set) id per vertex, and the sizes that stats report; the merged edges only
     when asked for (splitting oversized sets needs them). `number` and `fraction` are each
-    vertex's numeric id keys; `row_rank` is its rank by (document, number, fraction, vertex),
-    the order of a set's rows."""
+    vertex's numeric id keys; `row_order` is the vertices sorted by (document, number, fraction,
+    vertex), the order of a set's rows."""
 
     set_id: np.ndarray
     number: np.ndarray
     fraction: np.ndarray
-    row_rank: np.ndarray
+    row_order: np.ndarray
     edge_counts: dict[str, int]
     component_count: int
     edges: np.ndarray | None = None
@@ -99,30 +100,53 @@ def _smallest_members(membership, number, fraction, count):
     return smallest
 
 
-def _number_components(membership: np.ndarray, number: np.ndarray,
-                       fraction: np.ndarray) -> np.ndarray:
-    """Component ids 0..C-1 ordered by each component's smallest (number, fraction, vertex),
-    found in one pass over the vertices (no sort of the vertices, only of the components)."""
-    count = int(membership.max(initial=-1)) + 1
-    smallest = in_background(_smallest_members, membership, number, fraction, count,
-                             size=len(membership))
+def _alignment_components(vertex_count: int, edges: np.ndarray, number: np.ndarray,
+                          fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The components of the alignment edges alone (numbered by smallest vertex): each vertex's,
+    and the components in the order of their smallest members by (number, fraction, vertex);
+    the distinct edges' keys."""
+    label = components(vertex_count, edges)
+    count = int(label.max(initial=-1)) + 1
+    smallest = in_background(_smallest_members, label, number, fraction, count, size=len(label))
     order = lexicographic_order(number[smallest], fraction[smallest], smallest)
-    return _ranks(order).astype(np.int64)[membership]
+    return label, order, distinct_edge_keys(edges)
 
 
-def _ranks(order: np.ndarray) -> np.ndarray:
-    """The rank of every row in an order of the rows."""
-    rank = np.empty(len(order), np.int32 if len(order) < 2**31 else np.int64)
-    rank[order] = np.arange(len(order), dtype=rank.dtype)
-    return rank
+def _set_ids(label: np.ndarray, order: np.ndarray, surface: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each vertex's set, and how many: the components of the merged graph (the alignment
+    components, `label`, joined by the surface edges), numbered in the order of their first
+    alignment component in `order`, which holds the merged one's smallest member."""
+    merged = components(len(order), label[surface].astype(np.int32))
+    rank = np.empty(len(order), np.int64)
+    rank[order] = first_occurrences(merged[order])[0]
+    return rank[label], int(merged.max(initial=-1)) + 1
 
 
-def _without_texts(corpus: Corpus, number: np.ndarray,
-                   fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What the graph takes from the edges and sentence ids alone: the union-find forest of the
-    alignment edges, their distinct edges' keys, and each vertex's rank in the order of rows."""
-    return (forest(corpus.vertex_count, corpus.edges), distinct_edge_keys(corpus.edges),
-            _ranks(lexicographic_order(corpus.vertex_doc, number, fraction)))
+def _document_runs(vertex_doc: np.ndarray, pieces: int) -> list[tuple[int, int]]:
+    """About `pieces` runs of rows of whole documents (one run when the rows are not grouped
+    by ascending document)."""
+    count = len(vertex_doc)
+    if pieces <= 1 or count < 2 or (vertex_doc[1:] < vertex_doc[:-1]).any():
+        return [(0, count)]
+    targets = vertex_doc[np.arange(1, pieces) * count // pieces]
+    cuts = np.unique(np.searchsorted(vertex_doc, targets)).tolist()
+    bounds = [0, *(cut for cut in cuts if 0 < cut < count), count]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _row_order(vertex_doc: np.ndarray, number: np.ndarray, fraction: np.ndarray,
+               workers: int) -> np.ndarray:
+    """The vertices sorted by (document, number, fraction, vertex), on `workers` threads a run
+    of whole documents each (the runs' orders, one after another, are the order)."""
+    def run_order(run: tuple[int, int]) -> np.ndarray:
+        start, end = run
+        order = lexicographic_order(vertex_doc[start:end], number[start:end],
+                                    fraction[start:end])
+        order += start
+        return order
+
+    runs = _document_runs(vertex_doc, workers)
+    return np.concatenate([np.zeros(0, np.int64), *map_on_threads(run_order, runs, workers)])
 
 
 def _called(task: Callable[[], object]) -> object:
@@ -132,15 +156,16 @@ def _called(task: Callable[[], object]) -> object:
 def build_graph(corpus: Corpus, keep_edges: bool = False, workers: int = 1) -> SentenceGraph:
     """Merge the three edge kinds, find connected components and number them.
 
-    With `workers` over one, a thread unites the alignment edges in a union-find forest, finds
-    their distinct edges and the order of rows within a set while the others find the surface
-    edges (hashing the texts on `workers` threads); the surface edges then join the forest's
-    trees."""
+    With `workers` over one, a thread finds the components of the alignment edges, their
+    order and their distinct edges while the others sort the order of rows within a set and
+    find the surface edges (each on `workers` threads); the surface edges then join the
+    alignment components."""
     number, fraction = numeric_keys(corpus.sides)
-    (parent, aligned_keys, row_rank), surface = map_on_threads(_called, [
-        partial(_without_texts, corpus, number, fraction),
+    (label, order, aligned_keys), row_order, surface = map_on_threads(_called, [
+        partial(_alignment_components, corpus.vertex_count, corpus.edges, number, fraction),
+        partial(_row_order, corpus.vertex_doc, number, fraction, workers),
         partial(surface_edges, corpus.vertex_lang, corpus.texts, workers)], workers)
-    membership = numbered(parent, surface)
+    set_id, component_count = _set_ids(label, order, surface)
     counts = {
         "vertices": corpus.vertex_count,
         "intra_lingual_links": int((corpus.edge_kind == INTRA).sum()),
@@ -149,5 +174,4 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, workers: int = 1) -> S
         "merged_distinct_edges": _distinct_edge_count(aligned_keys, surface),
     }
     edges = np.concatenate([corpus.edges, surface]).astype(np.int32) if keep_edges else None
-    return SentenceGraph(_number_components(membership, number, fraction), number, fraction,
-                         row_rank, counts, int(membership.max(initial=-1) + 1), edges)
+    return SentenceGraph(set_id, number, fraction, row_order, counts, component_count, edges)

@@ -18,11 +18,7 @@ import pyarrow.compute as pc
 
 from tapaco.communities import Split, SplitOptions, split_oversized
 from tapaco.core import language_id
-from tapaco.core.arrays import (
-    garbage_collector_paused,
-    group_starts,
-    lexicographic_order,
-)
+from tapaco.core.arrays import garbage_collector_paused, group_starts, grouped_order
 from tapaco.core.compile_ahead import compiled_ahead
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
@@ -108,13 +104,11 @@ def _check_languages(opus_dir: Path, wanted: tuple[str, ...]) -> None:
 
 
 def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]) -> Rows:
-    """All sentences of the output languages, sorted by (language, set, document, id)."""
+    """All sentences of the output languages, sorted by (language, set, document, id): the
+    rows in (document, id) order sorted by (language, set)."""
+    set_id = np.asarray(graph.set_id, np.int64)
     lang_rank = _language_ranks(corpus, wanted)[corpus.vertex_lang]
-    chosen = np.flatnonzero(lang_rank >= 0)
-    order = chosen[lexicographic_order(lang_rank[chosen], graph.set_id[chosen],
-                                       graph.row_rank[chosen], distinct_last=True)]
-    starts = group_starts(lang_rank[order], graph.set_id[order])
-    return Rows(order, lang_rank[order], np.cumsum(starts) - 1)
+    return Rows(*grouped_order(graph.row_order, lang_rank, set_id))
 
 
 def display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -> pa.StringArray:
@@ -209,7 +203,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
     if options.language_id:
         language_id.check_available()
     progress = progress or Progress(enabled=False)
-    output = OutputFolder(out, COMMAND, (opus_dir,), overwrite)
+    output = OutputFolder(out, COMMAND, (opus_dir,), overwrite, options.worker_count)
     output.check()
     log = BadInputLog(options.skip_bad_input)
     if tatoeba_export:
@@ -346,7 +340,7 @@ def _without_sort_keys(graph: SentenceGraph) -> SentenceGraph:
     ranks and merged edges: ~150 MB at full scale), so that the process that runs the filters
     holds less."""
     return replace(graph, number=np.zeros(0, np.int64), fraction=np.zeros(0, np.int64),
-                   row_rank=np.zeros(0, np.int64), edges=None)
+                   row_order=np.zeros(0, np.int64), edges=None)
 
 
 def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,

@@ -67,9 +67,9 @@ def numeric_keys(sides: SideColumn) -> tuple[np.ndarray, np.ndarray]:
     one by one.
     """
     keys = sides.keys
-    first = (keys & NUMBER).astype(np.int64)
+    first = np.bitwise_and(keys, NUMBER).view(np.int64)  # NUMBER's bits: the same value
     second = np.zeros(len(keys), np.int64)
-    for index in np.flatnonzero(keys & STRING).tolist():
+    for index in np.flatnonzero(keys >= STRING).tolist():
         whole, fraction = _LEADING_NUMBERS.match(sides[index]).groups()
         first[index] = int(whole) if whole else NO_NUMBER
         second[index] = int(fraction) if fraction else 0

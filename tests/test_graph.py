@@ -22,26 +22,6 @@ def test_empty_texts_are_never_surface_neighbours():
     assert surface_edges(np.array([0, 0, 0]), ["", "a", "a"]).tolist() == [[2, 1]]
 
 
-def test_alignment_components_joined_by_surface_edges_are_the_merged_graph_components():
-    import networkx as nx
-
-    from tapaco.components import forest, numbered
-
-    rng = np.random.default_rng(3)
-    count = 400
-    aligned_edges = rng.integers(0, count, (250, 2)).astype(np.int32)
-    surface = rng.integers(0, count, (60, 2)).astype(np.int32)
-    merged = numbered(forest(count, aligned_edges), surface)
-    graph = nx.Graph()
-    graph.add_nodes_from(range(count))
-    graph.add_edges_from(np.concatenate([aligned_edges, surface]).tolist())
-    expected = {frozenset(part) for part in nx.connected_components(graph)}
-    found = {}
-    for vertex, component in enumerate(merged.tolist()):
-        found.setdefault(component, set()).add(vertex)
-    assert {frozenset(part) for part in found.values()} == expected
-
-
 def test_the_graph_is_the_same_on_one_thread_and_several():
     from conftest import SAMPLE
 
@@ -54,7 +34,7 @@ def test_the_graph_is_the_same_on_one_thread_and_several():
     alone = graph.build_graph(corpus, keep_edges=True, workers=1)
     apart = graph.build_graph(corpus, keep_edges=True, workers=3)
     assert np.array_equal(alone.set_id, apart.set_id)
-    assert np.array_equal(alone.row_rank, apart.row_rank)
+    assert np.array_equal(alone.row_order, apart.row_order)
     assert np.array_equal(alone.edges, apart.edges)
     assert alone.edge_counts == apart.edge_counts
     assert alone.component_count == apart.component_count
@@ -74,20 +54,47 @@ def test_distinct_edges_of_the_merged_graph_are_counted_once_either_way_round():
         assert found == len(expected) and type(found) is int
 
 
-def test_components_are_numbered_by_their_smallest_number_fraction_and_vertex():
-    from tapaco.graph import _number_components
+def test_sets_are_the_merged_graphs_components_numbered_by_smallest_number_fraction_vertex():
+    """Alignment components joined by surface edges are the components of the merged graph
+    (networkx), numbered by each one's smallest (number, fraction, vertex)."""
+    import networkx as nx
+
+    from tapaco.graph import _alignment_components, _set_ids
     from tapaco.sentence_ids import NO_NUMBER
 
     rng = np.random.default_rng(3)
-    for size, components, numbers in [(2000, 300, 50), (500, 500, 10), (40, 3, 2), (1, 1, 1)]:
-        membership = rng.permutation(np.arange(size) % components)
+    for size, aligned_size, surface_size, numbers in [(400, 250, 60, 50), (500, 0, 40, 10),
+                                                      (40, 30, 0, 2), (1, 0, 0, 1)]:
+        aligned = rng.integers(0, size, (aligned_size, 2)).astype(np.int32)
+        surface = rng.integers(0, size, (surface_size, 2)).astype(np.int32)
         number = rng.integers(0, numbers, size)
         number[rng.random(size) < 0.1] = NO_NUMBER
         fraction = rng.integers(0, 3, size)
-        smallest = {}
-        for vertex, component in enumerate(membership.tolist()):
-            key = (int(number[vertex]), int(fraction[vertex]), vertex)
-            smallest[component] = min(smallest.get(component, key), key)
-        ordered = sorted(smallest, key=smallest.__getitem__)
-        expected = [ordered.index(component) for component in membership.tolist()]
-        assert _number_components(membership, number, fraction).tolist() == expected
+        graph = nx.Graph()
+        graph.add_nodes_from(range(size))
+        graph.add_edges_from(np.concatenate([aligned, surface]).tolist())
+        smallest = {min((int(number[v]), int(fraction[v]), v) for v in part): part
+                    for part in nx.connected_components(graph)}
+        expected = [0] * size
+        for rank, key in enumerate(sorted(smallest)):
+            for vertex in smallest[key]:
+                expected[vertex] = rank
+        label, order, _ = _alignment_components(size, aligned, number, fraction)
+        set_id, count = _set_ids(label, order, surface)
+        assert set_id.tolist() == expected
+        assert count == len(smallest)
+
+
+def test_the_order_of_rows_is_by_document_number_fraction_and_vertex_on_any_threads():
+    """Runs of whole documents sorted apart give the sorted tuples; rows not grouped by
+    ascending document are sorted as one run."""
+    from tapaco.graph import _row_order
+
+    rng = np.random.default_rng(5)
+    grouped = np.sort(rng.integers(0, 7, 500))
+    for document in (grouped, rng.integers(0, 7, 500)):
+        number, fraction = rng.integers(0, 40, 500), rng.integers(0, 3, 500)
+        expected = sorted(range(500), key=lambda v: (document[v], number[v], fraction[v], v))
+        for workers in (1, 2, 3, 8):
+            assert _row_order(document, number, fraction, workers).tolist() == expected
+    assert _row_order(*[np.zeros(0, np.int64)] * 3, 2).tolist() == []

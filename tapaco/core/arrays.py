@@ -46,22 +46,17 @@ def _from_zero(key: np.ndarray, low: int) -> np.ndarray:
     return key - low if low else key
 
 
-def lexicographic_order(*keys: np.ndarray, distinct_last: bool = False) -> np.ndarray:
+def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     """Row indexes sorted by keys[0], then keys[1], ..., then row index (non-negative keys).
 
     Keys too wide to pack together with the row index are sorted in blocks that fit, last
-    block first, each a stable packed sort of the order so far (a radix sort by blocks).
-    `distinct_last`: the last key differs from row to row, so the keys alone say where each row
-    goes; where they fit in 64 bits, one sort of them then orders the rows."""
+    block first, each a stable packed sort of the order so far (a radix sort by blocks)."""
     count = len(keys[0])
     index_bits = max(count - 1, 0).bit_length()
     keys = [np.asarray(key, np.int64) for key in keys]
     lows = [int(key.min()) if count else 0 for key in keys]
     widths = [(int(key.max()) - low).bit_length() if count else 0
               for key, low in zip(keys, lows)]
-    if distinct_last and count and sum(widths) <= 64:
-        return _order_by_distinct_last([_from_zero(key, low) for key, low in zip(keys, lows)],
-                                       widths)
     if max(widths, default=0) + index_bits > 64:
         return np.lexsort([np.arange(count)] + [key - low for key, low in zip(keys, lows)][::-1])
     blocks: list[list[int]] = [[]]
@@ -79,17 +74,35 @@ def lexicographic_order(*keys: np.ndarray, distinct_last: bool = False) -> np.nd
     return order
 
 
-def _order_by_distinct_last(keys: list[np.ndarray], widths: list[int]) -> np.ndarray:
-    """Rows sorted by keys (from 0, fitting in 64 bits together) whose last key is distinct:
-    the packed keys are sorted, and each row is found again by its last key."""
-    last = keys[-1]
-    row_of = np.zeros(int(last.max()) + 1, np.int64)
-    rows = np.arange(len(last))
-    row_of[last] = rows
-    if not np.array_equal(row_of[last], rows):
-        raise ValueError("distinct_last: the last key repeats")
-    del rows
-    return row_of[_sorted_packed(keys[:-1], widths[:-1], last, widths[-1])]
+def grouped_order(order: np.ndarray, major: np.ndarray,
+                  minor: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`order` (every row once) stably sorted by (major key, minor key) (non-negative), rows
+    with a negative major key left out; with each row's major key and the number of its
+    (major, minor) group, from 0.
+
+    Where they fit in a word, (major + 1, minor, position in `order`) are packed and sorted;
+    the keys and groups are read back from the sorted words: the rows are gathered once in the
+    sorted order, the keys never."""
+    count = len(order)
+    minor_bits = int(minor.max(initial=0)).bit_length()
+    position_bits = max(count - 1, 0).bit_length()
+    if (int(major.max(initial=0)) + 1).bit_length() + minor_bits + position_bits > 64:
+        major, minor = major[order], minor[order]
+        kept = np.flatnonzero(major >= 0)
+        at = kept[lexicographic_order(major[kept], minor[kept])]
+        return order[at], major[at], np.cumsum(group_starts(major[at], minor[at])) - 1
+    packed = (major[order] + 1).astype(np.uint64)
+    packed <<= np.uint64(minor_bits)
+    packed |= minor[order].astype(np.uint64)
+    packed <<= np.uint64(position_bits)
+    packed |= np.arange(count, dtype=np.uint64)
+    packed.sort()
+    packed = packed[np.searchsorted(packed, np.uint64(1 << (minor_bits + position_bits))):]
+    rows = order[(packed & np.uint64((1 << position_bits) - 1)).view(np.int64)]
+    packed >>= np.uint64(position_bits)
+    group = np.cumsum(group_starts(packed)) - 1
+    packed >>= np.uint64(minor_bits)
+    return rows, packed.view(np.int64) - 1, group
 
 
 def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ from tapaco.core.disk import check_folder
 from tapaco.core.errors import usage_error
 from tapaco.core.files import dead_leftovers, fill_folder_atomically, json_text, temporary_name
 from tapaco.core.files import write_file_atomically as _write_file
+from tapaco.core.forked import map_on_threads
 from tapaco.core.json_input import json_object
 from tapaco.core.scratch import holding
 
@@ -74,6 +75,11 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
+def _sha256s(folder: Path, names: list[str], workers: int) -> dict[str, str]:
+    """The SHA-256 of each of these files, on `workers` threads (hashing releases the GIL)."""
+    return dict(zip(names, map_on_threads(_sha256, [folder / name for name in names], workers)))
+
+
 def _files_under(folder: Path) -> list[str]:
     """Relative paths of every non-folder entry below `folder` (links are not followed)."""
     found = []
@@ -92,12 +98,14 @@ def read_manifest(folder: Path) -> dict | None:
 
 @dataclass(frozen=True)
 class OutputFolder:
-    """A folder a command fills completely; replaced only when it is the command's own."""
+    """A folder a command fills completely; replaced only when it is the command's own.
+    `workers`: threads that hash its files."""
 
     path: Path
     command: str
     inputs: Sequence[Path] = ()
     overwrite: bool = False
+    workers: int = 1
 
     def check(self) -> None:
         """Raise a usage error unless the folder may be written; call before any work."""
@@ -127,8 +135,10 @@ class OutputFolder:
                          "move it away or choose a new output folder")
         if self.overwrite:
             return
-        for name in present:
-            if name != MANIFEST and _sha256(self.path / name) != listed[name].get("sha256"):
+        digests = _sha256s(self.path, [name for name in present if name != MANIFEST],
+                           self.workers)
+        for name, digest in digests.items():
+            if digest != listed[name].get("sha256"):
                 raise usage_error(self.path, f"{name} was changed since {self.command} wrote it; "
                              "--overwrite replaces it, or choose a new output folder")
 
@@ -138,7 +148,7 @@ class OutputFolder:
 
         def fill_with_manifest(folder: Path) -> None:
             fill(folder)
-            write_manifest(folder, self.command)
+            write_manifest(folder, self.command, self.workers)
 
         fill_folder_atomically(self.path, fill_with_manifest, self._replace)
 
@@ -163,12 +173,15 @@ class OutputFolder:
             _remove_listed(previous, manifest["files"] if manifest else {})
 
 
-def write_manifest(folder: Path, command: str) -> None:
-    """`manifest.json`: the command that wrote the folder and the SHA-256 of every file."""
+def write_manifest(folder: Path, command: str, workers: int = 1) -> None:
+    """`manifest.json`: the command that wrote the folder and the SHA-256 of every file
+    (hashed on `workers` threads)."""
     from tapaco.core.versions import package_version
 
-    files = {name: {"bytes": (folder / name).stat().st_size, "sha256": _sha256(folder / name)}
-             for name in _files_under(folder) if name != MANIFEST}
+    digests = _sha256s(folder, [name for name in _files_under(folder) if name != MANIFEST],
+                       workers)
+    files = {name: {"bytes": (folder / name).stat().st_size, "sha256": digest}
+             for name, digest in digests.items()}
     manifest = {"written_by": command, "version": package_version(), "files": files}
     (folder / MANIFEST).write_text(json_text(manifest), encoding="utf-8")
 

@@ -2,11 +2,11 @@ import math
 
 import numpy as np
 import pyarrow as pa
-import pytest
 
 from tapaco.core.arrays import (
     dictionary_encoded,
     group_starts,
+    grouped_order,
     lexicographic_order,
     ordered_group_sums,
     string_codes,
@@ -37,19 +37,25 @@ def test_lexicographic_order_of_keys_wider_than_a_word_matches_sorted_tuples():
     assert lexicographic_order(wide, keys[0]).tolist() == expected
 
 
-def test_lexicographic_order_with_a_distinct_last_key_matches_sorted_tuples():
-    """One sort of the keys alone where they fit in a word (a shuffled rank from 5 as last
-    key); blocks with the row index where they do not; a repeated last key is refused."""
+def test_grouped_order_sorts_rows_stably_by_two_keys_and_numbers_the_groups():
+    """Rows in a shuffled order come out as the sorted tuples (major, minor, position given),
+    rows whose major key is -1 left out; groups numbered where (major, minor) changes. Keys
+    too wide to pack with the positions take the lexicographic order instead."""
     rng = np.random.default_rng(4)
-    for high in (3, 2**20, 2**44, 2**60):
-        a, b = rng.integers(0, 4, 700), rng.integers(0, high, 700)
-        last = rng.permutation(700) + 5
-        expected = sorted(range(700), key=lambda i: (a[i], b[i], last[i]))
-        assert lexicographic_order(a, b, last, distinct_last=True).tolist() == expected
-        assert lexicographic_order(a, b, last).tolist() == expected
-    with pytest.raises(ValueError, match="repeats"):
-        lexicographic_order(np.zeros(3, np.int64), np.array([0, 1, 1]), distinct_last=True)
-    assert lexicographic_order(np.zeros(0, np.int64), distinct_last=True).tolist() == []
+    for major_count, minor_count in [(1, 1), (3, 50), (40, 5000), (2, 3), (0, 9), (5, 2**60)]:
+        major = rng.integers(-1, major_count, 900)
+        minor = rng.integers(0, minor_count, 900)
+        order = rng.permutation(900)
+        expected = sorted((major[row], minor[row], at, row) for at, row in enumerate(order)
+                          if major[row] >= 0)
+        pairs = [(int(a), int(b)) for a, b, _, _ in expected]
+        numbers = [sorted(set(pairs)).index(pair) for pair in pairs]
+        rows, row_major, group = grouped_order(order, major, minor)
+        assert rows.tolist() == [int(row) for *_, row in expected]
+        assert row_major.tolist() == [a for a, _ in pairs]
+        assert group.tolist() == numbers
+    empty = np.zeros(0, np.int64)
+    assert [part.tolist() for part in grouped_order(empty, empty, empty)] == [[], [], []]
 
 
 def test_group_starts():

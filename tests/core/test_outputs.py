@@ -32,8 +32,9 @@ def _listing(folder):
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
 
 
-def test_new_folder_gets_the_files_and_a_manifest_of_them(tmp_path):
-    out = OutputFolder(tmp_path / "a" / "out", COMMAND)
+@pytest.mark.parametrize("workers", [1, 3])
+def test_new_folder_gets_the_files_and_a_manifest_of_them(tmp_path, workers):
+    out = OutputFolder(tmp_path / "a" / "out", COMMAND, workers=workers)
     out.check()
     out.write(_fill({"en.txt": "x\n", "sub/fr.txt": "y\n"}))
     manifest = json.loads((tmp_path / "a" / "out" / MANIFEST).read_text())
@@ -42,6 +43,8 @@ def test_new_folder_gets_the_files_and_a_manifest_of_them(tmp_path):
     # sha256 of "x\n", computed independently with `printf 'x\n' | sha256sum`
     assert manifest["files"]["en.txt"] == {
         "bytes": 2, "sha256": "73cb3858a687a8494ca3323053016282f3dad39d42cf62ca4e79dda2aac7d9ac"}
+    assert manifest["files"]["sub/fr.txt"]["sha256"] == (  # printf 'y\n' | sha256sum
+        "3bb2abb69ebb27fbfe63c7639624c6ec5e331b841a5bc8c3ebc10b9285e90877")
     assert _listing(tmp_path) == ["a", "a/out", "a/out/en.txt", "a/out/manifest.json",
                                   "a/out/sub", "a/out/sub/fr.txt"]
 
@@ -84,12 +87,13 @@ def test_an_empty_folder_is_used(tmp_path):
     assert _listing(tmp_path / "out") == ["en.txt", MANIFEST]
 
 
-def test_a_changed_file_needs_overwrite(tmp_path):
+@pytest.mark.parametrize("workers", [1, 3])
+def test_a_changed_file_needs_overwrite(tmp_path, workers):
     folder = tmp_path / "out"
-    OutputFolder(folder, COMMAND).write(_fill({"en.txt": "old"}))
+    OutputFolder(folder, COMMAND).write(_fill({"de.txt": "old", "en.txt": "old", "fr.txt": "old"}))
     (folder / "en.txt").write_text("hand-corrected")
-    _refused(OutputFolder(folder, COMMAND), "--overwrite")
-    OutputFolder(folder, COMMAND, overwrite=True).check()
+    _refused(OutputFolder(folder, COMMAND, workers=workers), "en.txt was changed")
+    OutputFolder(folder, COMMAND, overwrite=True, workers=workers).check()
 
 
 @pytest.mark.parametrize("relation", ["equal", "inside", "holds"])
