@@ -133,6 +133,8 @@ class RankedRuns:
         """One run of key-sorted `pairs` (let go as they are ordered)."""
         runs = cls(with_score)
         runs.arrays = ordered_rows(pairs, with_score)
+        for values in runs.arrays.values():  # read-only as mapped runs: one merged_positions
+            values.flags.writeable = False
         runs.bounds.append(len(runs.arrays["first"]))
         return runs
 
