@@ -143,15 +143,21 @@ def _pieces(files: list[Path]) -> Iterator[tuple[BitextCounts, list]]:
         path.unlink()
 
 
+def reading_kernels(opus_dir: Path, sources: list[AlignmentSource],
+                    options: RankOptions) -> list:
+    """The kernels that read the forms of `sources` (:func:`opusparcus.rank_kernels.reading`)."""
+    columns = [read_as_columns(opus_dir, source, options.documents) for source in sources]
+    with_documents = [source for source, column in zip(sources, columns) if not column]
+    raw = reads_raw_documents(opus_dir, with_documents, options.documents)
+    return rank_kernels.reading(bool(with_documents), any(columns), any(columns) or raw)
+
+
 def listed_kernels(opus_dir: Path, sources: list[AlignmentSource],
                    options: RankOptions) -> tuple[list, int]:
     """The kernels the run calls (:mod:`opusparcus.rank_kernels`: those reading the forms of
     `sources`, then the others), and how many of them the reading needs: those reading and the
     first other, as this process merges vocabularies while the bitexts are read."""
-    columns = [read_as_columns(opus_dir, source, options.documents) for source in sources]
-    with_documents = [source for source, column in zip(sources, columns) if not column]
-    raw = reads_raw_documents(opus_dir, with_documents, options.documents)
-    reading = rank_kernels.reading(bool(with_documents), any(columns), any(columns) or raw)
+    reading = reading_kernels(opus_dir, sources, options)
     return reading + rank_kernels.ranking(), len(reading) + 1
 
 

@@ -1,10 +1,10 @@
-"""The kernels `opusparcus rank` calls on its default path (the local engine, summed-pmi, tsv),
-each with the one set of argument types its callers give it, for
-:func:`tapaco.core.compile_ahead.compiled_ahead`: first the ones that read the bitexts (only
-those of the forms the release holds; the forked readers inherit them), then the ones that
-merge the vocabularies, score, rank and write. A kernel called with other types (another
-scheme, Parquet) is compiled on its first call, as any kernel is; the tests check that the
-quick start and a Moses release call each listed kernel with these types only."""
+"""The kernels `opusparcus rank` calls on its default path (the local engine, summed-pmi, tsv), and
+those `opusparcus pairs` calls, each with the one set of argument types its callers give it, for
+:func:`tapaco.core.compile_ahead.compiled_ahead`: first the ones that read the bitexts (only those
+of the forms the release holds; the forked readers inherit them), then the ones that merge the
+vocabularies and score, rank and write (rank) or make the rows (pairs). A kernel called with other
+types (another scheme, Parquet) is compiled on its first call, as any kernel is; the tests check
+that the quick start and Moses releases call each listed kernel with these types only."""
 
 from __future__ import annotations
 
@@ -52,17 +52,25 @@ def reading(documents: bool, columns: bool, tokenized: bool) -> list:
     return found
 
 
+def _merging() -> list:
+    """The kernels that merge the vocabularies (the first while the bitexts are read)."""
+    from opusparcus import vocabulary
+
+    uint8 = _array(types.uint8)
+    return [(vocabulary.merge_ranks, (INT64, uint8, INT64, uint8, INT32, INT32, INT32)),
+            (vocabulary.gather, (INT32, INT64, uint8, INT64, uint8, INT64))]
+
+
 def ranking() -> list:
     """(dispatcher, argument types) of the kernels that merge the vocabularies (the first, while
     the bitexts are read), score, rank and write, in that order."""
-    from opusparcus import edit_distance_kernels, ranked_runs, row_kernels, vocabulary
+    from opusparcus import edit_distance_kernels, ranked_runs, row_kernels
     from tapaco.core.text_column import _code_points, _gathered
 
     uint8, float64 = _array(types.uint8), _array(types.float64)
     readonly_int32 = _array(types.int32, readonly=True)
     return [
-        (vocabulary.merge_ranks, (INT64, uint8, INT64, uint8, INT32, INT32, INT32)),
-        (vocabulary.gather, (INT32, INT64, uint8, INT64, uint8, INT64)),
+        *_merging(),
         (_gathered, (INT64, uint8, INT64, uint8, INT64)),
         (_code_points, (INT64, uint8, INT64)),
         (edit_distance_kernels.advance, (INT32, INT64, INT32, INT64, types.boolean, INT64, INT64,
@@ -76,4 +84,26 @@ def ranking() -> list:
         (row_kernels.rendered_rows, (CHUNK, types.int64,
                                      types.UniTuple(types.Tuple((INT64, uint8)), 4), INT64,
                                      INT64)),
+    ]
+
+
+def pairing(negatives: bool) -> list:
+    """(dispatcher, argument types) of the kernels that merge the vocabularies (the first, while
+    the bitexts are read) and make the training rows, with their `negatives` or none."""
+    from tapaco.core.pairs import negatives as negative_kernels
+    from tapaco.core.pairs.overlap import _overlaps
+    from tapaco.core.pairs.positives import _oriented
+    from tapaco.core.pairs.words import _word_hashes
+    from tapaco.core.text_column import _gathered
+
+    uint8, int64_2d = _array(types.uint8), _array(types.int64, 2)
+    return [
+        *_merging(),
+        (_oriented, (INT64, INT64, types.int64)),
+        (_word_hashes, (INT64, uint8, int64_2d, int64_2d)),
+        *([(negative_kernels._hard_negatives, (*(INT64,) * 8, *(types.int64,) * 4)),
+           (negative_kernels._random_negatives, (types.int64, *(INT64,) * 4, types.int64,
+                                                 types.int64))] if negatives else []),
+        (_overlaps, (INT64,) * 4),
+        (_gathered, (INT64, uint8, INT64, uint8, INT64)),
     ]
