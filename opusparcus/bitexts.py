@@ -217,7 +217,7 @@ def read_bitext(opus_dir: Path, source: AlignmentSource, log: BadInputLog,
     reading, or, when `log` skips bad input, leaves the bitext empty (all or nothing, as in the
     TaPaCo build).
     """
-    if _read_as_columns(opus_dir, source, documents):
+    if read_as_columns(opus_dir, source, documents):
         try:
             return next(_moses_column_pieces(source, log, max_length, None))
         except InputError as error:
@@ -244,18 +244,26 @@ def read_bitext_pieces(opus_dir: Path, source: AlignmentSource, log: BadInputLog
     keys and counts: a Moses bitext read as columns in pieces of at least `links_per_piece`
     links but the last (None: one piece), where a bad file raises after the pieces before it
     (the caller drops them: all or nothing); any other bitext in one piece."""
-    if _read_as_columns(opus_dir, source, documents):
+    if read_as_columns(opus_dir, source, documents):
         yield from _moses_column_pieces(source, log, max_length, links_per_piece)
     else:
         yield read_bitext(opus_dir, source, log, documents, max_length)
 
 
-def _read_as_columns(opus_dir: Path, source: AlignmentSource, documents: str) -> bool:
+def read_as_columns(opus_dir: Path, source: AlignmentSource, documents: str) -> bool:
     """Whether `source` is a Moses bitext with no sentence documents in the release."""
     if not source.form.startswith("Moses"):
         return False
     with DocumentStore(opus_dir, preference(documents)) as store:
         return not any(store.has_documents(lang) for lang in source.langs)
+
+
+def reads_raw_documents(opus_dir: Path, sources: list[AlignmentSource], documents: str) -> bool:
+    """Whether the documents of a language of `sources` are searched in raw/ first (their
+    sentences are then Moses-tokenised)."""
+    with DocumentStore(opus_dir, preference(documents)) as store:
+        return any(store.first_folder(lang) == "raw" for source in sources
+                   for lang in source.langs)
 
 
 def splits_of_years(years: np.ndarray) -> np.ndarray:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.kernel_helper import kernel_helper
+
 STRIP_BLOCKS = 32
 _STRIP = 64 * STRIP_BLOCKS
 _CODES = 0x110000
@@ -49,7 +51,7 @@ class Workspace:
         return self.found, self.cursor, self.table, self.masks, self.vertical, self.carry
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _masks(pattern, start, end, table, masks) -> None:
     """For each distinct code point of pattern[start:end]: its row in `masks` (table[code],
     from 1; row 0 stays empty for the others) and there the bits of its positions."""
@@ -67,13 +69,13 @@ def _masks(pattern, start, end, table, masks) -> None:
     masks[0, :blocks] = 0
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _forget(pattern, start, end, table) -> None:
     for at in range(start, end):
         table[pattern[at]] = 0
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _block(equal, positive, negative, plus, minus, high):
     """One block of 64 pattern positions at one text position (Hyyrö's step): the new vertical
     deltas, and the horizontal delta leaving its bottom (bit `high`) given the one entering its
@@ -91,7 +93,7 @@ def _block(equal, positive, negative, plus, minus, high):
             out_plus, out_minus)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _strip(text, begin, end, table, masks, blocks, high, positive, negative, top, carry, reads,
            writes, score, best):
     """Run a strip of `blocks` (their bit masks `masks[table[code]]`) over text[begin:end]. The
@@ -118,7 +120,7 @@ def _strip(text, begin, end, table, masks, blocks, high, positive, negative, top
     return score, best
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _one_word(pattern, text, table, masks, infix) -> int:
     """The distance of a pattern of 1 to 64 code points: one block, its deltas in registers."""
     _masks(pattern, np.int64(0), len(pattern), table, masks)
@@ -135,7 +137,7 @@ def _one_word(pattern, text, table, masks, infix) -> int:
     return best if infix else score
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _start_pair(codes_a, offsets_a, codes_b, offsets_b, infix, row, found, cursor, table,
                 masks) -> bool:
     """Set the cursor on pair `row`: which side is the pattern, and for the plain distance the
@@ -168,7 +170,7 @@ def _start_pair(codes_a, offsets_a, codes_b, offsets_b, infix, row, found, curso
     return True
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _go_on(codes_a, codes_b, infix, cursor, table, masks, vertical, carry, budget) -> int:
     """Go on with the pair at the cursor for about `budget` word steps (a text position at
     least); the steps spent. The cursor's strip is -1 again when the pair is done."""

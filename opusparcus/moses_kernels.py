@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from tapaco.core.hashing import hash_range
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.ranges import copy_into, equal_ranges, starts_with
 
 #: Bits of the class table (numpy numbers: a plain int constant passed to a kernel would compile
@@ -44,12 +45,12 @@ _FRENCH_ITALIAN_RULES = np.array([[ALPHA, 0, ALPHA, 0, 1, 1], [ALPHA, 0, ALPHA, 
                                  np.uint8)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _has(classes, code, bits) -> bool:
     return (classes[code] & bits) != 0
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _spaces_squeezed(src, n, dst, classes) -> int:
     """Whitespace runs -> " ", then the junk control characters deleted, then stripped."""
     m = 0
@@ -77,7 +78,7 @@ def _spaces_squeezed(src, n, dst, classes) -> int:
     return end - start
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _padded(src, n, dst, classes, bits) -> int:
     """" c " for every character of a class of `bits` (PADDED: PAD_NOT_ISALNUM; APOSTROPHE:
     NON_SPECIFIC_APOSTROPHE)."""
@@ -95,7 +96,7 @@ def _padded(src, n, dst, classes, bits) -> int:
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _multidots_marked(src, n, dst) -> int:
     """A run of k >= 2 dots -> " " + "DOT" * k + "MULTI", and " " if anything follows."""
     m = np.int64(0)
@@ -121,7 +122,7 @@ def _multidots_marked(src, n, dst) -> int:
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _commas_after_non_digits(src, n, dst, classes) -> int:
     """COMMA_SEPARATE_1: ``([^IsN])[,]`` -> ``\\1 , ``."""
     m = 0
@@ -141,7 +142,7 @@ def _commas_after_non_digits(src, n, dst, classes) -> int:
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _commas_before_non_digits(src, n, dst, classes) -> int:
     """COMMA_SEPARATE_2: ``[,]([^IsN])`` -> `` , \\1``, then COMMA_SEPARATE_3:
     ``([IsN])[,]$`` -> ``\\1 , ``."""
@@ -167,7 +168,7 @@ def _commas_before_non_digits(src, n, dst, classes) -> int:
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _apostrophe_rule(src, n, dst, classes, rule) -> int:
     """``([before])[']([after])`` -> ``\\1`` + (" " if spaced before) + "'" + (" " if spaced
     after) + ``\\2`` (`rule`: a row of the rules' tables)."""
@@ -197,7 +198,7 @@ def _apostrophe_rule(src, n, dst, classes, rule) -> int:
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _prefix_kind(codes, start, end, prefix_hashes, prefix_kinds, prefix_offsets,
                  prefix_codes) -> int:
     """KEPT, NUMERIC_ONLY or 0 for codes[start:end]."""
@@ -211,7 +212,7 @@ def _prefix_kind(codes, start, end, prefix_hashes, prefix_kinds, prefix_offsets,
     return 0
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _token_end(src, n, start) -> int:
     end = start
     while end < n and src[end] != _SPACE:
@@ -219,7 +220,7 @@ def _token_end(src, n, start) -> int:
     return end
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _prefix_keeps_its_dot(src, start, end, next_start, next_end, classes, prefix_hashes,
                           prefix_kinds, prefix_offsets, prefix_codes) -> bool:
     """sacremoses' test on a token start:end+1 ending in "." (the prefix is start:end) before
@@ -244,7 +245,7 @@ def _prefix_keeps_its_dot(src, start, end, next_start, next_end, classes, prefix
     return False
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _nonbreaking_prefixes(src, n, dst, classes, prefix_hashes, prefix_kinds, prefix_offsets,
                           prefix_codes) -> int:
     """handles_nonbreaking_prefixes: tokens joined by single spaces, a token ending in "." split
@@ -276,7 +277,7 @@ def _nonbreaking_prefixes(src, n, dst, classes, prefix_hashes, prefix_kinds, pre
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _trailing_dot_apostrophe(dst, m) -> int:
     """TRAILING_DOT_APOSTROPHE: a final ".'" -> " . ' "."""
     if m >= 2 and dst[m - 2] == _DOT and dst[m - 1] == _APOSTROPHE:
@@ -289,7 +290,7 @@ def _trailing_dot_apostrophe(dst, m) -> int:
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _multidots_restored(src, n, dst) -> int:
     """``(?:DOT)+MULTI`` -> one dot per DOT."""
     m = 0
@@ -311,7 +312,7 @@ def _multidots_restored(src, n, dst) -> int:
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _present(text, n, classes) -> tuple:
     """Whether the text holds a padded character, a comma, an apostrophe, a run of dots (or
     "MULTI", which the restoring of multidots reads)."""
@@ -326,7 +327,7 @@ def _present(text, n, classes) -> tuple:
     return padded, comma, apostrophe, dots
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _apostrophes_split(one, two, n, classes, apostrophes) -> tuple:
     """The apostrophe rules of the language on one[:n]; (whether the result is in `two` rather
     than `one`, its length)."""
@@ -339,7 +340,7 @@ def _apostrophes_split(one, two, n, classes, apostrophes) -> tuple:
     return len(rules) % 2 == 1, n
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _tokenized_line(src, n, one, two, classes, apostrophes, prefix_hashes, prefix_kinds,
                     prefix_offsets, prefix_codes) -> tuple:
     """The line src[:n] tokenised; (the buffer holding it, its length). A step whose character

@@ -18,7 +18,7 @@ from __future__ import annotations
 import pickle
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from opusparcus import rank_kernels
 from opusparcus.aggregate import BitextPairs, SplitPairs, aggregate_split, bitext_pairs
 from opusparcus.bitexts import (
     DEV,
@@ -36,7 +37,9 @@ from opusparcus.bitexts import (
     BitextCounts,
     Side,
     empty_bitext,
+    read_as_columns,
     read_bitext_pieces,
+    reads_raw_documents,
 )
 from opusparcus.counting import unpack_pairs
 from opusparcus.export import release_files, write_ranked
@@ -52,6 +55,7 @@ from opusparcus.spark_session import check_available
 from opusparcus.vocabulary import Vocabulary, VocabularyMerger, side_vocabulary
 from tapaco.core import language_id
 from tapaco.core.arrays import garbage_collector_paused
+from tapaco.core.compile_ahead import compiled_ahead
 from tapaco.core.errors import BadInputLog, InputError, usage_error
 from tapaco.core.files import write_json
 from tapaco.core.forked import SubmittedAhead, map_on_threads, process_pool
@@ -137,6 +141,33 @@ def _pieces(files: list[Path]) -> Iterator[tuple[BitextCounts, list]]:
         with path.open("rb") as stream:
             yield pickle.load(stream)
         path.unlink()
+
+
+def reading_kernels(opus_dir: Path, sources: list[AlignmentSource],
+                    options: RankOptions) -> list:
+    """The kernels that read the forms of `sources` (:func:`opusparcus.rank_kernels.reading`)."""
+    columns = [read_as_columns(opus_dir, source, options.documents) for source in sources]
+    with_documents = [source for source, column in zip(sources, columns) if not column]
+    raw = reads_raw_documents(opus_dir, with_documents, options.documents)
+    return rank_kernels.reading(bool(with_documents), any(columns), any(columns) or raw)
+
+
+def listed_kernels(opus_dir: Path, sources: list[AlignmentSource],
+                   options: RankOptions) -> tuple[list, int]:
+    """The kernels the run calls (:mod:`opusparcus.rank_kernels`: those reading the forms of
+    `sources`, then the others), and how many of them the reading needs: those reading and the
+    first other, as this process merges vocabularies while the bitexts are read."""
+    reading = reading_kernels(opus_dir, sources, options)
+    return reading + rank_kernels.ranking(), len(reading) + 1
+
+
+def _kernels_ahead(opus_dir: Path, sources: list[AlignmentSource],
+                   options: RankOptions) -> AbstractContextManager[None]:
+    """The kernels of the run compiled or loaded, those reading the bitexts before the block
+    (the forked readers inherit them), the others by when it ends; on a first run with several
+    workers, a second process compiles from the other end of the list meanwhile
+    (:mod:`tapaco.core.compile_ahead`)."""
+    return compiled_ahead(*listed_kernels(opus_dir, sources, options), options.workers > 1)
 
 
 @contextmanager
@@ -291,7 +322,8 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     name = ",".join(langs)
     engine = LocalEngine()
     with garbage_collector_paused():
-        with progress.stage(f"{name}: read bitexts"), _mapper(options.workers) as mapper:
+        with progress.stage(f"{name}: read bitexts"), _kernels_ahead(opus_dir, sources, options), \
+                _mapper(options.workers) as mapper:
             read = read_bitexts(opus_dir, sources, options, mapper, needed - set(langs))
         with progress.stage(f"{name}: merge vocabularies"):
             vocabulary_of = vocabularies(read, set(langs))

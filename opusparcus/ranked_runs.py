@@ -21,6 +21,7 @@ from numba import njit
 
 from opusparcus.counting import unpack_pairs
 from opusparcus.scores import ScoredPairs
+from tapaco.core.kernel_helper import kernel_helper
 
 # (field, dtype) of a ranked row; `score` only for a scheme other than summed PMI
 ROW_FIELDS = (("first", np.int32), ("second", np.int32), ("summed_pmi", np.float64),
@@ -55,7 +56,7 @@ def ordered_rows(pairs: ScoredPairs, with_score: bool) -> dict[str, np.ndarray]:
     return rows
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _before(score, first, second, a, b):
     """Whether row `a` ranks before row `b`: higher score (NaN last), then smaller codes."""
     left, right = score[a], score[b]
@@ -70,7 +71,7 @@ def _before(score, first, second, a, b):
     return second[a] < second[b]
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _sift_down(heap, size, heads, score, first, second, at):
     while True:
         child = 2 * at + 1
@@ -133,6 +134,8 @@ class RankedRuns:
         """One run of key-sorted `pairs` (let go as they are ordered)."""
         runs = cls(with_score)
         runs.arrays = ordered_rows(pairs, with_score)
+        for values in runs.arrays.values():  # read-only as mapped runs: one merged_positions
+            values.flags.writeable = False
         runs.bounds.append(len(runs.arrays["first"]))
         return runs
 

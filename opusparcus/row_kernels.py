@@ -14,12 +14,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.kernel_helper import kernel_helper
+
 # bytes a number's text may take in the kernel: sign, 10 integer digits, the point, 6 decimals
 SLOT = 24
 _LARGEST = float(2**52)
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _digits(value) -> int:
     """How many decimal digits a non-negative integer prints with."""
     count = 1
@@ -29,7 +31,7 @@ def _digits(value) -> int:
     return count
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _put_integer(out, at, value) -> int:
     """`value` (an integer) in decimal at out[at:]; where its text ends."""
     if value < 0:
@@ -47,7 +49,7 @@ def _put_integer(out, at, value) -> int:
     return end
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _fixed6(value, slot) -> int:
     """The stripped six-decimal text of `value` in `slot`; its length, or -1 when the kernel
     cannot be sure of Python's rounding (see the module)."""
@@ -98,7 +100,7 @@ def packed_slots(slots, lengths, offsets, data) -> None:
             data[offsets[k] + at] = slots[k, at]
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _put_text(out, at, offsets, data, row) -> int:
     for position in range(offsets[row], offsets[row + 1]):
         out[at] = data[position]

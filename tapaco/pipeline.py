@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tapaco import build_kernels
 from tapaco.communities import Split, SplitOptions, split_oversized
 from tapaco.core import language_id
 from tapaco.core.arrays import garbage_collector_paused, group_starts, grouped_order
@@ -224,7 +225,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
 def _read_compiling_ahead(read: Callable[[], Corpus], parallel: bool) -> Corpus:
     """`read()`, its kernels compiled first; on a first run and `parallel`, the later stages'
     compiled by a second process meanwhile (:mod:`tapaco.core.compile_ahead`)."""
-    with compiled_ahead("tapaco.build_kernels", parallel):
+    with compiled_ahead(build_kernels.kernels(), build_kernels.FIRST, parallel):
         return read()
 
 

@@ -20,10 +20,14 @@ _WITHOUT_ENTRIES = {"nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrap
 class _KernelHelper(CPUDispatcher):
     _for_python = None
 
-    def __call__(self, *args: Any) -> Any:
+    def for_python(self) -> CPUDispatcher:
+        """The twin that calls from Python run (a kernel list can compile it ahead)."""
         if self._for_python is None:
             self._for_python = njit(nogil=True, cache=True)(self.py_func)
-        return self._for_python(*args)
+        return self._for_python
+
+    def __call__(self, *args: Any) -> Any:
+        return self.for_python()(*args)
 
 
 def kernel_helper(function: Callable) -> CPUDispatcher:

@@ -29,7 +29,7 @@ import json
 from tapaco.core.compile_ahead import compiled_ahead
 import compile_ahead_kernels as listing
 kernels = listing.kernels()
-with compiled_ahead("compile_ahead_kernels", parallel=True):
+with compiled_ahead(kernels, listing.FIRST, parallel=True):
     here = [len(kernel.signatures) for kernel, _ in kernels]
 print(json.dumps({"here": here,
                   "misses": [sum(kernel.stats.cache_misses.values()) for kernel, _ in kernels]}))

@@ -167,3 +167,25 @@ def test_ctrl_c_ends_children_without_their_tracebacks(tmp_path, kind):
     _, error = process.communicate(timeout=20)
     assert (process.returncode, error) == (130, INTERRUPTED)
     _wait_for(lambda: all(_ended(child) for child in children), seconds=5)
+
+
+@pytest.mark.parametrize("stop, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("whom", ["group", "process"])
+def test_a_rank_stopped_while_compiling_ahead_prints_one_line_and_ends_its_child(
+        tmp_path, stop, status, whom):
+    """On an empty numba cache the rank forks a second process that compiles its kernels
+    (tapaco.core.compile_ahead) while it compiles the others itself."""
+    rank = subprocess.Popen(
+        [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(SAMPLE), "--lang", "fr",
+         "--out", "out", "--quiet"], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(PROJECT), "NUMBA_CACHE_DIR": str(tmp_path / "c")})
+    _wait_for(lambda: _children(rank.pid), seconds=120)
+    children = _children(rank.pid)
+    (os.killpg if whom == "group" else os.kill)(rank.pid, stop)
+    _, error = rank.communicate(timeout=20)
+    said = "interrupted" if status == 130 else "terminated"
+    assert (rank.returncode, error) == (
+        status, f"opusparcus: {said}; earlier outputs are left as they were\n")
+    _wait_for(lambda: all(_ended(child) for child in children), seconds=5)
+    assert sorted(os.listdir(tmp_path)) == ["c"]

@@ -26,6 +26,7 @@ from tapaco.core.characters import WHITESPACE_RE2
 from tapaco.core.errors import InputError
 from tapaco.core.hashing import first_occurrences
 from tapaco.core.interruptible import in_background
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus.moses import clean_line, moses_files
 from tapaco.core.opus.textstream import FileRef, LineChunks, Lines
@@ -44,7 +45,7 @@ class IdsColumns:
     years: tuple[np.ndarray, np.ndarray]
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _year(data: np.ndarray, start: int, end: int) -> int:
     """The year of the document path [start, end): 4 digits after its first `/`, followed by
     `/`, `.` or the end; NO_YEAR otherwise."""
@@ -65,7 +66,7 @@ def _year(data: np.ndarray, start: int, end: int) -> int:
     return year
 
 
-@njit(nogil=True, cache=True)
+@kernel_helper
 def _is_one_id(data: np.ndarray, start: int, end: int) -> bool:
     """Whether the field [start, end) is one id: not empty, no space."""
     if end == start:

@@ -149,8 +149,11 @@ class DocumentStore:
 
     def has_documents(self, lang: str) -> bool:
         """Whether any document folder holds documents of `lang` (a zip or a folder)."""
-        return any(archive is not None or extracted
-                   for archive, extracted in (self._place(folder, lang) for folder in self.prefer))
+        return self.first_folder(lang) is not None
+
+    def first_folder(self, lang: str) -> str | None:
+        """The first folder searched that holds documents of `lang` (a zip or a folder)."""
+        return next((folder for folder in self.prefer if any(self._place(folder, lang))), None)
 
     def locate(self, name: str) -> tuple[FileRef, zipfile.ZipFile | None] | None:
         """The file of document `name` and its open zip (None for a plain file), or None."""
