@@ -20,7 +20,7 @@ def kernels() -> list:
     """(dispatcher, argument types) of each kernel."""
     from tapaco import bleu_kernels, normalize_kernels
     from tapaco.components import _numbered, _unite
-    from tapaco.core.characters import next_forbidden
+    from tapaco.core.characters import _next_marks
     from tapaco.core.hashing import _first_occurrences, repeats
     from tapaco.core.opus import cesalign_kernels, document_kernels
     from tapaco.core.opus.sidekeys import parse_ids
@@ -31,7 +31,7 @@ def kernels() -> list:
     int64, int32, boolean = _array(types.int64), _array(types.int32), _array(types.bool_)
     any_layout = types.Array(types.int64, 1, "A")
     return [
-        (next_forbidden, (chunk, types.int64)),
+        (_next_marks, (chunk, types.int64, int64)),
         (document_kernels._scan, (chunk, _array(types.uint64), boolean, _array(types.int64, 2),
                                   _array(types.int64, 2), boolean,
                                   *(_array(types.uint8), int64) * 3, _array(types.bool_, 2))),
