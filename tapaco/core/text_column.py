@@ -10,20 +10,39 @@ texts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from tapaco.core.forked import map_on_threads
 from tapaco.core.interruptible import in_background
+from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.utf8 import decode_into
+
+
+@kernel_helper
+def _copy_rows(offsets, data, extra_offsets, extra_data, rows, starts, out):
+    """Copy the text of each of `rows` (-1: an empty text; from len(offsets) - 1 on: the texts
+    of the extra column) to `out`, text k at `starts[k]`."""
+    size = len(offsets) - 1
+    for k in range(len(rows)):
+        row = rows[k]
+        if row >= size:  # through two views: a slice assignment compiles numba's shape check
+            source = extra_data[extra_offsets[row - size]:extra_offsets[row - size + 1]]
+        elif row >= 0:
+            source = data[offsets[row]:offsets[row + 1]]
+        else:
+            continue
+        target = out[starts[k]:starts[k] + len(source)]
+        for at in range(len(source)):
+            target[at] = source[at]
 
 
 @njit(nogil=True, cache=True)
 def _gathered(offsets, data, extra_offsets, extra_data, rows):
-    """The offsets and bytes of the texts of `rows` (-1: an empty text; from len(offsets) - 1
-    on: the texts of the extra column)."""
+    """The offsets and bytes of the texts of `rows` (see :func:`_copy_rows`)."""
     size = len(offsets) - 1
     picked = np.zeros(len(rows) + 1, np.int64)
     for k in range(len(rows)):
@@ -34,18 +53,14 @@ def _gathered(offsets, data, extra_offsets, extra_data, rows):
             length = offsets[row + 1] - offsets[row] if row >= 0 else 0
         picked[k + 1] = picked[k] + length
     out = np.empty(picked[-1], np.uint8)
-    for k in range(len(rows)):
-        row = rows[k]
-        if row >= size:  # through two views: a slice assignment compiles numba's shape check
-            source = extra_data[extra_offsets[row - size]:extra_offsets[row - size + 1]]
-        elif row >= 0:
-            source = data[offsets[row]:offsets[row + 1]]
-        else:
-            continue
-        target = out[picked[k]:picked[k + 1]]
-        for at in range(len(source)):
-            target[at] = source[at]
+    _copy_rows(offsets, data, extra_offsets, extra_data, rows, picked, out)
     return picked, out
+
+
+@njit(nogil=True, cache=True)
+def _gathered_into(offsets, data, extra_offsets, extra_data, rows, starts, out):
+    """Copy the texts of `rows` to `out` at `starts` (see :func:`_copy_rows`)."""
+    _copy_rows(offsets, data, extra_offsets, extra_data, rows, starts, out)
 
 
 @njit(nogil=True, cache=True)
@@ -100,6 +115,31 @@ class TextColumn(Sequence[str]):
             data[size:size + end - start] = column.data[start:end]
             np.add(column.offsets[1:], size - start, out=offsets[row + 1:row + len(column) + 1])
             row, size = row + len(column), size + end - start
+        return cls(offsets, data)
+
+    @classmethod
+    def of_takes(cls, takes: Sequence[Take], workers: int = 1) -> TextColumn:
+        """The texts of each take, one take after another: gathered straight into one column,
+        the takes shared by `workers` threads (contiguous runs of about equal bytes)."""
+        lengths = [take.lengths() for take in takes]
+        offsets = np.zeros(sum(map(len, lengths)) + 1, np.int64)
+        np.cumsum(np.concatenate(lengths) if takes else [], out=offsets[1:])
+        data = np.empty(int(offsets[-1]), np.uint8)
+        first_rows = np.cumsum([0] + [len(part) for part in lengths])
+        inner = np.searchsorted(offsets[first_rows[1:]],
+                                np.arange(1, workers) * offsets[-1] / workers) + 1
+        bounds = [0, *np.minimum(inner, len(takes)).tolist(), len(takes)]
+
+        def gather(run: int) -> None:
+            for index in range(bounds[run], bounds[run + 1]):
+                take = takes[index]
+                column, extra = take.column, take.extra
+                in_background(_gathered_into, column.offsets, column.data, extra.offsets,
+                              extra.data, take.rows,
+                              offsets[first_rows[index]:first_rows[index + 1]], data,
+                              size=len(take.rows))
+
+        map_on_threads(gather, list(range(workers)), workers)
         return cls(offsets, data)
 
     def __len__(self) -> int:
@@ -160,6 +200,29 @@ class TextColumn(Sequence[str]):
 
 
 NO_TEXTS = TextColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8))  # a column of no rows
+
+
+@dataclass(frozen=True)
+class Take:
+    """The texts of `rows` of a column, as :meth:`TextColumn.take` would gather them, not
+    gathered yet (see :meth:`TextColumn.of_takes`)."""
+
+    column: TextColumn
+    rows: np.ndarray
+    extra: TextColumn = field(default_factory=lambda: NO_TEXTS)
+
+    def lengths(self) -> np.ndarray:
+        """The byte length of each text."""
+        every = np.concatenate([np.diff(self.column.offsets), np.diff(self.extra.offsets), [0]])
+        return every[self.rows]
+
+    def rows_at(self, kept: np.ndarray) -> Take:
+        """The take of the rows at `kept` only."""
+        return Take(self.column, self.rows[kept], self.extra)
+
+    def gathered(self) -> TextColumn:
+        """The texts, gathered."""
+        return self.column.take(self.rows, self.extra)
 
 
 @dataclass(frozen=True, eq=False)
