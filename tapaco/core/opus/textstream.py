@@ -41,6 +41,7 @@ MAX_LINE_BYTES = 1 << 20
 # file holds (a zip of 1 MB can hold 1 GiB of spaces between two elements).
 MAX_UNBROKEN_BYTES = 16 << 20
 _NEWLINE = ord("\n")
+_COUNT_BLOCK = 1 << 18
 DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error, zipfile.BadZipFile)
 """What reading a plain, gzip, bz2 or zip-member stream may raise: a file cut short, corrupt
 data."""
@@ -338,8 +339,11 @@ def byte_chunks(ref: FileRef, boundary: bytes,
 
 
 def newline_count(data: bytes | memoryview) -> int:
-    """How many newlines `data` holds (counted by numpy, without the GIL)."""
-    return int(np.count_nonzero(np.frombuffer(data, np.uint8) == _NEWLINE))
+    """How many newlines `data` holds (counted by numpy, without the GIL, a block at a time:
+    no comparison the size of `data` is allocated)."""
+    array = np.frombuffer(data, np.uint8)
+    return sum(int(np.count_nonzero(array[start:start + _COUNT_BLOCK] == _NEWLINE))
+               for start in range(0, len(array), _COUNT_BLOCK))
 
 
 def text_chunks(ref: FileRef, boundary: bytes,
