@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import types
 
-FIRST = 7
+FIRST = 6
 
 
 def _array(dtype, dimensions: int = 1, readonly: bool = False) -> types.Array:
@@ -24,7 +24,7 @@ def kernels() -> list:
     from tapaco.core.hashing import _first_occurrences, repeats
     from tapaco.core.opus import cesalign_kernels, document_kernels
     from tapaco.core.opus.sidekeys import parse_ids
-    from tapaco.core.text_column import _code_points, _gathered, _gathered_into
+    from tapaco.core.text_column import _code_points, _gathered
     from tapaco.graph import _smallest_members
 
     chunk = _array(types.uint8, readonly=True)  # a view of a chunk read as `bytes`
@@ -35,9 +35,8 @@ def kernels() -> list:
         (document_kernels._scan, (chunk, _array(types.uint64), boolean, _array(types.int64, 2),
                                   _array(types.int64, 2), boolean,
                                   *(_array(types.uint8), int64) * 3, _array(types.bool_, 2))),
-        (_gathered, (int64, _array(types.uint8), int64, _array(types.uint8), int64)),
-        (_gathered_into, (int64, _array(types.uint8), int64, _array(types.uint8), int64, int64,
-                          _array(types.uint8))),
+        (_gathered, (int64, _array(types.uint8), int64, _array(types.uint8), int64, int64,
+                     _array(types.uint8))),
         (cesalign_kernels._scan, (chunk, _array(types.int64, 2), _array(types.int64, 2))),
         (parse_ids, (chunk, any_layout, any_layout)),
         (_first_occurrences, (int64,)),

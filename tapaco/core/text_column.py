@@ -18,15 +18,25 @@ from numba import njit
 
 from tapaco.core.forked import map_on_threads
 from tapaco.core.interruptible import in_background
-from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.utf8 import decode_into
 
 
-@kernel_helper
-def _copy_rows(offsets, data, extra_offsets, extra_data, rows, starts, out):
-    """Copy the text of each of `rows` (-1: an empty text; from len(offsets) - 1 on: the texts
-    of the extra column) to `out`, text k at `starts[k]`."""
+@njit(nogil=True, cache=True)
+def _gathered(offsets, data, extra_offsets, extra_data, rows, starts, out):
+    """The texts of `rows` (-1: an empty text; from len(offsets) - 1 on: the texts of the extra
+    column), text k written to `out` at `starts[k]`; with no `starts` (empty), to a new `out`
+    at new offsets. Returns the offsets and `out`."""
     size = len(offsets) - 1
+    if len(starts) == 0:
+        starts = np.zeros(len(rows) + 1, np.int64)
+        for k in range(len(rows)):
+            row = rows[k]
+            if row >= size:
+                length = extra_offsets[row - size + 1] - extra_offsets[row - size]
+            else:
+                length = offsets[row + 1] - offsets[row] if row >= 0 else 0
+            starts[k + 1] = starts[k] + length
+        out = np.empty(starts[-1], np.uint8)
     for k in range(len(rows)):
         row = rows[k]
         if row >= size:  # through two views: a slice assignment compiles numba's shape check
@@ -38,29 +48,7 @@ def _copy_rows(offsets, data, extra_offsets, extra_data, rows, starts, out):
         target = out[starts[k]:starts[k] + len(source)]
         for at in range(len(source)):
             target[at] = source[at]
-
-
-@njit(nogil=True, cache=True)
-def _gathered(offsets, data, extra_offsets, extra_data, rows):
-    """The offsets and bytes of the texts of `rows` (see :func:`_copy_rows`)."""
-    size = len(offsets) - 1
-    picked = np.zeros(len(rows) + 1, np.int64)
-    for k in range(len(rows)):
-        row = rows[k]
-        if row >= size:
-            length = extra_offsets[row - size + 1] - extra_offsets[row - size]
-        else:
-            length = offsets[row + 1] - offsets[row] if row >= 0 else 0
-        picked[k + 1] = picked[k] + length
-    out = np.empty(picked[-1], np.uint8)
-    _copy_rows(offsets, data, extra_offsets, extra_data, rows, picked, out)
-    return picked, out
-
-
-@njit(nogil=True, cache=True)
-def _gathered_into(offsets, data, extra_offsets, extra_data, rows, starts, out):
-    """Copy the texts of `rows` to `out` at `starts` (see :func:`_copy_rows`)."""
-    _copy_rows(offsets, data, extra_offsets, extra_data, rows, starts, out)
+    return starts, out
 
 
 @njit(nogil=True, cache=True)
@@ -76,6 +64,9 @@ def _code_points(offsets, data, rows):
         out += decode_into(data, offsets[rows[k]], offsets[rows[k] + 1], codes[out:])
         code_offsets[k + 1] = out
     return codes[:out], code_offsets
+
+
+_NO_STARTS, _NO_BYTES = np.zeros(0, np.int64), np.zeros(0, np.uint8)  # (for _gathered)
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,8 +125,8 @@ class TextColumn(Sequence[str]):
             for index in range(bounds[run], bounds[run + 1]):
                 take = takes[index]
                 column, extra = take.column, take.extra
-                in_background(_gathered_into, column.offsets, column.data, extra.offsets,
-                              extra.data, take.rows,
+                in_background(_gathered, column.offsets, column.data, extra.offsets,
+                              extra.data, np.asarray(take.rows, np.int64),
                               offsets[first_rows[index]:first_rows[index + 1]], data,
                               size=len(take.rows))
 
@@ -168,7 +159,8 @@ class TextColumn(Sequence[str]):
         rows = np.asarray(rows, np.int64)
         extra = extra if extra is not None else NO_TEXTS
         return TextColumn(*in_background(_gathered, self.offsets, self.data, extra.offsets,
-                                         extra.data, rows, size=len(rows)))
+                                         extra.data, rows, _NO_STARTS, _NO_BYTES,
+                                         size=len(rows)))
 
     def strings(self, rows: np.ndarray | None = None) -> list[str]:
         """The texts (of `rows`) as Python strings."""

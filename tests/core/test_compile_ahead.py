@@ -49,7 +49,7 @@ def _run(code: str, cache: str | None = None) -> object:
 
 def test_the_quick_start_calls_each_listed_kernel_with_its_listed_types_only(tmp_path):
     found = _run(QUICK_START.format(sample=str(SAMPLE), out=str(tmp_path / "out")))
-    assert len(found) == 17
+    assert len(found) == 16
     for name, listed, called in found:
         assert called == [listed], name
 
