@@ -208,13 +208,6 @@ class Take:
         every = np.concatenate([np.diff(self.column.offsets), np.diff(self.extra.offsets), [0]])
         return every[self.rows]
 
-    def rows_at(self, kept: np.ndarray) -> Take:
-        """The take of the rows at `kept` only."""
-        return Take(self.column, self.rows[kept], self.extra)
-
-    def gathered(self) -> TextColumn:
-        """The texts, gathered."""
-        return self.column.take(self.rows, self.extra)
 
 
 @dataclass(frozen=True, eq=False)

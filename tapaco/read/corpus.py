@@ -13,7 +13,7 @@ from tapaco.core.errors import BadInputLog
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.sidekeys import SideColumn
 from tapaco.core.progress import Progress
-from tapaco.core.text_column import IndexedTexts, TextColumn
+from tapaco.core.text_column import IndexedTexts, Take, TextColumn
 from tapaco.read.links import LinkCollector, ReadCounts, collect_links
 from tapaco.read.texts import DocumentTexts, read_documents
 
@@ -102,8 +102,8 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int
     doc_lang = np.array([document.lang for document in collector.documents], np.int32)
     lists, tags, attributes = _attributes(parts)
     known = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
-    lengths = [part.texts.lengths() for part in parts]
-    valid = known & (np.concatenate(lengths) > 0 if parts else known)
+    valid = known & (np.concatenate([part.texts.nonempty() for part in parts]) if parts
+                     else known)
     if not valid.all():
         keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]]
         unknown = ~(known[edges[:, 0]] & known[edges[:, 1]])
@@ -111,11 +111,9 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int
         collector.counts.links_with_empty_text = int((~keep_edge & ~unknown).sum())
         edges, kinds = (np.cumsum(valid) - 1)[edges[keep_edge]].astype(np.int32), kinds[keep_edge]
     pick = np.flatnonzero(valid)
-    starts = np.cumsum([0] + [len(part) for part in lengths])
-    texts = TextColumn.of_takes([
-        part.texts if valid[start:end].all()
-        else part.texts.rows_at(np.flatnonzero(valid[start:end]))
-        for part, start, end in zip(parts, starts.tolist(), starts[1:].tolist())], workers)
+    starts = np.cumsum([0] + [len(part.texts) for part in parts]).tolist()
+    texts = TextColumn.of_takes([Take(part.texts, np.flatnonzero(valid[start:end]))
+                                 for part, start, end in zip(parts, starts, starts[1:])], workers)
     attributes = attributes[pick]
 
     keys = (np.concatenate([document.sides for document in documents]) if documents

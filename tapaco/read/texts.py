@@ -16,18 +16,17 @@ from tapaco.core.forked import InTurn, map_on_threads, usable_cores
 from tapaco.core.opus import Document, DocumentStore, preference
 from tapaco.core.opus.sidekeys import SideTable
 from tapaco.core.progress import Progress
-from tapaco.core.text_column import NO_TEXTS, Take, TextColumn
+from tapaco.core.text_column import NO_TEXTS, TextColumn
 from tapaco.read.links import LinkCollector, LinkedDocument, ReadCounts
 
 
 @dataclass
 class DocumentTexts:
-    """The texts of a document's sides, as rows of its sentences' texts (gathered once, with
-    every document's, into the corpus), and whether each side was found; each side's lists and
+    """The texts of a document's sides and whether each side was found; each side's lists and
     tags as a row of `lists` and `tags` (`attributes`, -1 for none), which hold the values of
     the document's sentences that have any (and of its sides of several ids)."""
 
-    texts: Take
+    texts: TextColumn
     valid: np.ndarray
     attributes: np.ndarray
     lists: TextColumn
@@ -36,8 +35,8 @@ class DocumentTexts:
     @classmethod
     def of_texts(cls, texts: list[str], valid: np.ndarray) -> DocumentTexts:
         """Sides with these texts and no lists or tags."""
-        return cls(Take(TextColumn.of(texts), np.arange(len(texts))), valid,
-                   np.full(len(texts), -1, np.int32), NO_TEXTS, NO_TEXTS)
+        return cls(TextColumn.of(texts), valid, np.full(len(texts), -1, np.int32), NO_TEXTS,
+                   NO_TEXTS)
 
 
 def _joined(values: list[str], separator: str) -> str:
@@ -112,10 +111,8 @@ def _document_texts(document: LinkedDocument, store: DocumentStore, table: SideT
     lists, tags = (column.take(picked, TextColumn.of([values[row] for row in joined]))
                    for column, values in ((sentences.lists, unfound.lists),
                                           (sentences.tags, unfound.tags)))
-    texts = Take(sentences.texts, positions, TextColumn.of(unfound.texts))
-    if len(positions) < len(sentences) // 2:  # a document's texts are kept only if mostly linked
-        texts = Take(texts.gathered(), np.arange(len(positions)))
-    return DocumentTexts(texts, valid, attributes, lists, tags)
+    return DocumentTexts(sentences.texts.take(positions, TextColumn.of(unfound.texts)), valid,
+                         attributes, lists, tags)
 
 
 def _moses_texts(document: LinkedDocument, store: DocumentStore,
