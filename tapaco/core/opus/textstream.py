@@ -123,7 +123,6 @@ def _open_member(archive: zipfile.ZipFile, name: str) -> BinaryIO:
 
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # a zip member's local file header (APPNOTE 4.3.7)
 _INFLATE_BLOCK = 1 << 20
-_COMPRESSED_BLOCK = 4 << 20
 
 
 class _DeflatedMember(io.RawIOBase):
@@ -156,7 +155,7 @@ class _DeflatedMember(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         while not self._ended and (size < 0 or self._held < size):
-            self._inflate_block(_INFLATE_BLOCK if size < 0 else max(size - self._held, 1))
+            self._inflate_block()
         taken: list[bytes] = []
         left = self._held if size < 0 else min(size, self._held)
         while left:
@@ -170,15 +169,14 @@ class _DeflatedMember(io.RawIOBase):
         self._held -= len(out)
         return out
 
-    def _inflate_block(self, most: int) -> None:
-        """Inflate at most `most` bytes from a block of compressed input (which may inflate a
-        thousandfold: the rest waits in the inflater's unconsumed tail); a read of a chunk is
-        then mostly one block, not blocks joined."""
+    def _inflate_block(self) -> None:
+        """Inflate at most _INFLATE_BLOCK bytes (a block of compressed input may inflate a
+        thousandfold: the rest waits in the inflater's unconsumed tail)."""
         block = self._inflate.unconsumed_tail
         if not block:
-            block = self._file.read(min(self._compressed_left, _COMPRESSED_BLOCK))
+            block = self._file.read(min(self._compressed_left, _INFLATE_BLOCK))
             self._compressed_left -= len(block)
-        out = self._inflate.decompress(block, most)
+        out = self._inflate.decompress(block, _INFLATE_BLOCK)
         if self._inflate.eof or not (self._compressed_left or self._inflate.unconsumed_tail):
             out += self._inflate.flush()
             self._ended = True

@@ -73,13 +73,11 @@ def _reference_chunks(data: bytes, boundary: bytes, block: int) -> list[tuple[by
 def test_chunks_end_after_the_last_boundary_read_so_far(tmp_path, monkeypatch, block,
                                                         inflate_block):
     """Chunks from a plain file and a deflated zip member (read in blocks of `block`
-    bytes, its compressed bytes read `inflate_block` at a time), a boundary often cut by a
-    block's end."""
+    bytes, inflated `inflate_block` at a time), a boundary often cut by a block's end."""
     from tapaco.core.opus import textstream
 
     monkeypatch.setattr(textstream, "CHUNK_BYTES", block)
     monkeypatch.setattr(textstream, "_INFLATE_BLOCK", inflate_block)
-    monkeypatch.setattr(textstream, "_COMPRESSED_BLOCK", inflate_block)
     rng = random.Random(block)
     data = b"".join(rng.choice([b"</s>", b"<s>", b"\n", b"ab", b"</", b"s>", b"\xc3\xa9"])
                     for _ in range(3000))
