@@ -20,7 +20,7 @@ def kernels() -> list:
     """(dispatcher, argument types) of each kernel."""
     from tapaco import bleu_kernels, normalize_kernels
     from tapaco.components import _numbered, _unite
-    from tapaco.core.characters import next_forbidden
+    from tapaco.core.characters import _next_marks
     from tapaco.core.hashing import _first_occurrences, repeats
     from tapaco.core.opus import cesalign_kernels, document_kernels
     from tapaco.core.text_column import _code_points, _gathered
@@ -29,11 +29,12 @@ def kernels() -> list:
     chunk = _array(types.uint8, readonly=True)  # a view of a chunk read as `bytes`
     int64, int32, boolean = _array(types.int64), _array(types.int32), _array(types.bool_)
     return [
-        (next_forbidden, (chunk, types.int64)),
+        (_next_marks, (chunk, types.int64, int64)),
         (document_kernels._scan, (chunk, _array(types.uint64), boolean, _array(types.int64, 2),
                                   _array(types.int64, 2), boolean,
                                   *(_array(types.uint8), int64) * 3, _array(types.bool_, 2))),
-        (_gathered, (int64, _array(types.uint8), int64, _array(types.uint8), int64)),
+        (_gathered, (int64, _array(types.uint8), int64, _array(types.uint8), int64, int64,
+                     _array(types.uint8))),
         (cesalign_kernels._scan, (chunk, _array(types.uint64), _array(types.uint64),
                                   _array(types.int64, 2), _array(types.int64, 2))),
         (_first_occurrences, (int64,)),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tapaco.core.interruptible import in_background
 from tapaco.core.kernel_helper import kernel_helper
 
 WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
@@ -28,10 +29,13 @@ IS_SPACE[[ord(char) for char in WHITESPACE]] = True
 WHITESPACE_RE2 = "".join(f"\\x{{{ord(char):x}}}" for char in WHITESPACE)
 
 _TAB, _NEWLINE, _RETURN = 0x09, 0x0A, 0x0D
-# the bytes a character XML forbids starts with: a C0 control's, or 0xEF (U+FFFE, U+FFFF)
-_MAY_START_FORBIDDEN = np.zeros(256, np.bool_)
-_MAY_START_FORBIDDEN[[byte for byte in range(0x20) if byte not in (_TAB, _NEWLINE, _RETURN)]] = True
-_MAY_START_FORBIDDEN[0xEF] = True
+_AMPERSAND, _HASH, _LESS_THAN, _BANG, _QUESTION = (ord(char) for char in "&#<!?")
+# the bytes a mark (see marks()) starts with: a forbidden character's (a C0 control's, or 0xEF
+# of U+FFFE and U+FFFF), "&" and "<"
+_MAY_START_MARK = np.zeros(256, np.bool_)
+_MAY_START_MARK[[byte for byte in range(0x20) if byte not in (_TAB, _NEWLINE, _RETURN)]] = True
+_MAY_START_MARK[[0xEF, _AMPERSAND, _LESS_THAN]] = True
+_MARKS_AT_ONCE = 1024
 
 
 @kernel_helper
@@ -47,29 +51,58 @@ def is_allowed(code: int) -> bool:
 
 
 @njit(nogil=True, cache=True)
-def next_forbidden(data: np.ndarray, start: int) -> int:
-    """The offset, at or after `start`, of the next character of UTF-8 `data` that XML forbids
-    (a C0 control but tab, newline and return; U+FFFE or U+FFFF, bytes EF BF BE and EF BF BF),
-    or -1."""
-    size = len(data)
+def _next_marks(data: np.ndarray, start: int, out: np.ndarray) -> int:
+    """Write to `out` the offsets, from `start` on, of the next marks (see :func:`marks`) of
+    UTF-8 `data`, as many as it holds; how many were written."""
+    count, size = 0, len(data)
     for at in range(start, size):
         byte = data[at]
-        if _MAY_START_FORBIDDEN[byte] and (byte != 0xEF or (
-                at + 2 < size and data[at + 1] == 0xBF
-                and (data[at + 2] == 0xBE or data[at + 2] == 0xBF))):
-            return at
-    return -1
-
-
-def forbidden_characters(data: bytes) -> list[tuple[int, int, str]]:
-    """Each character of UTF-8 `data` that XML forbids: its start, end and what it is."""
-    array = np.frombuffer(data, np.uint8)
-    found = []
-    at = next_forbidden(array, 0)
-    while at >= 0:
-        if data[at] < 0x20:
-            found.append((at, at + 1, f"character 0x{data[at]:02x}"))
+        if not _MAY_START_MARK[byte]:
+            continue
+        if byte == 0xEF:
+            found = (at + 2 < size and data[at + 1] == 0xBF
+                     and (data[at + 2] == 0xBE or data[at + 2] == 0xBF))
+        elif byte == _AMPERSAND:
+            found = at + 1 < size and data[at + 1] == _HASH
+        elif byte == _LESS_THAN:
+            found = at + 1 < size and (data[at + 1] == _BANG or data[at + 1] == _QUESTION)
         else:
-            found.append((at, at + 3, f"character U+FFF{data[at + 2] - 0xB0:X}"))
-        at = next_forbidden(array, found[-1][1])
-    return found
+            found = True
+        if found:
+            out[count] = at
+            count += 1
+            if count == len(out):
+                break
+    return count
+
+
+def marks(data: bytes) -> np.ndarray:
+    """The offsets, in order, of what a reader of UTF-8 `data` must look at before it reads
+    it, found in one compiled pass: each character XML forbids (a C0 control but tab, newline
+    and return; U+FFFE or U+FFFF, bytes EF BF BE and EF BF BF), each `&#` (a character
+    reference may start there) and each `<!` or `<?` (XML markup other than an element)."""
+    array = np.frombuffer(data, np.uint8)
+    parts, start = [], 0
+    while True:
+        out = np.empty(_MARKS_AT_ONCE, np.int64)
+        count = in_background(_next_marks, array, start, out, size=len(array) - start)
+        parts.append(out[:count])
+        if count < len(out):
+            return parts[0] if len(parts) == 1 else np.concatenate(parts)
+        start = int(out[-1]) + 1
+
+
+def forbidden_characters(data: bytes, found: np.ndarray | None = None
+                         ) -> list[tuple[int, int, str]]:
+    """Each character of UTF-8 `data` that XML forbids: its start, end and what it is
+    (`found`: the data's :func:`marks`, if known)."""
+    found = marks(data) if found is None else found
+    array = np.frombuffer(data, np.uint8)
+    lead = array[found]
+    characters = []
+    for at in found[(lead < 0x20) | (lead == 0xEF)].tolist():
+        if data[at] < 0x20:
+            characters.append((at, at + 1, f"character 0x{data[at]:02x}"))
+        else:
+            characters.append((at, at + 3, f"character U+FFF{data[at + 2] - 0xB0:X}"))
+    return characters

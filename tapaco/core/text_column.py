@@ -10,30 +10,33 @@ texts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from tapaco.core.forked import map_on_threads
 from tapaco.core.interruptible import in_background
 from tapaco.core.utf8 import decode_into
 
 
 @njit(nogil=True, cache=True)
-def _gathered(offsets, data, extra_offsets, extra_data, rows):
-    """The offsets and bytes of the texts of `rows` (-1: an empty text; from len(offsets) - 1
-    on: the texts of the extra column)."""
+def _gathered(offsets, data, extra_offsets, extra_data, rows, starts, out):
+    """The texts of `rows` (-1: an empty text; from len(offsets) - 1 on: the texts of the extra
+    column), text k written to `out` at `starts[k]`; with no `starts` (empty), to a new `out`
+    at new offsets. Returns the offsets and `out`."""
     size = len(offsets) - 1
-    picked = np.zeros(len(rows) + 1, np.int64)
-    for k in range(len(rows)):
-        row = rows[k]
-        if row >= size:
-            length = extra_offsets[row - size + 1] - extra_offsets[row - size]
-        else:
-            length = offsets[row + 1] - offsets[row] if row >= 0 else 0
-        picked[k + 1] = picked[k] + length
-    out = np.empty(picked[-1], np.uint8)
+    if len(starts) == 0:
+        starts = np.zeros(len(rows) + 1, np.int64)
+        for k in range(len(rows)):
+            row = rows[k]
+            if row >= size:
+                length = extra_offsets[row - size + 1] - extra_offsets[row - size]
+            else:
+                length = offsets[row + 1] - offsets[row] if row >= 0 else 0
+            starts[k + 1] = starts[k] + length
+        out = np.empty(starts[-1], np.uint8)
     for k in range(len(rows)):
         row = rows[k]
         if row >= size:  # through two views: a slice assignment compiles numba's shape check
@@ -42,10 +45,10 @@ def _gathered(offsets, data, extra_offsets, extra_data, rows):
             source = data[offsets[row]:offsets[row + 1]]
         else:
             continue
-        target = out[picked[k]:picked[k + 1]]
+        target = out[starts[k]:starts[k] + len(source)]
         for at in range(len(source)):
             target[at] = source[at]
-    return picked, out
+    return starts, out
 
 
 @njit(nogil=True, cache=True)
@@ -61,6 +64,9 @@ def _code_points(offsets, data, rows):
         out += decode_into(data, offsets[rows[k]], offsets[rows[k] + 1], codes[out:])
         code_offsets[k + 1] = out
     return codes[:out], code_offsets
+
+
+_NO_STARTS, _NO_BYTES = np.zeros(0, np.int64), np.zeros(0, np.uint8)  # (for _gathered)
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +108,31 @@ class TextColumn(Sequence[str]):
             row, size = row + len(column), size + end - start
         return cls(offsets, data)
 
+    @classmethod
+    def of_takes(cls, takes: Sequence[Take], workers: int = 1) -> TextColumn:
+        """The texts of each take, one take after another: gathered straight into one column,
+        the takes shared by `workers` threads (contiguous runs of about equal bytes)."""
+        lengths = [take.lengths() for take in takes]
+        offsets = np.zeros(sum(map(len, lengths)) + 1, np.int64)
+        np.cumsum(np.concatenate(lengths) if takes else [], out=offsets[1:])
+        data = np.empty(int(offsets[-1]), np.uint8)
+        first_rows = np.cumsum([0] + [len(part) for part in lengths])
+        inner = np.searchsorted(offsets[first_rows[1:]],
+                                np.arange(1, workers) * offsets[-1] / workers) + 1
+        bounds = [0, *np.minimum(inner, len(takes)).tolist(), len(takes)]
+
+        def gather(run: int) -> None:
+            for index in range(bounds[run], bounds[run + 1]):
+                take = takes[index]
+                column, extra = take.column, take.extra
+                in_background(_gathered, column.offsets, column.data, extra.offsets,
+                              extra.data, np.asarray(take.rows, np.int64),
+                              offsets[first_rows[index]:first_rows[index + 1]], data,
+                              size=len(take.rows))
+
+        map_on_threads(gather, list(range(workers)), workers)
+        return cls(offsets, data)
+
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
@@ -128,7 +159,8 @@ class TextColumn(Sequence[str]):
         rows = np.asarray(rows, np.int64)
         extra = extra if extra is not None else NO_TEXTS
         return TextColumn(*in_background(_gathered, self.offsets, self.data, extra.offsets,
-                                         extra.data, rows, size=len(rows)))
+                                         extra.data, rows, _NO_STARTS, _NO_BYTES,
+                                         size=len(rows)))
 
     def strings(self, rows: np.ndarray | None = None) -> list[str]:
         """The texts (of `rows`) as Python strings."""
@@ -160,6 +192,22 @@ class TextColumn(Sequence[str]):
 
 
 NO_TEXTS = TextColumn(np.zeros(1, np.int64), np.zeros(0, np.uint8))  # a column of no rows
+
+
+@dataclass(frozen=True)
+class Take:
+    """The texts of `rows` of a column, as :meth:`TextColumn.take` would gather them, not
+    gathered yet (see :meth:`TextColumn.of_takes`)."""
+
+    column: TextColumn
+    rows: np.ndarray
+    extra: TextColumn = field(default_factory=lambda: NO_TEXTS)
+
+    def lengths(self) -> np.ndarray:
+        """The byte length of each text."""
+        every = np.concatenate([np.diff(self.column.offsets), np.diff(self.extra.offsets), [0]])
+        return every[self.rows]
+
 
 
 @dataclass(frozen=True, eq=False)

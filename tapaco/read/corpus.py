@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.errors import BadInputLog
-from tapaco.core.forked import map_on_threads
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.sidekeys import SideColumn
 from tapaco.core.progress import Progress
-from tapaco.core.text_column import IndexedTexts, TextColumn
+from tapaco.core.text_column import IndexedTexts, Take, TextColumn
 from tapaco.read.links import LinkCollector, ReadCounts, collect_links
 from tapaco.read.texts import DocumentTexts, read_documents
 
@@ -99,11 +98,10 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int
     edges, kinds = _edges(collector, offsets)
     vertex_doc = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     doc_lang = np.array([document.lang for document in collector.documents], np.int32)
-    texts, (lists, tags, attributes) = map_on_threads(lambda task: task(), [
-        lambda: TextColumn.concatenate([part.texts for part in parts]),
-        lambda: _attributes(parts)], workers)
+    lists, tags, attributes = _attributes(parts)
     known = np.concatenate([part.valid for part in parts]) if parts else np.ones(0, bool)
-    valid = known & texts.nonempty()
+    valid = known & (np.concatenate([part.texts.nonempty() for part in parts]) if parts
+                     else known)
     if not valid.all():
         keep_edge = valid[edges[:, 0]] & valid[edges[:, 1]]
         unknown = ~(known[edges[:, 0]] & known[edges[:, 1]])
@@ -111,9 +109,10 @@ def _assemble(collector: LinkCollector, parts: list[DocumentTexts], workers: int
         collector.counts.links_with_empty_text = int((~keep_edge & ~unknown).sum())
         edges, kinds = (np.cumsum(valid) - 1)[edges[keep_edge]].astype(np.int32), kinds[keep_edge]
     pick = np.flatnonzero(valid)
-
-    if len(pick) < len(texts):
-        texts, attributes = texts.take(pick), attributes[pick]
+    starts = np.cumsum([0] + [len(part.texts) for part in parts]).tolist()
+    texts = TextColumn.of_takes([Take(part.texts, np.flatnonzero(valid[start:end]))
+                                 for part, start, end in zip(parts, starts, starts[1:])], workers)
+    attributes = attributes[pick]
 
     keys = (np.concatenate([document.sides for document in documents]) if documents
             else np.zeros(0, np.uint64))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import xml.parsers.expat as expat
 
@@ -13,6 +14,7 @@ from tapaco.core.characters import (
     WHITESPACE,
     forbidden_characters,
     is_allowed,
+    marks,
 )
 
 
@@ -55,3 +57,17 @@ def test_forbidden_characters_are_those_expat_refuses_written():
 ])
 def test_forbidden_characters_say_where_and_what(text, expected):
     assert forbidden_characters(text.encode()) == expected
+
+
+def _marks_by_regex(data: bytes) -> list[int]:
+    """Where a character XML forbids, `&#`, `<!` or `<?` starts, found by a regular expression."""
+    pattern = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]|&#|<[!?]")
+    return [found.start() for found in pattern.finditer(data)]
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"<s id=\"1\">a &amp; b &#233; c</s>", b"<?xml version='1.0'?><!-- x --><s>\x01</s>",
+    "\ufffe\uffff\ufffd&#".encode() + b"&<<!<?\xef\xbf", b"\x1f" * 3000 + b"&#x1;" * 700,
+])
+def test_marks_are_where_a_regular_expression_finds_them(data):
+    assert marks(data).tolist() == _marks_by_regex(data)

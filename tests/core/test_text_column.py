@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tapaco.core.arrays import code_points
-from tapaco.core.text_column import TextColumn
+from tapaco.core.text_column import Take, TextColumn
 
 PIECES = ["", "a", "Hi!", "é", "東京", "😀", " x ", "ß\u00a0q", "\U0010ffff"]
 
@@ -54,6 +54,24 @@ def test_rows_past_the_end_are_taken_from_the_extra_column():
     assert TextColumn.of(texts).take(rows, TextColumn.of(extra)) == expected
     sliced = TextColumn.of(["x", *texts, "y"])[1:-1]  # offsets not starting at 0, for both
     assert sliced.take(rows, TextColumn.of(["z", *extra])[1:]) == expected
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 8])
+def test_takes_gathered_into_one_column_are_the_lists_taken_one_after_another(workers):
+    rng = np.random.default_rng(workers)
+    takes, expected = [], []
+    for seed in range(12):
+        texts, extra = _texts(seed, int(rng.integers(0, 40))), _texts(seed + 50, seed % 3 * 4)
+        both = texts + extra
+        rows = rng.integers(-1, len(both), int(rng.integers(0, 60))) if both else np.zeros(0, int)
+        # some columns sliced (offsets not starting at 0), some takes without an extra column
+        column = TextColumn.of(["x", *texts])[1:] if seed % 2 else TextColumn.of(texts)
+        takes.append(Take(column, rows, TextColumn.of(extra)) if extra else Take(column, rows))
+        expected += [both[row] if row >= 0 else "" for row in rows.tolist()]
+        assert takes[-1].lengths().tolist() == [len(both[row].encode()) if row >= 0 else 0
+                                                for row in rows.tolist()]
+    assert TextColumn.of_takes(takes, workers) == expected
+    assert TextColumn.of_takes([], workers) == []
 
 
 def test_code_points_are_those_of_the_strings_even_for_a_slice():

@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from tapaco.core.characters import forbidden_characters
 from tapaco.core.errors import InputError
 from tapaco.core.opus.textstream import ByteChunk, FileRef, bad_utf8_ranges
@@ -42,9 +44,12 @@ def _problems(chunk: ByteChunk) -> list[_Problem]:
         _Problem(start, end, f"invalid UTF-8 byte 0x{data[start]:02x}",
                  f"invalid UTF-8 byte 0x{data[start]:02x}", "encoding")
         for start, end in bad_utf8_ranges(data)]
+    marks = chunk.marks
+    references = marks[np.frombuffer(data, np.uint8)[marks] == ord("&")].tolist()
     found += [_Problem(start, end, f"{what} (not allowed in XML)",
                        f"{what} is not allowed in XML", "malformed XML")
-              for start, end, what in forbidden_characters(data) + bad_references(data)]
+              for start, end, what in (forbidden_characters(data, marks)
+                                       + bad_references(data, references))]
     return sorted(found, key=lambda problem: problem.start)
 
 

@@ -21,6 +21,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
@@ -28,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 from isal import igzip, isal_zlib
 
-from tapaco.core.characters import forbidden_characters
+from tapaco.core.characters import forbidden_characters, marks
 from tapaco.core.errors import InputError
 
 CHUNK_BYTES = 8 << 20
@@ -40,6 +41,7 @@ MAX_LINE_BYTES = 1 << 20
 # file holds (a zip of 1 MB can hold 1 GiB of spaces between two elements).
 MAX_UNBROKEN_BYTES = 16 << 20
 _NEWLINE = ord("\n")
+_COUNT_BLOCK = 1 << 18
 DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error, zipfile.BadZipFile)
 """What reading a plain, gzip, bz2 or zip-member stream may raise: a file cut short, corrupt
 data."""
@@ -281,6 +283,16 @@ class ByteChunk:
         """The chunk as text."""
         return TextChunk(_decode(self.data, ref, self.first_line), self.first_line)
 
+    @cached_property
+    def marks(self) -> np.ndarray:
+        """Where the chunk may hold bad input or XML markup other than elements (see
+        :func:`tapaco.core.characters.marks`)."""
+        return marks(self.data)
+
+    def markup_starts(self) -> np.ndarray:
+        """The offsets of the chunk's every `<!` and `<?`."""
+        return self.marks[np.frombuffer(self.data, np.uint8)[self.marks] == ord("<")]
+
 
 def byte_chunks(ref: FileRef, boundary: bytes,
                 archive: zipfile.ZipFile | None = None) -> Iterator[ByteChunk]:
@@ -323,12 +335,15 @@ def byte_chunks(ref: FileRef, boundary: bytes,
                 cut += len(boundary)
                 chunk, carry = data[:cut], data[cut:]
             yield ByteChunk(chunk, line)
-            line += _newlines(chunk)
+            line += newline_count(chunk)
 
 
-def _newlines(data: bytes) -> int:
-    """How many newlines `data` holds (counted by numpy, without the GIL)."""
-    return int(np.count_nonzero(np.frombuffer(data, np.uint8) == _NEWLINE))
+def newline_count(data: bytes | memoryview) -> int:
+    """How many newlines `data` holds (counted by numpy, without the GIL, a block at a time:
+    no comparison the size of `data` is allocated)."""
+    array = np.frombuffer(data, np.uint8)
+    return sum(int(np.count_nonzero(array[start:start + _COUNT_BLOCK] == _NEWLINE))
+               for start in range(0, len(array), _COUNT_BLOCK))
 
 
 def text_chunks(ref: FileRef, boundary: bytes,

@@ -8,14 +8,14 @@ outside such markup, and lines keep their numbers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+import numpy as np
+
 from tapaco.core.errors import InputError
-from tapaco.core.opus.textstream import MAX_UNBROKEN_BYTES, ByteChunk, FileRef
+from tapaco.core.opus.textstream import MAX_UNBROKEN_BYTES, ByteChunk, FileRef, newline_count
 
 _COMMENT, _CDATA, _INSTRUCTION = (b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>")
-_SECTION_START = re.compile(rb"<[!?]")
 
 
 def markup_resolved(chunks: Iterator[ByteChunk], ref: FileRef) -> Iterator[ByteChunk]:
@@ -25,10 +25,11 @@ def markup_resolved(chunks: Iterator[ByteChunk], ref: FileRef) -> Iterator[ByteC
     inside: tuple[bytes, bytes] | None = None
     carry, first_line = b"", 1
     for chunk in chunks:
-        if inside is None and not carry and _SECTION_START.search(chunk.data) is None:
+        starts = chunk.markup_starts()
+        if inside is None and not carry and not len(starts):
             yield chunk
             continue
-        resolved, inside = _resolve_markup(chunk.data, inside)
+        resolved, inside = _resolve_markup(chunk.data, inside, starts)
         data = carry + resolved
         if carry == b"":
             first_line = chunk.first_line
@@ -41,7 +42,7 @@ def markup_resolved(chunks: Iterator[ByteChunk], ref: FileRef) -> Iterator[ByteC
                              kind="too long")
         if cut:
             yield ByteChunk(data[:cut], first_line)
-            first_line += data.count(b"\n", 0, cut)
+            first_line += newline_count(memoryview(data)[:cut])
     if carry:
         yield ByteChunk(carry, first_line)
 
@@ -53,33 +54,33 @@ def _line_keeper(newlines: int) -> bytes:
     return b"<?" + b"\n" * newlines + b"?>" if newlines else b""
 
 
-def _resolve_markup(data: bytes, inside: tuple[bytes, bytes] | None
+def _resolve_markup(data: bytes, inside: tuple[bytes, bytes] | None, starts: np.ndarray
                     ) -> tuple[bytes, tuple[bytes, bytes] | None]:
     """`data` with comments, processing instructions and CDATA resolved (see
     :func:`markup_resolved`), starting inside the section `inside` if any; also the section it
-    ends inside."""
-    out, position = bytearray(), 0
+    ends inside. `starts`: the offsets of every `<!` and `<?` of `data`."""
+    out, position, view = [], 0, memoryview(data)
     while position < len(data):
         if inside is None:
-            found = _SECTION_START.search(data, position)
-            if found is None:
-                out += data[position:]
+            following = starts[np.searchsorted(starts, position):]
+            if not len(following):
+                out.append(view[position:])
                 break
-            start = found.start()
-            out += data[position:start]
+            start = int(following[0])
+            out.append(view[position:start])
             inside = next((section for section in (_COMMENT, _CDATA, _INSTRUCTION)
                            if data.startswith(section[0], start)), None)
             if inside is None:  # a declaration (<!DOCTYPE ...>): left as it is
-                out += b"<!"
+                out.append(b"<!")
                 position = start + 2
             else:
                 position = start + len(inside[0])
             continue
         end = data.find(inside[1], position)
         content = data[position:len(data) if end < 0 else end]
-        out += (content.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
-                if inside is _CDATA else _line_keeper(content.count(b"\n")))
+        out.append(content.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
+                   if inside is _CDATA else _line_keeper(content.count(b"\n")))
         if end < 0:
             break
         position, inside = end + len(inside[1]), None
-    return bytes(out), inside
+    return b"".join(out), inside
