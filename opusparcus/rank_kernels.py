@@ -24,13 +24,11 @@ def reading(documents: bool, columns: bool, tokenized: bool) -> list:
     sentence documents (`documents`), Moses bitexts read as columns (`columns`), and the Moses
     tokenizer (`tokenized`: Moses columns or raw documents), the costliest first."""
     from opusparcus import moses_kernels
-    from tapaco.core.characters import next_forbidden
+    from tapaco.core.characters import _next_marks
     from tapaco.core.hashing import _first_occurrences, hash_range
     from tapaco.core.opus import cesalign_kernels, document_kernels, moses_columns
-    from tapaco.core.opus.sidekeys import parse_ids
 
-    any_layout = types.Array(types.int64, 1, "A")
-    found = [(next_forbidden, (CHUNK, types.int64))]  # cheap: tells a cold cache
+    found = [(_next_marks, (CHUNK, types.int64, INT64))]  # cheap: tells a cold cache
     if tokenized:
         found.append((moses_kernels.tokenize_lines, (
             _array(types.int32, readonly=True), INT64, _array(types.uint8), types.int64,
@@ -40,9 +38,8 @@ def reading(documents: bool, columns: bool, tokenized: bool) -> list:
                                             _array(types.int64, 2), _array(types.int64, 2),
                                             BOOLEAN, *(_array(types.uint8), INT64) * 3,
                                             _array(types.bool_, 2))),
-                  (cesalign_kernels._scan, (CHUNK, _array(types.int64, 2),
-                                            _array(types.int64, 2))),
-                  (parse_ids, (CHUNK, any_layout, any_layout))]
+                  (cesalign_kernels._scan, (CHUNK, _array(types.uint64), _array(types.uint64),
+                                            _array(types.int64, 2), _array(types.int64, 2)))]
     if columns:
         found += [(moses_columns._parse_ids, (CHUNK, INT64, INT64, BOOLEAN,
                                               _array(types.int16, 2))),
@@ -71,7 +68,7 @@ def ranking() -> list:
     readonly_int32 = _array(types.int32, readonly=True)
     return [
         *_merging(),
-        (_gathered, (INT64, uint8, INT64, uint8, INT64)),
+        (_gathered, (INT64, uint8, INT64, uint8, INT64, INT64, uint8)),
         (_code_points, (INT64, uint8, INT64)),
         (edit_distance_kernels.advance, (INT32, INT64, INT32, INT64, types.boolean, INT64, INT64,
                                          _array(types.int16), _array(types.uint64, 2),
@@ -105,5 +102,5 @@ def pairing(negatives: bool) -> list:
            (negative_kernels._random_negatives, (types.int64, *(INT64,) * 4, types.int64,
                                                  types.int64))] if negatives else []),
         (_overlaps, (INT64,) * 4),
-        (_gathered, (INT64, uint8, INT64, uint8, INT64)),
+        (_gathered, (INT64, uint8, INT64, uint8, INT64, INT64, uint8)),
     ]

@@ -28,10 +28,10 @@ print(json.dumps([[kernel.py_func.__qualname__, str(list(types)),
                   for kernel, types in kernels]))
 """
 
-# the forms' kernels (all: the next_forbidden that tells a cold cache; documents: their
-# scan, cesAlign's scan and its ids; Moses columns: their ids, first occurrences; tokenised:
-# the tokenizer and its prefix hashes), then nine that merge, score, rank and write
-KERNELS = {"quick start": 1 + 3 + 9, "moses": 1 + 2 + 2 + 9, "raw": 1 + 3 + 2 + 9}
+# the forms' kernels (all: the marks pass that tells a cold cache; documents: their scan and
+# cesAlign's scan, which keys plain ids; Moses columns: their ids, first occurrences;
+# tokenised: the tokenizer and its prefix hashes), then nine that merge, score, rank and write
+KERNELS = {"quick start": 1 + 2 + 9, "moses": 1 + 2 + 2 + 9, "raw": 1 + 2 + 2 + 9}
 
 PAIRS = """
 import json
