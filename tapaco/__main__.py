@@ -2,13 +2,13 @@
 
 import sys
 
+from tapaco.core.allocation import reuse_freed_memory
 from tapaco.core.errors import run_command
-from tapaco.core.forked import share_one_malloc_arena
 
 
 def run() -> int:
     """The `tapaco` command (also its console script)."""
-    share_one_malloc_arena()
+    reuse_freed_memory()
     return run_command("tapaco", "tapaco.cli")
 
 

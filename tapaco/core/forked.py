@@ -263,21 +263,6 @@ class InTurn:
             yield item
 
 
-_M_ARENA_MAX = -8  # mallopt's parameter (glibc's malloc.h)
-
-
-def share_one_malloc_arena() -> None:
-    """Have every thread allocate from glibc's one main heap (first thing, before numpy and
-    Arrow start threads of their own): by default each thread carves its arrays from a heap of
-    its own, where memory another thread freed is of no use, and two threads reading documents
-    held ~500 MiB more than one."""
-    try:  # (this process's own symbols: find_library would start a subprocess)
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # not glibc
-        return
-    mallopt(_M_ARENA_MAX, 1)
-
-
 def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) -> list:
     """`function` of every item, in order, on up to `workers` threads (here alone when one is
     enough): for work that releases the GIL, such as compiled kernels. An exception here
