@@ -122,34 +122,6 @@ def bleu_score(correct, hyp_len: int, ref_len: int) -> float:
     return bp * math.exp(log_sum / order)
 
 
-@kernel_helper
-def _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes, has, one,
-                   other, table, hashes, pool, starts) -> int:
-    """The tokens of rows lo..hi (one set; row r's text is the UTF-8 of text rows[r]) by
-    `tokenizer` as ids exact within the set, numbered by first occurrence as they are found
-    (:func:`numbered_line`): row lo + i's ids are ids[id_offsets[i]:id_offsets[i + 1]]; returns
-    how many are distinct. Scratch: a text's code points (`codes`), the tokenizer's (`has`,
-    `one`, `other`), the distinct tokens' hashes, code points and their offsets (`hashes`,
-    `pool`, `starts`) and their table (at least twice as many slots as the set's bytes)."""
-    length = 0
-    for row in range(lo, hi):
-        length += offsets[rows[row] + 1] - offsets[rows[row]]
-    size = 64
-    while size < 2 * length:
-        size *= 2
-    slots = table[:size]
-    slots[:] = -1
-    count = 0
-    n_ids = np.int64(0)
-    for row in range(lo, hi):
-        text = rows[row]
-        length = decode_into(data, offsets[text], offsets[text + 1], codes)
-        count, n_ids = numbered_line(codes[:length], tokenizer, has, one, other, slots, hashes,
-                                     pool, starts, count, ids, n_ids)
-        id_offsets[row - lo + 1] = n_ids
-    return count
-
-
 @njit(nogil=True, cache=True)
 def keep_walk(offsets, data, rows, set_offsets, tokenizer, max_bleu):
     """TaPaCo's filter over sets of rows (set k: rows set_offsets[k] to set_offsets[k + 1]; row
@@ -187,8 +159,24 @@ def keep_walk(offsets, data, rows, set_offsets, tokenizer, max_bleu):
         lo, hi = set_offsets[k], set_offsets[k + 1]
         if hi - lo < 2:
             continue
-        distinct = _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes,
-                                  has, one, other, slots, hashes, pool, starts)
+        # the set's tokens as ids numbered by first occurrence as they are found; the table
+        # has twice as many slots as the set's bytes
+        length = 0
+        for row in range(lo, hi):
+            length += offsets[rows[row] + 1] - offsets[rows[row]]
+        size = 64
+        while size < 2 * length:
+            size *= 2
+        table = slots[:size]
+        table[:] = -1
+        distinct = 0
+        n_ids = np.int64(0)
+        for row in range(lo, hi):
+            text = rows[row]
+            length = decode_into(data, offsets[text], offsets[text + 1], codes)
+            distinct, n_ids = numbered_line(codes[:length], tokenizer, has, one, other, table,
+                                            hashes, pool, starts, distinct, ids, n_ids)
+            id_offsets[row - lo + 1] = n_ids
         _set_grams(ids, id_offsets, hi - lo, distinct, grams, hashes, slots, no_ranges)
         for hyp in range(lo + 1, hi):
             hyp_at, hyp_end = id_offsets[hyp - lo], id_offsets[hyp - lo + 1]
