@@ -15,38 +15,43 @@ import math
 import numpy as np
 from numba import njit
 
-from tapaco.core.hashing import hash_range, mixed, slot_of
+from tapaco.core.hashing import mixed, slot_of
 from tapaco.core.kernel_helper import kernel_helper
 from tapaco.core.ranges import copy_into
-from tapaco.core.tokenize_13a_kernels import token_bounds, tokenized_line
+from tapaco.core.tokenize_13a_kernels import numbered_line
 from tapaco.core.utf8 import decode_into
 
 MAX_ORDER = 4
 SMOOTH_VALUE = 0.1
 TOLERANCE = 1e-6
 NEAR_FIELDS = 9  # ref, hyp, four matches, hyp length, ref length, over (as the kernel decided)
+_PACKED_IDS = 1 << 16  # a set's token ids up to this are packed in 16 bits each
 
 
 @kernel_helper
-def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
-    """Ids of the n-grams of order 1..4 of rows lo..hi (one set), at their first token relative
-    to the set's first token, each row's ids of each order sorted; exact within the set (an
-    n-gram is its (n-1)-gram's id and its last token, numbered in a table of those keys, which
-    `no_ranges`, zeros, make integer keys)."""
-    base = id_offsets[lo]
-    tokens = id_offsets[hi] - base
+def _set_grams(ids, id_offsets, rows, distinct, grams, hashes, table, no_ranges):
+    """Ids of the n-grams of order 1..4 of the set's `rows` rows (ids of its `distinct`
+    tokens: `ids`), at their first token, each row's ids of each order sorted; exact within the
+    set. An n-gram is its (n-1)-gram's id and its last token: packed as 16-bit fields when the
+    token ids fit them, else numbered in a table of those keys (which `no_ranges`, zeros, make
+    integer keys)."""
+    tokens = id_offsets[rows]
+    copy_into(grams[0], np.int64(0), ids[:tokens])
     size = 64
     while size < 2 * tokens:
         size *= 2
-    copy_into(grams[0], np.int64(0), ids[base:base + tokens])
     slots = table[:size]
     nothing = np.int64(0)
     for order in range(1, MAX_ORDER):
+        if distinct <= _PACKED_IDS:
+            for at in range(tokens - order):  # across rows too: those are never read
+                grams[order, at] = (grams[order - 1, at] << 16) | ids[at + order]
+            continue
         slots[:] = -1
         count = 0
-        for row in range(lo, hi):
-            for at in range(id_offsets[row] - base, id_offsets[row + 1] - base - order):
-                value = mixed(np.uint64((grams[order - 1, at] << 32) | ids[base + at + order]))
+        for row in range(rows):
+            for at in range(id_offsets[row], id_offsets[row + 1] - order):
+                value = mixed(np.uint64((grams[order - 1, at] << 32) | ids[at + order]))
                 slot = slot_of(slots, hashes, no_ranges, no_ranges, no_ranges, value, no_ranges,
                                nothing, nothing)
                 if slots[slot] < 0:
@@ -55,8 +60,8 @@ def _set_grams(ids, id_offsets, lo, hi, grams, hashes, table, no_ranges):
                     count += 1
                 grams[order, at] = slots[slot]
     for order in range(MAX_ORDER):
-        for row in range(lo, hi):
-            _sort_small(grams[order], id_offsets[row] - base, id_offsets[row + 1] - base - order)
+        for row in range(rows):
+            _sort_small(grams[order], id_offsets[row], id_offsets[row + 1] - order)
 
 
 @kernel_helper
@@ -117,46 +122,6 @@ def bleu_score(correct, hyp_len: int, ref_len: int) -> float:
     return bp * math.exp(log_sum / order)
 
 
-@kernel_helper
-def _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes, has, one,
-                   other, tokens, starts, ends, key_starts, key_ends, hashes, table):
-    """The tokens of rows lo..hi (one set; row r's text is the UTF-8 of text rows[r]) by
-    `tokenizer` as ids exact within the set, numbered by first occurrence: row lo + i's ids are
-    ids[id_offsets[i]:id_offsets[i + 1]]. Scratch: a text's code points (`codes`), the
-    tokenizer's (`has`, `one`, `other`), the set's tokens (`tokens`, `starts`, `ends`), the distinct
-    ones' bounds and hashes, and their table (at least twice as many slots as tokens)."""
-    n_ids = 0
-    at = np.int64(0)
-    for row in range(lo, hi):  # the set's tokens one after another in `tokens`
-        text = rows[row]
-        length = decode_into(data, offsets[text], offsets[text + 1], codes)
-        buffer, length = tokenized_line(codes[:length], tokenizer, has, one, other)
-        i, j = token_bounds(buffer, np.int64(0), length)
-        while i < length:
-            starts[n_ids] = at
-            at = copy_into(tokens, at, buffer[i:j])
-            ends[n_ids] = at
-            n_ids += 1
-            i, j = token_bounds(buffer, j, length)
-        id_offsets[row - lo + 1] = n_ids
-    size = 64
-    while size < 2 * n_ids:
-        size *= 2
-    slots = table[:size]
-    slots[:] = -1
-    count = 0
-    for token in range(n_ids):
-        value = hash_range(tokens, starts[token], ends[token])
-        slot = slot_of(slots, hashes, tokens, key_starts, key_ends, value, tokens,
-                       starts[token], ends[token])
-        if slots[slot] < 0:
-            key_starts[count], key_ends[count] = starts[token], ends[token]
-            hashes[count] = value
-            slots[slot] = count
-            count += 1
-        ids[token] = slots[slot]
-
-
 @njit(nogil=True, cache=True)
 def keep_walk(offsets, data, rows, set_offsets, tokenizer, max_bleu):
     """TaPaCo's filter over sets of rows (set k: rows set_offsets[k] to set_offsets[k + 1]; row
@@ -184,10 +149,8 @@ def keep_walk(offsets, data, rows, set_offsets, tokenizer, max_bleu):
         table *= 2
     slots = np.empty(table, np.int64)
     hashes, no_ranges = np.empty(largest, np.int64), np.zeros(largest, np.int64)
-    ids, starts, ends = (np.empty(largest, np.int64), np.empty(largest, np.int64),
-                         np.empty(largest, np.int64))
-    key_starts, key_ends = np.empty(largest, np.int64), np.empty(largest, np.int64)
-    codes, tokens = np.empty(longest, np.int32), np.empty(largest, np.int32)
+    ids, starts = np.empty(largest, np.int64), np.zeros(largest + 1, np.int64)
+    codes, pool = np.empty(longest, np.int32), np.empty(largest, np.int32)
     has = np.zeros(128, np.bool_)
     one, other = np.empty(9 * longest + 8, np.int32), np.empty(9 * longest + 8, np.int32)
     id_offsets = np.zeros(most_rows + 1, np.int64)
@@ -196,9 +159,25 @@ def keep_walk(offsets, data, rows, set_offsets, tokenizer, max_bleu):
         lo, hi = set_offsets[k], set_offsets[k + 1]
         if hi - lo < 2:
             continue
-        _set_token_ids(offsets, data, rows, lo, hi, tokenizer, ids, id_offsets, codes, has,
-                       one, other, tokens, starts, ends, key_starts, key_ends, hashes, slots)
-        _set_grams(ids, id_offsets, 0, hi - lo, grams, hashes, slots, no_ranges)
+        # the set's tokens as ids numbered by first occurrence as they are found; the table
+        # has twice as many slots as the set's bytes
+        length = 0
+        for row in range(lo, hi):
+            length += offsets[rows[row] + 1] - offsets[rows[row]]
+        size = 64
+        while size < 2 * length:
+            size *= 2
+        table = slots[:size]
+        table[:] = -1
+        distinct = 0
+        n_ids = np.int64(0)
+        for row in range(lo, hi):
+            text = rows[row]
+            length = decode_into(data, offsets[text], offsets[text + 1], codes)
+            distinct, n_ids = numbered_line(codes[:length], tokenizer, has, one, other, table,
+                                            hashes, pool, starts, distinct, ids, n_ids)
+            id_offsets[row - lo + 1] = n_ids
+        _set_grams(ids, id_offsets, hi - lo, distinct, grams, hashes, slots, no_ranges)
         for hyp in range(lo + 1, hi):
             hyp_at, hyp_end = id_offsets[hyp - lo], id_offsets[hyp - lo + 1]
             for ref in range(lo, hyp):

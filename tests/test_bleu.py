@@ -323,6 +323,21 @@ def test_keep_mask_compares_with_kept_rows_only() -> None:
     assert mask.tolist() == [True, False, True]
 
 
+def test_keep_mask_of_a_set_with_more_distinct_tokens_than_16_bits_number() -> None:
+    # the kernel packs a set's n-grams as 16-bit token ids when they fit: past 65,536 distinct
+    # tokens it numbers them in a table instead
+    many = " ".join(f"w{k}" for k in range(70_000))
+    texts = [many, "I ate the cheese in the kitchen yesterday.",
+             "I ate the cheese in the kitchen yesterday evening.",
+             "the kitchen ate yesterday in the cheese.", "w5 w6 w7 w8 w9 w10 w11 w12",
+             "w9 w10 w11 w12 w13 w14 w15", "w8 w7 w6 w5 w9 w11 w10 w12",
+             "w5 w6 w7 w8 w9 w10 w11"]
+    groups = np.zeros(len(texts), np.int64)
+    expected = [True, True, False, True, True, True, True, False]
+    assert bleu.reference_keep_mask(groups, texts, "13a").tolist() == expected
+    assert bleu_keep_mask(groups, texts, "13a").tolist() == expected
+
+
 def test_threshold_is_strict(sets_13a) -> None:
     _, texts, scores = sets_13a
     for (i, j), score in list(scores.items())[:2000:100]:

@@ -203,18 +203,28 @@ def token_bounds(buffer, at, length) -> tuple:
 
 
 @kernel_helper
-def numbered(buffer, start, end, slots, hashes, pool, starts, count) -> tuple:
-    """The id of the token buffer[start:end] among the `count` numbered so far (their code
-    points pool[starts[id]:starts[id + 1]], hashes `hashes`, in the table `slots`, which must
-    keep a free slot), numbering it `count` when new; and the count after it."""
-    value = hash_range(buffer, start, end)
-    slot = slot_of(slots, hashes, pool, starts, starts[1:], value, buffer, start, end)
-    if slots[slot] < 0:
-        starts[count + 1] = copy_into(pool, starts[count], buffer[start:end])
-        hashes[count] = value
-        slots[slot] = count
-        count += 1
-    return slots[slot], count
+def numbered_line(codes, tokenizer, has, one, other, slots, hashes, pool, starts, count, ids,
+                  n_ids) -> tuple:
+    """Number the tokens of one line's code points (`codes`, by `tokenizer`, with the scratch
+    of :func:`tokenized_line`) as they are found, into ids[n_ids:]: ids 0, 1, ... by first
+    occurrence among the `count` distinct tokens numbered so far (their code points
+    pool[starts[id]:starts[id + 1]], hashes `hashes`, in the table `slots`, which must keep
+    twice as many slots as ids can be after the line: a token holds at least one of its
+    line's code points). Returns the count of distinct tokens and of ids after the line."""
+    buffer, length = tokenized_line(codes, tokenizer, has, one, other)
+    i, j = token_bounds(buffer, np.int64(0), length)
+    while i < length:
+        value = hash_range(buffer, i, j)
+        slot = slot_of(slots, hashes, pool, starts, starts[1:], value, buffer, i, j)
+        if slots[slot] < 0:
+            starts[count + 1] = copy_into(pool, starts[count], buffer[i:j])
+            hashes[count] = value
+            slots[slot] = count
+            count += 1
+        ids[n_ids] = slots[slot]
+        n_ids += 1
+        i, j = token_bounds(buffer, j, length)
+    return count, n_ids
 
 
 @njit(nogil=True, cache=True)
@@ -238,15 +248,13 @@ def tokenize_13a(codes, offsets, tokenizer):
     count = 0
     n_ids = 0
     for row in range(rows):
-        buffer, length = tokenized_line(codes[offsets[row]:offsets[row + 1]], tokenizer, has,
-                                        one, other)
-        i, j = token_bounds(buffer, np.int64(0), length)
-        while i < length:
-            ids[n_ids], count = numbered(buffer, i, j, slots, hashes, pool, starts, count)
-            n_ids += 1
-            if 2 * count > len(slots):
-                slots = slots_for(hashes, count, 2 * len(slots))
-            i, j = token_bounds(buffer, j, length)
+        line = codes[offsets[row]:offsets[row + 1]]
+        if 2 * (count + len(line)) > len(slots):
+            size = 2 * len(slots)
+            while 2 * (count + len(line)) > size:
+                size *= 2
+            slots = slots_for(hashes, count, size)
+        count, n_ids = numbered_line(line, tokenizer, has, one, other, slots, hashes, pool,
+                                     starts, count, ids, n_ids)
         id_offsets[row + 1] = n_ids
     return ids[:n_ids], id_offsets, pool[:starts[count]].copy(), starts[:count + 1].copy()
-
