@@ -347,8 +347,9 @@ def test_workers_do_not_change_the_split():
     the same sets, communities and rounds as on one, for 2 and 4 workers."""
     set_id, edges, lang = _planted_components(components=5, groups=4, size=60)
     vertices = len(set_id)
+    rows = np.lexsort((set_id, lang))  # grouped by (language, set), as the build sorts them
     arguments = (set_id, edges, np.arange(vertices), np.zeros(vertices, np.int64),
-                 np.arange(vertices), lang, 20, SplitOptions("split", seed=3))
+                 rows, lang[rows], 20, SplitOptions("split", seed=3))
     alone = split_oversized(*arguments, workers=1)
     assert alone.leiden_rounds[1]["graphs"] >= 4  # a round of several graphs to share out
     for workers in (2, 4):
