@@ -25,12 +25,14 @@ import numpy as np
 import regex
 from numba import njit
 
+from tapaco.core.arrays import group_starts
 from tapaco.core.hashing import FNV_OFFSET, fnv1a_step, hash_range, mixed
 from tapaco.marks.rules import Rules, folded, normalised
 
 OTHER, SYMBOL, WORD = 0, 1, 2  # the classes of code points: neither, \p{S}, \w
 FEATURE, TRIVIAL = 1, 2  # what the table may do to a text: neutralise it, give another trivial key
 _NEWLINE, _APOSTROPHE = 10, 39
+_LOW_BITS = 0xFFFF  # the hash bits of a first, quick look-up among the starts
 
 
 @njit(nogil=True, cache=True)
@@ -40,18 +42,23 @@ def _is_start(starts: np.ndarray, value: np.int64) -> bool:
 
 
 @njit(nogil=True, cache=True)
-def _rewrites(feature_starts: np.ndarray, trivial_starts: np.ndarray, value: np.int64) -> int:
+def _rewrites(starts: tuple, value: np.int64) -> int:
+    """What a token of hash `value` may do (FEATURE, TRIVIAL bits); `starts`: the filter of
+    the low bits of start hashes, the feature starts and the trivial starts (sorted)."""
+    maybe, feature_starts, trivial_starts = starts
+    if not maybe[value & _LOW_BITS]:  # most words: no binary search
+        return 0
     return ((FEATURE if _is_start(feature_starts, value) else 0)
             | (TRIVIAL if _is_start(trivial_starts, value) else 0))
 
 
 @njit(nogil=True, cache=True)
-def line_keys(codes, classes, feature_starts, trivial_starts, apostrophes_count, lines):
+def line_keys(codes, classes, starts, apostrophes_count, lines):
     """For each of the `lines` lines of `codes` (folded code points, lines separated by
     newlines): the hash of its word and symbol characters in order, and what the table may do
     to it: FEATURE if one of its tokens (a run of word characters, or one symbol) hashes to a
-    value of `feature_starts`, plus TRIVIAL if one hashes to a value of `trivial_starts` (both
-    sorted) or, with `apostrophes_count`, it holds an apostrophe."""
+    feature start, plus TRIVIAL if one hashes to a trivial start (`starts`:
+    :func:`_start_hashes`) or, with `apostrophes_count`, it holds an apostrophe."""
     keys = np.empty(lines, np.int64)
     rewrites = np.zeros(lines, np.uint8)
     line, key, word, in_word = 0, FNV_OFFSET, FNV_OFFSET, False
@@ -62,12 +69,11 @@ def line_keys(codes, classes, feature_starts, trivial_starts, apostrophes_count,
             key, word, in_word = fnv1a_step(key, code), fnv1a_step(word, code), True
             continue
         if in_word:
-            rewrites[line] |= _rewrites(feature_starts, trivial_starts, mixed(word))
+            rewrites[line] |= _rewrites(starts, mixed(word))
             word, in_word = FNV_OFFSET, False
         if kind == SYMBOL:
             key = fnv1a_step(key, code)
-            rewrites[line] |= _rewrites(feature_starts, trivial_starts,
-                                        mixed(fnv1a_step(FNV_OFFSET, code)))
+            rewrites[line] |= _rewrites(starts, mixed(fnv1a_step(FNV_OFFSET, code)))
         elif code == _APOSTROPHE:
             if apostrophes_count:
                 rewrites[line] |= TRIVIAL
@@ -97,10 +103,13 @@ def _hashes(words: set[str]) -> np.ndarray:
 
 
 @cache
-def _start_hashes(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted hashes of the first words of the table's feature forms, and of its
-    contractions and number words."""
-    return _hashes(rules.feature_starts), _hashes(rules.trivial_starts)
+def _start_hashes(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Whether a hash's low bits are those of a start; the sorted hashes of the first words of
+    the table's feature forms, and of its contractions and number words."""
+    features, trivial = _hashes(rules.feature_starts), _hashes(rules.trivial_starts)
+    maybe = np.zeros(_LOW_BITS + 1, np.bool_)
+    maybe[np.concatenate([features, trivial]) & _LOW_BITS] = True
+    return maybe, features, trivial
 
 
 def line_screen(rules: Rules, joined: str, lines: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -111,7 +120,7 @@ def line_screen(rules: Rules, joined: str, lines: int) -> tuple[np.ndarray, np.n
         return None
     text = normalised(joined)
     return line_keys(_code_points(folded(text, text)), code_point_classes(),
-                     *_start_hashes(rules), rules.contractions, lines)
+                     _start_hashes(rules), rules.contractions, lines)
 
 
 def rows_to_mark(rules: Rules, set_ids: np.ndarray, joined: str) -> np.ndarray:
@@ -124,19 +133,14 @@ def rows_to_mark(rules: Rules, set_ids: np.ndarray, joined: str) -> np.ndarray:
         return np.arange(len(set_ids))
     keys, rewrites = screened
     order = np.lexsort((keys, set_ids))
-    sets, keys = set_ids[order], keys[order]
-    shared = (sets[1:] == sets[:-1]) & (keys[1:] == keys[:-1])
+    sets, keys, rewrites = set_ids[order], keys[order], rewrites[order]
+    run = np.cumsum(group_starts(sets)) - 1  # the set of each row, in this order
+    sizes = np.bincount(run)
+    shared = (run[1:] == run[:-1]) & (keys[1:] == keys[:-1])
     kept = np.zeros(len(order), bool)
-    kept[order[1:][shared]] = True
-    kept[order[:-1][shared]] = True
-    kept |= _in_sets_with(set_ids, (rewrites & TRIVIAL) > 0, 1) & _in_sets_with(set_ids, True, 2)
+    kept[1:] |= shared
+    kept[:-1] |= shared
+    kept |= (np.bincount(run, (rewrites & TRIVIAL) > 0) > 0)[run] & (sizes[run] > 1)
     features = rewrites > 0
-    kept |= features & _in_sets_with(set_ids, features, 2)
-    return np.flatnonzero(kept)
-
-
-def _in_sets_with(set_ids: np.ndarray, rows: np.ndarray | bool, count: int) -> np.ndarray:
-    """Mask of the rows whose set holds at least `count` of the `rows` (a mask, or True)."""
-    chosen = set_ids if rows is True else set_ids[rows]
-    distinct, counts = np.unique(chosen, return_counts=True)
-    return np.isin(set_ids, distinct[counts >= count])
+    kept |= features & (np.bincount(run, features)[run] > 1)
+    return np.sort(order[kept])
