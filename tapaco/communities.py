@@ -173,8 +173,10 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
                     fraction: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,
                     max_set_size: int, options: SplitOptions,
                     progress: Progress | None = None, workers: int = 1) -> Split:
-    """Replace the oversized sets of `row_vertex` (output rows) by Leiden communities (the
-    communities split again run on `workers` processes: the same sets for any number)."""
+    """Replace the oversized sets of `row_vertex` (output rows, with their languages
+    `row_lang`, the rows of a (language, set) consecutive as `candidate_rows` sorts them) by
+    Leiden communities (the communities split again run on `workers` processes: the same sets
+    for any number)."""
     oversized_rows = _oversized_rows(set_id, row_vertex, row_lang, max_set_size)
     components = sorted_distinct(set_id[row_vertex[oversized_rows]])
     inside = _marked(components, int(set_id.max(initial=-1)) + 1)[set_id]
@@ -265,11 +267,8 @@ def _marked(values: np.ndarray, size: int) -> np.ndarray:
 
 def _oversized_rows(set_id: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,
                     max_set_size: int) -> np.ndarray:
-    """Mask of the output rows whose (language, set) group is over `max_set_size`."""
-    order = lexicographic_order(row_lang, set_id[row_vertex])
-    starts = group_starts(row_lang[order], set_id[row_vertex][order])
+    """Mask of the output rows whose (language, set) group is over `max_set_size` (the rows of
+    a group are consecutive)."""
+    starts = group_starts(row_lang, set_id[row_vertex])
     run = np.cumsum(starts) - 1
-    sizes = np.bincount(run)
-    mask = np.zeros(len(row_vertex), bool)
-    mask[order] = sizes[run] > max_set_size
-    return mask
+    return np.bincount(run)[run] > max_set_size

@@ -281,12 +281,29 @@ def _split(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
     rows sorted again and the split."""
     split = split_sets(corpus, graph, options, rows, progress)
     graph.set_id = split.set_id
-    rows = candidate_rows(corpus, graph, options.languages)
+    rows = _rows_after_split(rows, graph, split.rescued_vertices)
     funnel.record(f"(b) sets over {options.filters.max_set_size} split into Leiden "
                   "communities", rows, 0, 0)
     funnel.steps[-1]["components_split"] = split.components
     funnel.steps[-1]["communities"] = split.communities
     return rows, split
+
+
+def _rows_after_split(rows: Rows, graph: SentenceGraph, moved: np.ndarray) -> Rows:
+    """The candidate rows sorted again as :func:`candidate_rows` sorts them, once the `moved`
+    vertices (rows of oversized sets) have their communities' set ids: every other row keeps
+    its place, and those ids are above all others, so the moved rows only need sorting among
+    themselves and go after the rest of their language's rows."""
+    is_moved = np.zeros(len(graph.set_id), bool)
+    is_moved[moved] = True
+    moving = is_moved[rows.vertex]
+    staying, vertices, langs = rows.take(~moving), rows.vertex[moving], rows.lang[moving]
+    order = lexicographic_order(langs, graph.set_id[vertices], graph.row_rank[vertices],
+                                distinct_last=True)
+    at = np.searchsorted(staying.lang, langs[order], "right")
+    vertex = np.insert(staying.vertex, at, vertices[order])
+    lang = np.insert(staying.lang, at, langs[order])
+    return Rows(vertex, lang, np.cumsum(group_starts(lang, graph.set_id[vertex])) - 1)
 
 
 def _rescued(rows: Rows, split: Split, funnel: Funnel) -> dict:

@@ -12,6 +12,7 @@ import pytest
 from conftest import PROJECT, SAMPLE, Sentence
 from test_build import read_output
 
+import tapaco.pipeline as pipeline
 from tapaco.cli import main
 from tapaco.communities import SplitOptions, leiden_membership, split_oversized
 from tapaco.core.errors import OptionError
@@ -346,8 +347,9 @@ def test_workers_do_not_change_the_split():
     the same sets, communities and rounds as on one, for 2 and 4 workers."""
     set_id, edges, lang = _planted_components(components=5, groups=4, size=60)
     vertices = len(set_id)
+    rows = np.lexsort((set_id, lang))  # grouped by (language, set), as the build sorts them
     arguments = (set_id, edges, np.arange(vertices), np.zeros(vertices, np.int64),
-                 np.arange(vertices), lang, 20, SplitOptions("split", seed=3))
+                 rows, lang[rows], 20, SplitOptions("split", seed=3))
     alone = split_oversized(*arguments, workers=1)
     assert alone.leiden_rounds[1]["graphs"] >= 4  # a round of several graphs to share out
     for workers in (2, 4):
@@ -370,3 +372,30 @@ def test_leiden_does_not_import_matplotlib_but_leaves_it_importable():
     ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, cwd=PROJECT)
     assert ran.stdout.split() == ["False", "matplotlib.pyplot"]
+
+
+@pytest.mark.parametrize("languages", [(), ("en", "fr")])
+def test_rows_after_a_split_are_sorted_as_candidate_rows_sorts_them(tmp_path, monkeypatch,
+                                                                    languages):
+    """The rows moved into communities, sorted among themselves after their language's other
+    rows, are the candidate rows sorted again from the graph (the sample with sets over 3
+    split, every language or two)."""
+    compared = []
+
+    def checked(rows, graph, moved):
+        again = pipeline.candidate_rows(corpus_of[0], graph, languages)
+        found = after_split(rows, graph, moved)
+        assert len(moved) and len(np.unique(found.lang)) > 1
+        for name in ("vertex", "lang", "group"):
+            assert np.array_equal(getattr(found, name), getattr(again, name)), name
+        compared.append(len(moved))
+        return found
+
+    corpus_of = []
+    after_split, split_sets = pipeline._rows_after_split, pipeline.split_sets
+    monkeypatch.setattr(pipeline, "_rows_after_split", checked)
+    monkeypatch.setattr(pipeline, "split_sets", lambda corpus, *rest: (
+        corpus_of.append(corpus), split_sets(corpus, *rest))[1])
+    build(SAMPLE, tmp_path / "out", BuildOptions(FilterOptions(max_set_size=3, min_sets=1),
+                                                 languages, split=SplitOptions("split")))
+    assert compared

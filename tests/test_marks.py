@@ -36,7 +36,15 @@ from tapaco.marks import (
 )
 from tapaco.marks.evidence import evidence
 from tapaco.marks.rules import language_rules, read_table
-from tapaco.marks.screening import SYMBOL, WORD, code_point_classes, line_screen
+from tapaco.marks.screening import (
+    FEATURE,
+    SYMBOL,
+    TRIVIAL,
+    WORD,
+    code_point_classes,
+    line_screen,
+    rows_to_mark,
+)
 from tapaco.pipeline import BuildOptions, build
 
 
@@ -208,15 +216,17 @@ SCREENED_TEXTS = ["3 4", "3, 4.", "١٢ ٣", "٣,٤", "1\u00a02", "ﬁ ½ ²", "
                   "HE€", "€he", "ＨＥ", "Ｓｉｅ", "ЖЕНА", "İ", "ǅ", "Ⓗⓔ"]
 
 
-def _screen_reference(rules: rules_module.Rules, text: str) -> tuple[int, bool]:
-    """A text's plain key hash and whether the table may rewrite it, from its words as the
-    analysis lists them (one text at a time)."""
+def _screen_reference(rules: rules_module.Rules, text: str) -> tuple[int, int]:
+    """A text's plain key hash and what the table may do to it (FEATURE, TRIVIAL bits), from
+    its words as the analysis lists them (one text at a time)."""
     words = rules_module._tokens(text)[0]
     key = "".join(word for word in words if word != "\x1f")
     codes = np.frombuffer(key.encode("utf-32-le"), np.uint32)
+    trivial = (not rules.trivial_starts.isdisjoint(words)
+               or rules.contractions and "'" in rules_module.normalised(text))
     return (hash_range(codes, 0, len(codes)),
-            not rules.form_starts.isdisjoint(words) or rules.contractions and "'" in
-            rules_module.normalised(text))
+            (FEATURE if not rules.feature_starts.isdisjoint(words) else 0)
+            | (TRIVIAL if trivial else 0))
 
 
 @pytest.mark.parametrize("lang", [*RULE_LANGUAGES, "it"])
@@ -224,26 +234,27 @@ def test_screening_all_texts_at_once_gives_each_texts_key_and_rewritable_words(l
                                                                                shared_data):
     """Each text's plain key hash and whether its words hold a form's first word (or an
     apostrophe, with contractions), screened over all the texts joined and in chunks, against
-    the same from its own words; and a text the table may not rewrite has one key at every
-    level, its plain key."""
+    the same from its own words; a text without a contraction or a number word has its plain
+    key as its one trivial key, and one without any word of the table no other key."""
     rules = language_rules(lang)
     texts = SCREENED_TEXTS + [case[i] for case in RULE_CASES + NEVER_MARKED for i in (1, 2)]
     texts += [line.split("\t")[2] for path in sorted((shared_data / "tapaco-v1.0-head").glob(
         "*.txt")) for line in path.read_text(encoding="utf-8").splitlines()]
     expected = [_screen_reference(rules, text) for text in texts]
-    assert any(touched for _, touched in expected) == (lang != "it")
+    assert any(rewrites for _, rewrites in expected) == (lang != "it")
     for size in (1, 2, 3, len(texts)):
         for start in range(0, len(texts), size):
             chunk = texts[start:start + size]
-            keys, touched = line_screen(rules, "\n".join(chunk), len(chunk))
-            assert list(zip(keys.tolist(), touched.tolist())) == expected[start:start + size]
+            keys, rewrites = line_screen(rules, "\n".join(chunk), len(chunk))
+            assert list(zip(keys.tolist(), rewrites.tolist())) == expected[start:start + size]
     nfkc = [unicodedata.normalize("NFKC", text).translate(rules_module.APOSTROPHES)
             for text in texts]
     assert rules_module.normalised("\n".join(texts)) == "\n".join(nfkc)
-    for text, (_, touched) in zip(texts, expected):
-        if not touched:
-            analysis = rules.analyse(text)
+    for text, (_, rewrites) in zip(texts, expected):
+        analysis = rules.analyse(text)
+        if not rewrites & TRIVIAL:
             assert rules.key_set(analysis, 0) == {"".join(rules_module._tokens(text)[0])}
+        if not rewrites:
             assert not any(rules.key_set(analysis, level) for level in range(1, len(rules.labels)))
     assert line_screen(rules, "a\nb", 1) is None  # a text holding a newline
 
@@ -500,6 +511,23 @@ def test_hand_built_sets_marks_equal_the_brute_force(lang):
     found = mark_language(lang, rows)
     assert len(found) >= len([case for case in examples if case[3]])
     assert found == brute_force(lang, rows)
+
+
+@pytest.mark.parametrize("lang", RULE_LANGUAGES)
+def test_sets_of_a_few_sentences_marks_equal_the_brute_force(lang):
+    """Each example in a set of its own with the first sentence of the next example and a
+    sentence of no table word: the screening keeps some rows of a set and leaves out others
+    (the filler beside feature forms only), and the marks are the brute force's."""
+    examples = [case for case in RULE_CASES + NEVER_MARKED if case[0] == lang]
+    rows = [(i, f"{i}-{side}", text, "", "")
+            for i, case in enumerate(examples)
+            for side, text in enumerate([case[1], case[2], examples[(i + 1) % len(examples)][1],
+                                         "Qqq zzz."])]
+    table = table_of(rows)
+    kept = rows_to_mark(language_rules(lang), table["set_id"].to_numpy(),
+                        marking._joined(table["text"]))
+    assert 0 < len(kept) < len(rows)
+    assert mark_language(lang, rows) == brute_force(lang, rows)
 
 
 # ------------------------------------------------------------------------ the tables

@@ -84,7 +84,7 @@ def mark_language(lang: str, rows: list[Row]) -> list[Mark]:
 
 def _marks(lang: str, table: pa.Table) -> list[Mark]:
     """:func:`mark_language` of a table of the language's rows (:data:`ROW_COLUMNS`; only the
-    set ids, sentence ids and texts are read), keying only the sets that can hold a marked
+    set ids, sentence ids and texts are read), keying only the rows that can be in a marked
     pair (:mod:`tapaco.marks.screening`)."""
     rules = language_rules(lang)
     kept = table.take(rows_to_mark(rules, table["set_id"].to_numpy(), _joined(table["text"])))

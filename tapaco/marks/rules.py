@@ -171,8 +171,9 @@ class Rules:
                                   for _, needs_capital, _ in entries)
         self.contractions = bool(self.exact or self.suffix)
         # a text holding none of these words (and no apostrophe, where there are contractions)
-        # has one key, its words as they are (tapaco.marks.screening)
-        self.form_starts = self.contraction_starts | self.numerals.keys() | self.feature_starts
+        # has one trivial key, its words as they are; one holding no feature start either has
+        # no neutralised key (tapaco.marks.screening)
+        self.trivial_starts = self.contraction_starts | self.numerals.keys()
 
     def _contraction(self, form: str, variants: list[str]) -> None:
         # "*" (never a word) stands for the host word in the expansions of suffix rules
