@@ -297,12 +297,14 @@ def _rows_after_split(rows: Rows, graph: SentenceGraph, moved: np.ndarray) -> Ro
     is_moved = np.zeros(len(graph.set_id), bool)
     is_moved[moved] = True
     moving = is_moved[rows.vertex]
-    staying, vertices, langs = rows.take(~moving), rows.vertex[moving], rows.lang[moving]
-    order = lexicographic_order(langs, graph.set_id[vertices], graph.row_rank[vertices],
-                                distinct_last=True)
-    at = np.searchsorted(staying.lang, langs[order], "right")
-    vertex = np.insert(staying.vertex, at, vertices[order])
-    lang = np.insert(staying.lang, at, langs[order])
+    staying = rows.take(~moving)
+    moved_lang = np.full(len(graph.set_id), -1, np.int64)
+    moved_lang[rows.vertex[moving]] = rows.lang[moving]
+    vertices, langs, _ = grouped_order(graph.row_order[is_moved[graph.row_order]], moved_lang,
+                                       np.asarray(graph.set_id, np.int64))
+    at = np.searchsorted(staying.lang, langs, "right")
+    vertex = np.insert(staying.vertex, at, vertices)
+    lang = np.insert(staying.lang, at, langs)
     return Rows(vertex, lang, np.cumsum(group_starts(lang, graph.set_id[vertex])) - 1)
 
 
