@@ -367,6 +367,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
            options: BuildOptions, progress: Progress, formats: tuple[str, ...],
            tatoeba_export: bool, provenance: Provenance) -> dict:
     corpus = read()
+    release_freed_memory()  # else the documents' pieces, freed once joined, stay held
     with progress.stage("graph and components"):
         graph = build_graph(corpus, keep_edges=options.split.splits,
                             workers=options.worker_count)

@@ -9,8 +9,8 @@ ones (a whole corpus's columns, allocated a few times a run) still get pages of 
 back when freed, so that memory one stage freed does not stay held through the next. And numpy
 asks for transparent huge pages (madvise) for every array of 4 MiB or more, so each first
 touch zeroes 2 MiB, where arrays sized for the worst case (a scanner's output) touch a few
-pages of them. Both cost system time; the heap kept costs a little of the peak, and the commands
-that bound their memory hand it back between stages (:mod:`tapaco.core.memory`).
+pages of them. Both cost system time. The heap kept would raise the peak, so the build and the
+commands that bound their memory hand it back between stages (:mod:`tapaco.core.memory`).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from tapaco.core.errors import BadInputLog
+from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.sidekeys import SideColumn
 from tapaco.core.progress import Progress
@@ -75,6 +76,7 @@ def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
     sources = find_alignment_sources(opus_dir)
     with progress.stage("read alignments"):
         collector = collect_links(sources, log, progress, workers)
+    release_freed_memory()  # else what the reading threads freed stays held through the build
     with progress.stage("read documents"):
         parts = read_documents(collector, opus_dir, documents, log, progress, workers > 1)
         return _assemble(collector, parts, workers)
