@@ -12,7 +12,6 @@ ranking's vocabulary. The rest is :mod:`tapaco.core.pairs`.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,20 +22,12 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from opusparcus import rank_kernels
-from opusparcus.rank import (
-    pivot_links,
-    pivot_sources,
-    read_bitexts,
-    reading_kernels,
-    vocabularies,
-)
+from opusparcus.rank import kernels_ahead, pivot_links, pivot_sources, read_bitexts, vocabularies
 from opusparcus.rank_inputs import RankOptions, pivot_of
 from opusparcus.rank_outputs import COMMAND as RANK_COMMAND
-from tapaco.core.compile_ahead import compiled_ahead
 from tapaco.core.errors import InputError, usage_error
 from tapaco.core.forked import usable_cores
 from tapaco.core.json_input import json_object, read_json
-from tapaco.core.opus import AlignmentSource
 from tapaco.core.outputs import OutputFolder, read_manifest
 from tapaco.core.pairs.output import pairs_card, write_card_and_stats, write_rows
 from tapaco.core.pairs.overlap import OverlapTally
@@ -173,16 +164,6 @@ def rows_of_level(cutoffs: Path, level: float, total_rows: int) -> int:
     return cuts[round(level, 6)]
 
 
-def _kernels_ahead(release: Path, sources: list[AlignmentSource], options: RankOptions,
-                   negatives: bool) -> AbstractContextManager[None]:
-    """The kernels of the run compiled or loaded: those reading the bitexts before the block,
-    the others by when it ends, by a second process meanwhile on a first run
-    (:mod:`tapaco.core.compile_ahead`)."""
-    reading = reading_kernels(release, sources, options)
-    return compiled_ahead(reading + rank_kernels.pairing(negatives), len(reading) + 1,
-                          usable_cores() > 1)
-
-
 def make_pairs(ranked: Path, out: Path, options: PairsOptions, overwrite: bool = False,
                progress: Progress | None = None, level: float | None = None,
                cutoffs: Path | None = None) -> dict:
@@ -199,8 +180,9 @@ def make_pairs(ranked: Path, out: Path, options: PairsOptions, overwrite: bool =
     release = ranking.release()
     progress = progress or Progress(enabled=False)
     sources = pivot_sources(release, ranking.lang, tuple(ranking.stats["bitexts"]))
-    with progress.stage("read bitexts"), _kernels_ahead(release, sources, ranking.options(),
-                                                        options.negatives > 0):
+    kernels = rank_kernels.pairing(options.negatives > 0)
+    with progress.stage("read bitexts"), kernels_ahead(release, sources, ranking.options(),
+                                                       kernels, usable_cores() > 1):
         read = read_bitexts(release, sources, ranking.options(),
                             pivot_only=set(ranking.stats["bitexts"]))
         vocabulary = vocabularies(read, {ranking.lang})

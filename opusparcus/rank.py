@@ -143,31 +143,26 @@ def _pieces(files: list[Path]) -> Iterator[tuple[BitextCounts, list]]:
         path.unlink()
 
 
-def reading_kernels(opus_dir: Path, sources: list[AlignmentSource],
-                    options: RankOptions) -> list:
-    """The kernels that read the forms of `sources` (:func:`opusparcus.rank_kernels.reading`)."""
+def listed_kernels(opus_dir: Path, sources: list[AlignmentSource], options: RankOptions,
+                   later: list) -> tuple[list, int]:
+    """The kernels a run calls: those reading the forms of `sources`
+    (:func:`opusparcus.rank_kernels.reading`), then `later`; and how many of them the reading
+    needs: those reading and the first later one, as this process merges vocabularies while
+    the bitexts are read."""
     columns = [read_as_columns(opus_dir, source, options.documents) for source in sources]
     with_documents = [source for source, column in zip(sources, columns) if not column]
     raw = reads_raw_documents(opus_dir, with_documents, options.documents)
-    return rank_kernels.reading(bool(with_documents), any(columns), any(columns) or raw)
+    reading = rank_kernels.reading(bool(with_documents), any(columns), any(columns) or raw)
+    return reading + later, len(reading) + 1
 
 
-def listed_kernels(opus_dir: Path, sources: list[AlignmentSource],
-                   options: RankOptions) -> tuple[list, int]:
-    """The kernels the run calls (:mod:`opusparcus.rank_kernels`: those reading the forms of
-    `sources`, then the others), and how many of them the reading needs: those reading and the
-    first other, as this process merges vocabularies while the bitexts are read."""
-    reading = reading_kernels(opus_dir, sources, options)
-    return reading + rank_kernels.ranking(), len(reading) + 1
-
-
-def _kernels_ahead(opus_dir: Path, sources: list[AlignmentSource],
-                   options: RankOptions) -> AbstractContextManager[None]:
-    """The kernels of the run compiled or loaded, those reading the bitexts before the block
-    (the forked readers inherit them), the others by when it ends; on a first run with several
-    workers, a second process compiles from the other end of the list meanwhile
+def kernels_ahead(opus_dir: Path, sources: list[AlignmentSource], options: RankOptions,
+                  later: list, parallel: bool) -> AbstractContextManager[None]:
+    """The :func:`listed_kernels` compiled or loaded, those reading the bitexts before the block
+    (the forked readers inherit them), the others by when it ends; on a first run and
+    `parallel`, a second process compiles from the other end of the list meanwhile
     (:mod:`tapaco.core.compile_ahead`)."""
-    return compiled_ahead(*listed_kernels(opus_dir, sources, options), options.workers > 1)
+    return compiled_ahead(*listed_kernels(opus_dir, sources, options, later), parallel)
 
 
 @contextmanager
@@ -321,9 +316,9 @@ def rank_languages(opus_dir: Path, langs: tuple[str, ...], out: Path,
     needed = set(langs) | {pivot_of(s, lang) for lang, chosen in plan.items() for s in chosen}
     name = ",".join(langs)
     engine = LocalEngine()
+    ahead = kernels_ahead(opus_dir, sources, options, rank_kernels.ranking(), options.workers > 1)
     with garbage_collector_paused():
-        with progress.stage(f"{name}: read bitexts"), _kernels_ahead(opus_dir, sources, options), \
-                _mapper(options.workers) as mapper:
+        with progress.stage(f"{name}: read bitexts"), ahead, _mapper(options.workers) as mapper:
             read = read_bitexts(opus_dir, sources, options, mapper, needed - set(langs))
         with progress.stage(f"{name}: merge vocabularies"):
             vocabulary_of = vocabularies(read, set(langs))

@@ -209,7 +209,6 @@ class Take:
         return every[self.rows]
 
 
-
 @dataclass(frozen=True, eq=False)
 class IndexedTexts(Sequence[str]):
     """A column kept as row numbers into another: text k is `values[rows[k]]` (-1: an empty

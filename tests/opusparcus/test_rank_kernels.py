@@ -20,9 +20,10 @@ RANK = """
 import json
 from pathlib import Path
 from opusparcus.rank import RankOptions, listed_kernels, pivot_sources, rank
+from opusparcus.rank_kernels import ranking
 opus, lang, options = Path({opus!r}), {lang!r}, RankOptions(workers=1)
 rank(opus, lang, Path({out!r}), options)
-kernels, _ = listed_kernels(opus, pivot_sources(opus, lang, ()), options)
+kernels, _ = listed_kernels(opus, pivot_sources(opus, lang, ()), options, ranking())
 print(json.dumps([[kernel.py_func.__qualname__, str(list(types)),
                    [str(list(called)) for called in kernel.signatures]]
                   for kernel, types in kernels]))
