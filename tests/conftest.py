@@ -30,6 +30,16 @@ def keep_bounds_checked_code_apart(environment: MutableMapping[str, str]) -> Non
             environment.get("NUMBA_CACHE_DIR") or tempfile.gettempdir(), "numba-boundscheck")
 
 
+def without_compile_notice(printed: str) -> str:
+    """What a command wrote on stderr, less the line a first run writes when numba compiles a
+    kernel: whether a test's command meets a cold cache depends on the tests run before it (and
+    `opusparcus rank` compiles ahead while it reads, so even one failing on its input may say
+    it). The notice itself is tested in tests/core/test_compile_notice.py."""
+    from tapaco.core.compile_notice import NOTICE  # numba reads NUMBA_CACHE_DIR on import
+    return "".join(line for line in printed.splitlines(keepends=True)
+                   if line.rstrip("\n") != NOTICE)
+
+
 keep_bounds_checked_code_apart(os.environ)  # here and in every command the tests start
 
 # A shell starts a background job (`pytest &`, nohup) with SIGINT ignored, and an ignored signal

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, OpusFolder, Sentence
+from conftest import SAMPLE, OpusFolder, Sentence, without_compile_notice
 
 from tapaco.core.errors import InputError, exit_status
 from tapaco.core.options import Parser, subcommands
@@ -289,7 +289,7 @@ def cli(*argv: str, capsys) -> tuple[int, str, str]:
     arguments = parser.parse_args(["explain", *argv])
     status = exit_status("tapaco", lambda: run_explain(arguments))
     captured = capsys.readouterr()
-    return status, captured.out, captured.err
+    return status, captured.out, without_compile_notice(captured.err)
 
 
 def one_line_error(status: int, out: str, err: str) -> str:

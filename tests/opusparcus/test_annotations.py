@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import without_compile_notice
 
 from opusparcus.combine import release_lines
 from tapaco.core.agreement import cohen_kappa
@@ -129,6 +130,6 @@ def test_a_packed_release_file_says_what_the_command_reads(tmp_path, capsys):
         path.write_bytes(data)
         assert main(["combine", "--annotations", str(path), "--out",
                      str(tmp_path / "c.tsv")]) == 2
-        error = capsys.readouterr().err
+        error = without_compile_notice(capsys.readouterr().err)
         assert error.count("\n") == 1 and "this command reads annotation files" in error
         assert ("bz2-compressed" if name.endswith(".bz2") else "Parquet") in error

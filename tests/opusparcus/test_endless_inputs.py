@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import PROJECT
+from conftest import PROJECT, without_compile_notice
 
 from tapaco.core.annotation.pairs import Annotation, write_annotations
 from tests.peak_memory import wait_with_small_peak
@@ -38,7 +38,7 @@ def test_dev_zero_as_a_file_is_one_line_with_bounded_memory(files, arguments, er
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, cwd=PROJECT)
     wait_with_small_peak(process)
-    printed = process.stderr.read().decode()
+    printed = without_compile_notice(process.stderr.read().decode())
     assert process.returncode == 2, printed
     assert printed.count("\n") == 1 and printed.startswith(f"opusparcus: error: {error}")
     assert not os.path.exists(files["out"])

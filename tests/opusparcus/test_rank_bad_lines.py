@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT
+from conftest import PROJECT, without_compile_notice
 
 from opusparcus.cli import main
 
@@ -58,10 +58,12 @@ def _capped(gib: float):
 
 
 def _rank(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "opusparcus", "rank", "--opus-dir", str(root), "--lang", "en",
          "--out", str(out), "--workers", "1", *extra],
         capture_output=True, text=True, cwd=PROJECT, timeout=120, preexec_fn=_capped(2))
+    done.stderr = without_compile_notice(done.stderr)
+    return done
 
 
 def _train(out: Path) -> bytes:

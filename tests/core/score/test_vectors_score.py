@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT
+from conftest import PROJECT, without_compile_notice
 
 from tests.core.score.reference import pair_score, read_vectors, set_member_scores
 
@@ -44,8 +44,10 @@ SENTENCES = ["The cat sits on the mat.", "A cat is sitting on a mat!", "What's t
 
 
 def run_score(*arguments: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tapaco", "score", *map(str, arguments)],
+    done = subprocess.run([sys.executable, "-m", "tapaco", "score", *map(str, arguments)],
                           capture_output=True, text=True, cwd=cwd or PROJECT)
+    done.stderr = without_compile_notice(done.stderr)
+    return done
 
 
 def random_pairs(count: int, seed: int = 1) -> list[tuple[str, str]]:
