@@ -87,16 +87,14 @@ def _surviving(group: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return surviving
 
 
-def _set_count(rows: Rows) -> int:
-    return int(group_starts(rows.group).sum()) if len(rows.group) else 0
-
-
 def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
     """Keep the rows of `keep`, then drop sets left with fewer than two sentences; the funnel
-    counts every sentence and set gone in this step, those of dissolved sets included."""
-    kept = rows.take(_surviving(rows.group, keep))
-    funnel.record(step, kept, len(rows.vertex) - len(kept.vertex),
-                  _set_count(rows) - _set_count(kept))
+    (whose last step counted `rows`) counts every sentence and set gone in this step, those of
+    dissolved sets included."""
+    kept = rows.take(np.flatnonzero(_surviving(rows.group, keep)))
+    sets_before = funnel.steps[-1]["sets"]
+    funnel.record(step, kept, len(rows.vertex) - len(kept.vertex), 0)
+    funnel.steps[-1]["sets_dissolved"] = sets_before - funnel.steps[-1]["sets"]
     return kept
 
 
@@ -129,9 +127,9 @@ def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
                   language_id: Callable[[Rows], np.ndarray] | None = None
                   ) -> tuple[Rows, Funnel]:
     """Run filters (a)-(e) over sorted rows; return the kept rows and the funnel (`funnel`, when
-    given, already holds the steps before the filters). Filters (c) and (d) run their compiled
-    kernels on `workers` threads, over the texts' UTF-8. `language_id`: the rows written in
-    another language, dropped after (a)."""
+    given, already holds the steps before the filters, the last one counting `rows`). Filters
+    (c) and (d) run their compiled kernels on `workers` threads, over the texts' UTF-8.
+    `language_id`: the rows written in another language, dropped after (a)."""
     texts = TextColumn.of(texts)
     if funnel is None:
         funnel = Funnel(languages)

@@ -157,14 +157,14 @@ def build_graph(corpus: Corpus, keep_edges: bool = False, workers: int = 1) -> S
     """Merge the three edge kinds, find connected components and number them.
 
     With `workers` over one, a thread finds the components of the alignment edges, their
-    order and their distinct edges while the others sort the order of rows within a set and
-    find the surface edges (each on `workers` threads); the surface edges then join the
-    alignment components."""
+    order and their distinct edges while the others find the surface edges, then sort the
+    order of rows within a set (each on `workers` threads: the last is the one that shares
+    its work evenly); the surface edges then join the alignment components."""
     number, fraction = numeric_keys(corpus.sides)
-    (label, order, aligned_keys), row_order, surface = map_on_threads(_called, [
+    (label, order, aligned_keys), surface, row_order = map_on_threads(_called, [
         partial(_alignment_components, corpus.vertex_count, corpus.edges, number, fraction),
-        partial(_row_order, corpus.vertex_doc, number, fraction, workers),
-        partial(surface_edges, corpus.vertex_lang, corpus.texts, workers)], workers)
+        partial(surface_edges, corpus.vertex_lang, corpus.texts, workers),
+        partial(_row_order, corpus.vertex_doc, number, fraction, workers)], workers)
     set_id, component_count = _set_ids(label, order, surface)
     counts = {
         "vertices": corpus.vertex_count,

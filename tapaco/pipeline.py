@@ -104,12 +104,13 @@ def _check_languages(opus_dir: Path, wanted: tuple[str, ...]) -> None:
                          kind="usage")
 
 
-def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...]) -> Rows:
+def candidate_rows(corpus: Corpus, graph: SentenceGraph, wanted: tuple[str, ...],
+                   workers: int = 1) -> Rows:
     """All sentences of the output languages, sorted by (language, set, document, id): the
-    rows in (document, id) order sorted by (language, set)."""
+    rows in (document, id) order sorted by (language, set) (packed on `workers` threads)."""
     set_id = np.asarray(graph.set_id, np.int64)
     lang_rank = _language_ranks(corpus, wanted)[corpus.vertex_lang]
-    return Rows(*grouped_order(graph.row_order, lang_rank, set_id))
+    return Rows(*grouped_order(graph.row_order, lang_rank, set_id, workers))
 
 
 def display_ids(corpus: Corpus, vertices: np.ndarray, several_documents: bool) -> pa.StringArray:
@@ -373,7 +374,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
                             workers=options.worker_count)
         corpus = _without_graph_inputs(corpus)
     with progress.stage("sets by language"):
-        rows = candidate_rows(corpus, graph, options.languages)
+        rows = candidate_rows(corpus, graph, options.languages, options.worker_count)
         funnel = Funnel(sorted(corpus.languages))
         funnel.record("components split by language", rows, 0, 0)
     split = None

@@ -297,3 +297,38 @@ def test_sentence_index_finds_the_last_sentence_of_each_key(sorted_keys):
     expected = [last.get(int(key), -1) for key in wanted.tolist()]
     found = text_reading.SentenceIndex(sentence_keys).positions(wanted)
     assert found.tolist() == expected
+
+
+def _reading_ahead(monkeypatch, sizes: list[int], ahead: int) -> list[int]:
+    """The sources the threads of a :class:`_ReadAhead` over sources of these sizes claim while
+    the first one's reading is held (their indexes, by when they were claimed)."""
+    held, claimed = threading.Event(), []
+    lock = threading.Lock()
+
+    def read(source, table, skip):
+        with lock:
+            claimed.append(source)
+        if source == 0:
+            held.wait(10)
+        return [], BadInputLog()
+
+    monkeypatch.setattr(link_reading, "_read_source", read)
+    monkeypatch.setattr(link_reading, "_input_bytes", lambda source: sizes[source])
+    reading = link_reading._ReadAhead(list(range(len(sizes))), None, False, 2, ahead)
+    for _ in range(200):  # until the other thread waits for room
+        threading.Event().wait(0.01)
+        if len(claimed) == reading.claimed and reading.waiting >= ahead:
+            break
+    seen = sorted(claimed)
+    held.set()
+    taken = list(reading.results())
+    reading.stop()
+    assert len(taken) == len(sizes)
+    return seen
+
+
+def test_reading_ahead_goes_past_a_large_source_by_bytes_not_by_count(monkeypatch):
+    # source 0 is slow: the other thread reads on past it while the sources claimed and not
+    # taken hold under `ahead` bytes, and claims no more once they reach it
+    assert _reading_ahead(monkeypatch, [300] + [10] * 40, 330) == list(range(4))
+    assert _reading_ahead(monkeypatch, [1] + [10] * 40, 300) == list(range(31))

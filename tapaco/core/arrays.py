@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tapaco.core.forked import map_on_threads
 from tapaco.core.hashing import first_occurrences
 from tapaco.core.text_column import TextColumn
 
@@ -74,15 +75,39 @@ def lexicographic_order(*keys: np.ndarray) -> np.ndarray:
     return order
 
 
-def grouped_order(order: np.ndarray, major: np.ndarray,
-                  minor: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _even_spans(count: int, pieces: int) -> list[tuple[int, int]]:
+    cuts = (np.arange(pieces + 1) * count // max(pieces, 1)).tolist()
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def _packed(order: np.ndarray, major: np.ndarray, minor: np.ndarray, minor_bits: int,
+            position_bits: int, workers: int) -> np.ndarray:
+    """(major + 1, minor, position in `order`) of each row of `order` in one word, a run of
+    rows on each of `workers` threads (numpy's gathers release the GIL)."""
+    packed = np.empty(len(order), np.uint64)
+
+    def pack(span: tuple[int, int]) -> None:
+        start, end = span
+        rows, part = order[start:end], packed[start:end]
+        np.add(major[rows], 1, out=part.view(np.int64), casting="unsafe")
+        part <<= np.uint64(minor_bits)
+        part |= minor[rows].astype(np.uint64)
+        part <<= np.uint64(position_bits)
+        part |= np.arange(start, end, dtype=np.uint64)
+
+    map_on_threads(pack, _even_spans(len(order), workers), workers)
+    return packed
+
+
+def grouped_order(order: np.ndarray, major: np.ndarray, minor: np.ndarray,
+                  workers: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`order` (every row once) stably sorted by (major key, minor key) (non-negative), rows
     with a negative major key left out; with each row's major key and the number of its
     (major, minor) group, from 0.
 
-    Where they fit in a word, (major + 1, minor, position in `order`) are packed and sorted;
-    the keys and groups are read back from the sorted words: the rows are gathered once in the
-    sorted order, the keys never."""
+    Where they fit in a word, (major + 1, minor, position in `order`) are packed (on `workers`
+    threads) and sorted; the keys and groups are read back from the sorted words: the rows are
+    gathered once in the sorted order (on `workers` threads), the keys never."""
     count = len(order)
     minor_bits = int(minor.max(initial=0)).bit_length()
     position_bits = max(count - 1, 0).bit_length()
@@ -91,14 +116,17 @@ def grouped_order(order: np.ndarray, major: np.ndarray,
         kept = np.flatnonzero(major >= 0)
         at = kept[lexicographic_order(major[kept], minor[kept])]
         return order[at], major[at], np.cumsum(group_starts(major[at], minor[at])) - 1
-    packed = (major[order] + 1).astype(np.uint64)
-    packed <<= np.uint64(minor_bits)
-    packed |= minor[order].astype(np.uint64)
-    packed <<= np.uint64(position_bits)
-    packed |= np.arange(count, dtype=np.uint64)
+    packed = _packed(order, major, minor, minor_bits, position_bits, workers)
     packed.sort()
     packed = packed[np.searchsorted(packed, np.uint64(1 << (minor_bits + position_bits))):]
-    rows = order[(packed & np.uint64((1 << position_bits) - 1)).view(np.int64)]
+    rows = np.empty(len(packed), order.dtype)
+
+    def gather(span: tuple[int, int]) -> None:
+        start, end = span
+        positions = packed[start:end] & np.uint64((1 << position_bits) - 1)
+        np.take(order, positions.view(np.int64), out=rows[start:end], mode="clip")
+
+    map_on_threads(gather, _even_spans(len(packed), workers), workers)
     packed >>= np.uint64(position_bits)
     group = np.cumsum(group_starts(packed)) - 1
     packed >>= np.uint64(minor_bits)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tapaco.core.errors import BadInputLog, InputError
-from tapaco.core.forked import InTurn, map_on_threads
+from tapaco.core.forked import map_on_threads
 from tapaco.core.hashing import first_occurrences
 from tapaco.core.interruptible import MOMENT, in_background
 from tapaco.core.opus import AlignmentSource
@@ -133,30 +133,48 @@ def _read_source(source: AlignmentSource, table: SideTable, skip: bool) -> Sourc
         return error, skipped
 
 
+AHEAD_BYTES = 64 << 20  # input read ahead of the source taken: ~1.1x that in link keys
+
+
+def _input_bytes(source: AlignmentSource) -> int:
+    """What a source weighs in the reading ahead: its file's size (a folder: a share of it)."""
+    try:
+        return source.path.stat().st_size if source.path.is_file() else AHEAD_BYTES >> 3
+    except OSError:
+        return 0  # (reading it reports why)
+
+
 class _ReadAhead:
-    """The sources read by `workers` daemon threads, each taking the next source left while
-    fewer than `ahead` results wait, and taken here in source order (:meth:`results`). A thread
-    is never waited for: one blocked on a file that never ends (a named pipe) does not keep an
-    interrupted or failed command from ending."""
+    """The sources read by `workers` daemon threads, each taking the next source left while the
+    sources read ahead of the one taken here (:meth:`results`, in source order) hold under
+    `ahead` bytes of input: a large file read by one thread lets the other read on past it.
+    A thread is never waited for: one blocked on a file that never ends (a named pipe) does not
+    keep an interrupted or failed command from ending."""
 
     def __init__(self, sources: list[AlignmentSource], table: SideTable, skip: bool,
                  workers: int, ahead: int) -> None:
         self.sources, self.table, self.skip = sources, table, skip
         self.done = [threading.Event() for _ in sources]
         self.outcomes: list[tuple[bool, object] | None] = [None] * len(sources)
-        self.room = threading.Semaphore(ahead)
-        self.turns = InTurn(range(len(sources)))
+        self.sizes = [_input_bytes(source) for source in sources]
+        self.room = threading.Condition()
+        self.claimed = self.waiting = 0  # sources claimed; bytes of those not yet taken
+        self.ahead = ahead
         self.stopped = False
-        self.workers = workers
         for _ in range(workers):
             threading.Thread(target=self._read, name="alignments", daemon=True).start()
 
+    def _claim(self) -> int | None:
+        with self.room:
+            self.room.wait_for(lambda: self.stopped or self.waiting < self.ahead)
+            if self.stopped or self.claimed == len(self.sources):
+                return None
+            index, self.claimed = self.claimed, self.claimed + 1
+            self.waiting += self.sizes[index]
+            return index
+
     def _read(self) -> None:
-        while True:
-            self.room.acquire()  # before claiming: the source claimed first has its room
-            index = None if self.stopped else next(self.turns.claims(), None)
-            if index is None:
-                return
+        while (index := self._claim()) is not None:
             try:
                 self.outcomes[index] = (True, _read_source(self.sources[index], self.table,
                                                            self.skip))
@@ -170,7 +188,9 @@ class _ReadAhead:
             while not done.wait(MOMENT):  # a signal's handler runs between two waits
                 pass
             read, self.outcomes[index] = self.outcomes[index], None
-            self.room.release()
+            with self.room:
+                self.waiting -= self.sizes[index]
+                self.room.notify_all()
             ok, value = read
             if not ok:
                 raise value
@@ -178,20 +198,20 @@ class _ReadAhead:
 
     def stop(self) -> None:
         """Let the threads end once their source is read."""
-        self.stopped = True
-        for _ in range(self.workers):
-            self.room.release()
+        with self.room:
+            self.stopped = True
+            self.room.notify_all()
 
 
 def _sources_read(sources: list[AlignmentSource], table: SideTable, skip: bool,
                   workers: int) -> Generator[SourceRead, None, None]:
     """What :func:`_read_source` gives of each source, in source order: read here, or by
-    `workers` threads a few sources ahead of the one taken."""
+    `workers` threads up to :data:`AHEAD_BYTES` of input ahead of the source taken."""
     if workers <= 1 or len(sources) <= 1:
         for source in sources:
             yield _read_source(source, table, skip)
         return
-    reading = _ReadAhead(sources, table, skip, workers, 4 * workers)
+    reading = _ReadAhead(sources, table, skip, workers, AHEAD_BYTES)
     try:
         yield from reading.results()
     finally:

@@ -39,8 +39,9 @@ def test_lexicographic_order_of_keys_wider_than_a_word_matches_sorted_tuples():
 
 def test_grouped_order_sorts_rows_stably_by_two_keys_and_numbers_the_groups():
     """Rows in a shuffled order come out as the sorted tuples (major, minor, position given),
-    rows whose major key is -1 left out; groups numbered where (major, minor) changes. Keys
-    too wide to pack with the positions take the lexicographic order instead."""
+    rows whose major key is -1 left out; groups numbered where (major, minor) changes, packed
+    and gathered on 1 to 3 threads. Keys too wide to pack with the positions take the
+    lexicographic order instead."""
     rng = np.random.default_rng(4)
     for major_count, minor_count in [(1, 1), (3, 50), (40, 5000), (2, 3), (0, 9), (5, 2**60)]:
         major = rng.integers(-1, major_count, 900)
@@ -50,12 +51,15 @@ def test_grouped_order_sorts_rows_stably_by_two_keys_and_numbers_the_groups():
                           if major[row] >= 0)
         pairs = [(int(a), int(b)) for a, b, _, _ in expected]
         numbers = [sorted(set(pairs)).index(pair) for pair in pairs]
-        rows, row_major, group = grouped_order(order, major, minor)
-        assert rows.tolist() == [int(row) for *_, row in expected]
-        assert row_major.tolist() == [a for a, _ in pairs]
-        assert group.tolist() == numbers
+        for workers in (1, 2, 3):
+            rows, row_major, group = grouped_order(order, major, minor, workers)
+            assert rows.tolist() == [int(row) for *_, row in expected]
+            assert row_major.tolist() == [a for a, _ in pairs]
+            assert group.tolist() == numbers
     empty = np.zeros(0, np.int64)
-    assert [part.tolist() for part in grouped_order(empty, empty, empty)] == [[], [], []]
+    for workers in (1, 2):
+        assert [part.tolist() for part in grouped_order(empty, empty, empty, workers)] == [
+            [], [], []]
 
 
 def test_group_starts():
