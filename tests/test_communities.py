@@ -377,25 +377,30 @@ def test_leiden_does_not_import_matplotlib_but_leaves_it_importable():
 @pytest.mark.parametrize("languages", [(), ("en", "fr")])
 def test_rows_after_a_split_are_sorted_as_candidate_rows_sorts_them(tmp_path, monkeypatch,
                                                                     languages):
-    """The rows moved into communities, sorted among themselves after their language's other
-    rows, are the candidate rows sorted again from the graph (the sample with sets over 3
-    split, every language or two)."""
-    compared = []
+    """The rows moved into communities, sorted among themselves and merged after their
+    language's other rows, are the candidate rows sorted again from the graph (the sample with
+    sets over 3 split, every language or two)."""
+    compared, seen = [], {}
 
-    def checked(rows, graph, moved):
-        again = pipeline.candidate_rows(corpus_of[0], graph, languages)
-        found = after_split(rows, graph, moved)
-        assert len(moved) and len(np.unique(found.lang)) > 1
+    def after_split(rows, graph, moved):
+        seen["graph"] = graph
+        return rows_after_split(rows, graph, moved)
+
+    def checked(staying, moved, at, set_id):
+        again = pipeline.candidate_rows(seen["corpus"], seen["graph"], languages)
+        found = merged_rows(staying, moved, at, set_id)
+        assert len(moved.vertex) and len(np.unique(found.lang)) > 1
         for name in ("vertex", "lang", "group"):
             assert np.array_equal(getattr(found, name), getattr(again, name)), name
-        compared.append(len(moved))
+        compared.append(len(moved.vertex))
         return found
 
-    corpus_of = []
-    after_split, split_sets = pipeline._rows_after_split, pipeline.split_sets
-    monkeypatch.setattr(pipeline, "_rows_after_split", checked)
-    monkeypatch.setattr(pipeline, "split_sets", lambda corpus, *rest: (
-        corpus_of.append(corpus), split_sets(corpus, *rest))[1])
+    rows_after_split, merged_rows = pipeline._rows_after_split, pipeline._merged_rows
+    without_graph_inputs = pipeline._without_graph_inputs
+    monkeypatch.setattr(pipeline, "_rows_after_split", after_split)
+    monkeypatch.setattr(pipeline, "_merged_rows", checked)
+    monkeypatch.setattr(pipeline, "_without_graph_inputs", lambda corpus: seen.setdefault(
+        "corpus", without_graph_inputs(corpus)))
     build(SAMPLE, tmp_path / "out", BuildOptions(FilterOptions(max_set_size=3, min_sets=1),
                                                  languages, split=SplitOptions("split")))
     assert compared
