@@ -309,8 +309,8 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
                            languages=sorted(corpus.languages), options=options.filters,
                            workers=options.worker_count, language_id=identify)
     moving = oversized_rows(graph.set_id, rows.vertex, rows.lang, options.filters.max_set_size)
-    with Forked(_leiden_split, corpus, graph, options, rows,
-                parallel=options.worker_count > 1) as leiden:
+    with Forked(_leiden_split, corpus, graph, options, rows, parallel=options.worker_count > 1,
+                forks=True) as leiden:  # the later rounds' pool
         if leiden.parallel:  # the second process has what only Leiden reads
             graph.edges = graph.number = graph.fraction = None
         with progress.stage("filters (sets not split)"):
