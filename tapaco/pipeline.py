@@ -314,14 +314,15 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
         if leiden.parallel:  # the second process has what only Leiden reads
             graph.edges = graph.number = graph.fraction = None
         with progress.stage("filters (sets not split)"):
-            staying_steps = filter_steps(rows.take(~moving))
+            staying = rows.take(~moving)
+            staying_steps = filter_steps(staying)
         with progress.stage("split oversized sets (Leiden)"):
             moved_set_ids, split = leiden.result()
             graph.set_id = graph.set_id.copy()
             graph.set_id[split.rescued_vertices] = moved_set_ids
             split = replace(split, set_id=graph.set_id)
-            staying, moved, at = _rows_after_split(rows, graph, split.rescued_vertices)
-            rows = _merged_rows(staying, moved, at, graph.set_id)
+            moved = _moved_rows(rows, moving, graph)
+            rows, at = _merged_rows(staying, moved, graph.set_id)
     funnel.record(f"(b) sets over {options.filters.max_set_size} split into Leiden "
                   "communities", rows, 0, 0)
     funnel.steps[-1]["components_split"] = split.components
@@ -333,30 +334,27 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
     return rows, steps, split
 
 
-def _rows_after_split(rows: Rows, graph: SentenceGraph,
-                      moved: np.ndarray) -> tuple[Rows, Rows, np.ndarray]:
-    """The candidate rows once the `moved` vertices (rows of oversized sets) have their
-    communities' set ids, in two parts: the rows that stay, in their order, and the moved
-    rows sorted among themselves as :func:`candidate_rows` sorts rows (groups numbered from
-    0); and where in the staying rows each moved row goes (:func:`_merged_rows`): the
-    communities' ids are above all others, so after the rest of its language's rows."""
+def _moved_rows(rows: Rows, moving: np.ndarray, graph: SentenceGraph) -> Rows:
+    """The `moving` rows (those of oversized sets) once their vertices have their
+    communities' set ids, sorted among themselves as :func:`candidate_rows` sorts rows
+    (groups numbered from 0)."""
     is_moved = np.zeros(len(graph.set_id), bool)
-    is_moved[moved] = True
-    moving = is_moved[rows.vertex]
-    staying = rows.take(~moving)
+    is_moved[rows.vertex[moving]] = True
     moved_lang = np.full(len(graph.set_id), -1, np.int64)
     moved_lang[rows.vertex[moving]] = rows.lang[moving]
-    moved_rows = Rows(*grouped_order(graph.row_order[is_moved[graph.row_order]], moved_lang,
-                                     np.asarray(graph.set_id, np.int64)))
-    return staying, moved_rows, np.searchsorted(staying.lang, moved_rows.lang, "right")
+    return Rows(*grouped_order(graph.row_order[is_moved[graph.row_order]], moved_lang,
+                               np.asarray(graph.set_id, np.int64)))
 
 
-def _merged_rows(staying: Rows, moved: Rows, at: np.ndarray, set_id: np.ndarray) -> Rows:
-    """The rows of both parts of :func:`_rows_after_split` in one, sorted as
-    :func:`candidate_rows` sorts them (groups numbered again)."""
+def _merged_rows(staying: Rows, moved: Rows, set_id: np.ndarray) -> tuple[Rows, np.ndarray]:
+    """The rows that kept their sets and the moved rows (:func:`_moved_rows`) in one, sorted as
+    :func:`candidate_rows` sorts them (groups numbered again), and where in the staying rows
+    each moved row went: the communities' ids are above all others, so after the rest of its
+    language's rows."""
+    at = np.searchsorted(staying.lang, moved.lang, "right")
     vertex = np.insert(staying.vertex, at, moved.vertex)
     lang = np.insert(staying.lang, at, moved.lang)
-    return Rows(vertex, lang, np.cumsum(group_starts(lang, set_id[vertex])) - 1)
+    return Rows(vertex, lang, np.cumsum(group_starts(lang, set_id[vertex])) - 1), at
 
 
 def _rescued(rows: Rows, split: Split, funnel: Funnel) -> dict:

@@ -382,22 +382,22 @@ def test_rows_after_a_split_are_sorted_as_candidate_rows_sorts_them(tmp_path, mo
     sets over 3 split, every language or two)."""
     compared, seen = [], {}
 
-    def after_split(rows, graph, moved):
+    def moved_rows(rows, moving, graph):
         seen["graph"] = graph
-        return rows_after_split(rows, graph, moved)
+        return original_moved_rows(rows, moving, graph)
 
-    def checked(staying, moved, at, set_id):
+    def checked(staying, moved, set_id):
         again = pipeline.candidate_rows(seen["corpus"], seen["graph"], languages)
-        found = merged_rows(staying, moved, at, set_id)
+        found, at = merged_rows(staying, moved, set_id)
         assert len(moved.vertex) and len(np.unique(found.lang)) > 1
         for name in ("vertex", "lang", "group"):
             assert np.array_equal(getattr(found, name), getattr(again, name)), name
         compared.append(len(moved.vertex))
-        return found
+        return found, at
 
-    rows_after_split, merged_rows = pipeline._rows_after_split, pipeline._merged_rows
+    original_moved_rows, merged_rows = pipeline._moved_rows, pipeline._merged_rows
     without_graph_inputs = pipeline._without_graph_inputs
-    monkeypatch.setattr(pipeline, "_rows_after_split", after_split)
+    monkeypatch.setattr(pipeline, "_moved_rows", moved_rows)
     monkeypatch.setattr(pipeline, "_merged_rows", checked)
     monkeypatch.setattr(pipeline, "_without_graph_inputs", lambda corpus: seen.setdefault(
         "corpus", without_graph_inputs(corpus)))
