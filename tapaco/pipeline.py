@@ -299,12 +299,13 @@ def _leiden_split(corpus: Corpus, graph: SentenceGraph, options: BuildOptions,
 def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
                           options: BuildOptions, progress: Progress,
                           identify: Callable[[Rows], np.ndarray] | None
-                          ) -> tuple[Rows, FilterSteps, Split]:
+                          ) -> tuple[Rows, FilterSteps, Split, dict]:
     """Replace oversized sets by their Leiden communities (graph.set_id changes). Leiden runs
     in a second process while this one runs filters (a)-(d) on the rows that keep their sets:
-    those filters decide within a set, so these rows need not wait for the split. Then the
-    same filters on the moved rows; returns the rows sorted again, the filter steps of both
-    parts merged in that order, and the split."""
+    those filters decide within a set, so these rows need not wait for the split (and with
+    `--marks`, when Leiden is still running, nor their marks). Then the same filters on the
+    moved rows; returns the rows sorted again, the filter steps of both parts merged in that
+    order, the split and the marks found (`mark_languages`'s `first_marked`)."""
     filter_steps = partial(set_filter_steps, texts=corpus.texts,
                            languages=sorted(corpus.languages), options=options.filters,
                            workers=options.worker_count, language_id=identify)
@@ -316,6 +317,11 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
         with progress.stage("filters (sets not split)"):
             staying = rows.take(~moving)
             staying_steps = filter_steps(staying)
+        marked = {}
+        if options.marks and leiden.parallel and not leiden.ready():
+            with progress.stage("marks (sets not split)"):
+                marked = _first_marks(corpus, graph, staying.take(staying_steps[-1][1]),
+                                      options.worker_count)
         with progress.stage("split oversized sets (Leiden)"):
             moved_set_ids, split = leiden.result()
             graph.set_id = graph.set_id.copy()
@@ -331,7 +337,16 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
         moved_steps = filter_steps(moved)
     steps = [(name, np.insert(left, at, moved_left))
              for (name, left), (_, moved_left) in zip(staying_steps, moved_steps)]
-    return rows, steps, split
+    return rows, steps, split, marked
+
+
+def _first_marks(corpus: Corpus, graph: SentenceGraph, rows: Rows,
+                 workers: int) -> dict[str, tuple[int, list]]:
+    """Per language, the rows kept of the sets that are not split (the first rows of its file,
+    if filter (e) keeps it) and their marks."""
+    files = language_rows(corpus, graph, rows, workers)
+    marks = mark_languages(files, parallel=workers > 1)
+    return {lang: (len(table), marks[lang]) for lang, table in files.items()}
 
 
 def _moved_rows(rows: Rows, moving: np.ndarray, graph: SentenceGraph) -> Rows:
@@ -428,9 +443,10 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     identify, identified = (_language_id_filter(corpus, sorted(corpus.languages))
                             if options.language_id else (None, None))
     split = steps = None
+    marked: dict[str, tuple[int, list]] = {}
     if options.split.splits:
-        rows, steps, split = _split_beside_filters(corpus, graph, rows, funnel, options,
-                                                   progress, identify)
+        rows, steps, split, marked = _split_beside_filters(corpus, graph, rows, funnel, options,
+                                                           progress, identify)
     graph = _without_sort_keys(graph)
     with progress.stage("filters"):
         rows, funnel = apply_filters(rows, corpus.texts, sorted(corpus.languages),
@@ -446,7 +462,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     marks = {}
     if options.marks:
         with progress.stage("marks"):
-            marks = mark_languages(files, parallel=options.worker_count > 1)
+            marks = mark_languages(files, options.worker_count > 1, marked)
             stats["marks"] = {lang: marked_share(marks[lang], files[lang]["set_id"].to_numpy())
                               for lang in marks}
     with progress.stage("write output"):

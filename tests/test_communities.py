@@ -16,7 +16,9 @@ import tapaco.pipeline as pipeline
 from tapaco.cli import main
 from tapaco.communities import SplitOptions, leiden_membership, split_oversized
 from tapaco.core.errors import OptionError
+from tapaco.core.forked import Forked
 from tapaco.filters import LANGUAGE_ID_STEP, FilterOptions
+from tapaco.marks import mark_language, marks_text
 from tapaco.pipeline import BuildOptions, build
 
 CLUSTER = 6  # en sentences per meaning cluster; two clusters exceed --max-set-size 10
@@ -411,7 +413,8 @@ def _meanings_release(opus, seed=5):
     others of its meaning; some meanings joined by one misaligned link into components whose
     en or fr part is oversized (over 10), one meaning of 13 en that Leiden cannot split. Some
     sentences are near-identical to or a one-word change of an earlier one of their meaning
-    (filters c and d); a few hold "zzz" (the planted foreign sentences)."""
+    (filters c and d); a few hold "zzz" (the planted foreign sentences); every fifth meaning
+    has a pair of en sentences that differ in he / she (marked by --marks)."""
     rng = np.random.default_rng(seed)
     words = "the a cat dog sat ran on under red blue big small house tree river".split()
     counter = iter(range(1, 10**6))
@@ -443,6 +446,10 @@ def _meanings_release(opus, seed=5):
         for lang, size in sizes.items():
             for _ in range(size):
                 sentence(lang, meaning[lang])
+        if index % 5 == 1:  # a pair that --marks marks (neutralisation:gender)
+            for pronoun in ("He", "She"):
+                meaning["en"].append(Sentence(f"s{next(counter)}", f"{pronoun} ran {index}."))
+                docs["en"].append(meaning["en"][-1])
         for lang in links:
             links[lang] += [(de.id, other.id) for de in meaning["de"] for other in meaning[lang]]
         meanings.append(meaning)
@@ -546,13 +553,24 @@ def test_split_build_filters_as_plain_loops_over_the_split_sets(opus, tmp_path, 
     monkeypatch.setattr(language_id, "judged", lambda code: code != "de")
     monkeypatch.setattr(language_id, "foreign",
                         lambda texts, code: np.array([foreign(code, t) for t in texts], bool))
+    # the sets not split are marked while Leiden runs even when it ran faster than the filters
+    monkeypatch.setattr(Forked, "ready", lambda self: False)
     root = _meanings_release(opus)
     options = BuildOptions(FilterOptions(max_set_size=10, bleu_max=50.0, min_sets=12),
-                           split=SplitOptions("split"), workers=workers, language_id=True)
+                           split=SplitOptions("split"), marks=True, workers=workers,
+                           language_id=True)
     stats = build(root, tmp_path / "out", options)
     rows, funnel, dropped = _reference_build(root, options, foreign)
     files = read_output(tmp_path / "out")
     assert {lang: [(row[0], row[2]) for row in found] for lang, found in files.items()} == rows
+    # the marks are those of each whole file, marked in one piece; split and other sets have some
+    for lang, found in files.items():
+        marks = mark_language(lang, [(int(row[0]), row[1], row[2]) for row in found])
+        path = tmp_path / "out" / "marks" / f"{lang}.tsv"
+        assert path.read_text(encoding="utf-8") == marks_text(marks)
+    english = {mark.set_id >= stats["graph"]["components"]
+               for mark in mark_language("en", [(int(r[0]), r[1], r[2]) for r in files["en"]])}
+    assert english == {False, True}
     recorded = [{key: value for key, value in step.items()
                  if key not in ("components_split", "communities", "dropped_by")}
                 for step in stats["funnel"][1:]]

@@ -193,6 +193,10 @@ class Forked(_SecondProcess):
             self._process.terminate()
             self._process.join()
 
+    def ready(self) -> bool:
+        """Whether the child has sent its result (:meth:`result` would not wait for it)."""
+        return self._receiver is not None and self._receiver.poll()
+
     def result(self) -> Any:
         """The function's return value; its exception is raised here."""
         if self._process is None:
