@@ -320,8 +320,7 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
         marked = {}
         if options.marks and leiden.parallel and not leiden.ready():
             with progress.stage("marks (sets not split)"):
-                marked = _first_marks(corpus, graph, staying.take(staying_steps[-1][1]),
-                                      options.worker_count)
+                marked = _first_marks(corpus, graph, staying.take(staying_steps[-1][1]))
         with progress.stage("split oversized sets (Leiden)"):
             moved_set_ids, split = leiden.result()
             graph.set_id = graph.set_id.copy()
@@ -340,12 +339,12 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
     return rows, steps, split, marked
 
 
-def _first_marks(corpus: Corpus, graph: SentenceGraph, rows: Rows,
-                 workers: int) -> dict[str, tuple[int, list]]:
+def _first_marks(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, tuple[int, list]]:
     """Per language, the rows kept of the sets that are not split (the first rows of its file,
-    if filter (e) keeps it) and their marks."""
-    files = language_rows(corpus, graph, rows, workers)
-    marks = mark_languages(files, parallel=workers > 1)
+    if filter (e) keeps it) and their marks, found in this process alone: the other core is
+    Leiden's."""
+    files = language_rows(corpus, graph, rows)
+    marks = mark_languages(files, parallel=False)
     return {lang: (len(table), marks[lang]) for lang, table in files.items()}
 
 
