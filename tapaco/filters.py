@@ -175,9 +175,10 @@ def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
         funnel.record("components split by language", rows, 0, 0)
     if steps is None:
         steps = set_filter_steps(rows, texts, languages, options, workers, language_id)
-    before = rows
+    before, index = rows, np.arange(len(rows.vertex))  # the rows of `rows` left so far
     for name, left in steps:
-        after = rows.take(left)
+        keep = left[index]
+        after, index = before.take(keep), index[keep]
         _record(funnel, name, before, after)
         before = after
     kept = before.take(_surviving(before.group, _language_keep(before, languages,
