@@ -130,19 +130,15 @@ def set_filter_steps(rows: Rows, texts: TextColumn, languages: list[str],
                      options: FilterOptions, workers: int = 1,
                      language_id: Callable[[Rows], np.ndarray] | None = None) -> FilterSteps:
     """Filters (a)-(d) (and `language_id`'s step) over sorted rows: each step's name and mask of
-    the rows of `rows` left after it. Every decision of these steps depends on the rows of one
-    set only, so on rows that hold whole sets they decide what they would over all rows."""
+    the rows it keeps among those the steps before it kept (sets left under two rows dissolved).
+    Every decision of these steps depends on the rows of one set only, so on rows that hold
+    whole sets they decide what they would over all rows."""
     texts = TextColumn.of(texts)
-    left = np.arange(len(rows.vertex))
     steps: FilterSteps = []
 
     def step(name: str, keep: np.ndarray) -> Rows:
-        nonlocal left
         surviving = _surviving(current.group, keep)
-        left = left[surviving]
-        mask = np.zeros(len(rows.vertex), bool)
-        mask[left] = True
-        steps.append((name, mask))
+        steps.append((name, surviving))
         return current.take(surviving)
 
     current = rows
@@ -157,6 +153,16 @@ def set_filter_steps(rows: Rows, texts: TextColumn, languages: list[str],
     step(f"(d) sentence BLEU over {options.bleu_max:g}",
          bleu_keep_mask(current.group, texts, tokenizers[current.lang], options.bleu_max,
                         workers, current.vertex))
+    return steps
+
+
+def merged_steps(first: FilterSteps, second: FilterSteps, at: np.ndarray) -> FilterSteps:
+    """The steps of rows made of two parts, `second`'s rows inserted before `first`'s rows at
+    `at` (as `np.insert` does), from each part's steps."""
+    steps = []
+    for (name, kept), (_, second_kept) in zip(first, second):
+        steps.append((name, np.insert(kept, at, second_kept)))
+        at = np.concatenate([[0], np.cumsum(kept)])[at][second_kept]
     return steps
 
 
@@ -175,10 +181,9 @@ def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
         funnel.record("components split by language", rows, 0, 0)
     if steps is None:
         steps = set_filter_steps(rows, texts, languages, options, workers, language_id)
-    before, index = rows, np.arange(len(rows.vertex))  # the rows of `rows` left so far
-    for name, left in steps:
-        keep = left[index]
-        after, index = before.take(keep), index[keep]
+    before = rows
+    for name, kept in steps:
+        after = before.take(kept)
         _record(funnel, name, before, after)
         before = after
     kept = before.take(_surviving(before.group, _language_keep(before, languages,

@@ -51,6 +51,7 @@ from tapaco.filters import (
     Funnel,
     Rows,
     apply_filters,
+    merged_steps,
     set_filter_steps,
 )
 from tapaco.graph import SentenceGraph, build_graph
@@ -320,7 +321,7 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
         marked = {}
         if options.marks and leiden.parallel and not leiden.ready():
             with progress.stage("marks (sets not split)"):
-                marked = _first_marks(corpus, graph, staying.take(staying_steps[-1][1]))
+                marked = _first_marks(corpus, graph, _rows_left(staying, staying_steps))
         with progress.stage("split oversized sets (Leiden)"):
             moved_set_ids, split = leiden.result()
             graph.set_id = graph.set_id.copy()
@@ -334,9 +335,14 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
     funnel.steps[-1]["communities"] = split.communities
     with progress.stage("filters (split sets)"):
         moved_steps = filter_steps(moved)
-    steps = [(name, np.insert(left, at, moved_left))
-             for (name, left), (_, moved_left) in zip(staying_steps, moved_steps)]
-    return rows, steps, split, marked
+    return rows, merged_steps(staying_steps, moved_steps, at), split, marked
+
+
+def _rows_left(rows: Rows, steps: FilterSteps) -> Rows:
+    """The rows that `steps` (of `rows`) leave."""
+    for _, kept in steps:
+        rows = rows.take(kept)
+    return rows
 
 
 def _first_marks(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, tuple[int, list]]:
