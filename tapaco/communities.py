@@ -177,8 +177,8 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     `row_lang`, the rows of a (language, set) consecutive as `candidate_rows` sorts them) by
     Leiden communities (the communities split again run on `workers` processes: the same sets
     for any number)."""
-    oversized_rows = _oversized_rows(set_id, row_vertex, row_lang, max_set_size)
-    components = sorted_distinct(set_id[row_vertex[oversized_rows]])
+    oversized = oversized_rows(set_id, row_vertex, row_lang, max_set_size)
+    components = sorted_distinct(set_id[row_vertex[oversized]])
     inside = _marked(components, int(set_id.max(initial=-1)) + 1)[set_id]
     vertices = np.flatnonzero(inside)
     if not len(vertices):
@@ -186,10 +186,10 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     local = np.full(len(set_id), -1, np.int64)
     local[vertices] = np.arange(len(vertices))
     chosen = simple_edges(local[edges[inside[edges[:, 0]]]])
-    moved = row_vertex[oversized_rows]
+    moved = row_vertex[oversized]
     first = leiden_membership(len(vertices), chosen, options, progress)
     community, rounds = _split_still_oversized(first.membership, chosen, local[moved],
-                                               row_lang[oversized_rows], max_set_size, options,
+                                               row_lang[oversized], max_set_size, options,
                                                progress, workers)
     # one new id per community, in the order of its smallest (number, fraction, vertex)
     order = lexicographic_order(number[vertices], fraction[vertices], vertices)
@@ -265,8 +265,8 @@ def _marked(values: np.ndarray, size: int) -> np.ndarray:
     return mask
 
 
-def _oversized_rows(set_id: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,
-                    max_set_size: int) -> np.ndarray:
+def oversized_rows(set_id: np.ndarray, row_vertex: np.ndarray, row_lang: np.ndarray,
+                   max_set_size: int) -> np.ndarray:
     """Mask of the output rows whose (language, set) group is over `max_set_size` (the rows of
     a group are consecutive)."""
     starts = group_starts(row_lang, set_id[row_vertex])

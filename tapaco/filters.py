@@ -80,22 +80,21 @@ def _run_sizes(group: np.ndarray) -> np.ndarray:
 
 
 def _surviving(group: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """The rows :func:`_apply` keeps of `keep`: kept rows of sets keeping at least two."""
+    """The rows of `keep` in sets keeping at least two of them (the others dissolve)."""
     kept = np.flatnonzero(keep)
     surviving = np.zeros(len(group), bool)
     surviving[kept[_run_sizes(group[kept]) >= 2]] = True
     return surviving
 
 
-def _apply(funnel: Funnel, step: str, rows: Rows, keep: np.ndarray) -> Rows:
-    """Keep the rows of `keep`, then drop sets left with fewer than two sentences; the funnel
-    (whose last step counted `rows`) counts every sentence and set gone in this step, those of
-    dissolved sets included."""
-    kept = rows.take(np.flatnonzero(_surviving(rows.group, keep)))
+def _record(funnel: Funnel, step: str, before: Rows, after: Rows) -> None:
+    """Record a step that left `after` of `before` (the rows the funnel's last step counted):
+    every sentence and set gone in it counts, those of dissolved sets included."""
     sets_before = funnel.steps[-1]["sets"]
-    funnel.record(step, kept, len(rows.vertex) - len(kept.vertex), 0)
+    funnel.record(step, after, len(before.vertex) - len(after.vertex), 0)
     funnel.steps[-1]["sets_dissolved"] = sets_before - funnel.steps[-1]["sets"]
-    return kept
+    if step == LANGUAGE_ID_STEP:
+        funnel.steps[-1]["dropped_by"] = "language_id"
 
 
 LANGUAGE_ID_STEP = "(a+) sentences in another language (--language-id)"
@@ -121,34 +120,72 @@ def _language_keep(rows: Rows, languages: list[str], min_sets: int) -> np.ndarra
     return sets[rows.lang] >= min_sets
 
 
+FilterSteps = list[tuple[str, np.ndarray]]
+
+
+def set_filter_steps(rows: Rows, texts: TextColumn, languages: list[str],
+                     options: FilterOptions, workers: int = 1,
+                     language_id: Callable[[Rows], np.ndarray] | None = None) -> FilterSteps:
+    """Filters (a)-(d) (and `language_id`'s step) over sorted rows: each step's name and mask of
+    the rows it keeps among those the steps before it kept (sets left under two rows dissolved).
+    Every decision of these steps depends on the rows of one set only, so on rows that hold
+    whole sets they decide what they would over all rows."""
+    texts = TextColumn.of(texts)
+    steps: FilterSteps = []
+
+    def step(name: str, keep: np.ndarray) -> Rows:
+        surviving = _surviving(current.group, keep)
+        steps.append((name, surviving))
+        return current.take(surviving)
+
+    current = rows
+    current = step("(a) single-sentence sets", _run_sizes(current.group) >= 2)
+    if language_id is not None:
+        current = step(LANGUAGE_ID_STEP, ~language_id(current))
+    current = step(f"(b) sets over {options.max_set_size}",
+                   _run_sizes(current.group) <= options.max_set_size)
+    current = step("(c) near-identical sentences",
+                   _near_identical_kept(current.group, texts, current.vertex, workers))
+    tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
+    step(f"(d) sentence BLEU over {options.bleu_max:g}",
+         bleu_keep_mask(current.group, texts, tokenizers[current.lang], options.bleu_max,
+                        workers, current.vertex))
+    return steps
+
+
+def merged_steps(first: FilterSteps, second: FilterSteps, at: np.ndarray) -> FilterSteps:
+    """The steps of rows made of two parts, `second`'s rows inserted before `first`'s rows at
+    `at` (as `np.insert` does), from each part's steps."""
+    steps = []
+    for (name, kept), (_, second_kept) in zip(first, second):
+        steps.append((name, np.insert(kept, at, second_kept)))
+        at = np.concatenate([[0], np.cumsum(kept)])[at][second_kept]
+    return steps
+
+
 def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
                   options: FilterOptions, funnel: Funnel | None = None,
                   workers: int = 1,
-                  language_id: Callable[[Rows], np.ndarray] | None = None
-                  ) -> tuple[Rows, Funnel]:
+                  language_id: Callable[[Rows], np.ndarray] | None = None,
+                  steps: FilterSteps | None = None) -> tuple[Rows, Funnel]:
     """Run filters (a)-(e) over sorted rows; return the kept rows and the funnel (`funnel`, when
     given, already holds the steps before the filters, the last one counting `rows`). Filters
     (c) and (d) run their compiled kernels on `workers` threads, over the texts' UTF-8.
-    `language_id`: the rows written in another language, dropped after (a)."""
-    texts = TextColumn.of(texts)
+    `language_id`: the rows written in another language, dropped after (a). `steps`: what
+    :func:`set_filter_steps` gives for `rows`, when already found (in parts, each of whole
+    sets); only (e) is left to run."""
     if funnel is None:
         funnel = Funnel(languages)
         funnel.record("components split by language", rows, 0, 0)
-    sizes = _run_sizes(rows.group)
-    rows = _apply(funnel, "(a) single-sentence sets", rows, sizes >= 2)
-    if language_id is not None:
-        rows = _apply(funnel, LANGUAGE_ID_STEP, rows, ~language_id(rows))
-        funnel.steps[-1]["dropped_by"] = "language_id"
-    sizes = _run_sizes(rows.group)
-    rows = _apply(funnel, f"(b) sets over {options.max_set_size}", rows,
-                  sizes <= options.max_set_size)
-    rows = _apply(funnel, "(c) near-identical sentences", rows,
-                  _near_identical_kept(rows.group, texts, rows.vertex, workers))
-    tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
-    rows = _apply(funnel, f"(d) sentence BLEU over {options.bleu_max:g}", rows,
-                  bleu_keep_mask(rows.group, texts, tokenizers[rows.lang], options.bleu_max,
-                                 workers, rows.vertex))
-    rows = _apply(funnel, f"(e) languages with fewer than {options.min_sets} "
-                  f"{'set' if options.min_sets == 1 else 'sets'}", rows,
-                  _language_keep(rows, languages, options.min_sets))
-    return rows, funnel
+    if steps is None:
+        steps = set_filter_steps(rows, texts, languages, options, workers, language_id)
+    before = rows
+    for name, kept in steps:
+        after = before.take(kept)
+        _record(funnel, name, before, after)
+        before = after
+    kept = before.take(_surviving(before.group, _language_keep(before, languages,
+                                                              options.min_sets)))
+    _record(funnel, f"(e) languages with fewer than {options.min_sets} "
+            f"{'set' if options.min_sets == 1 else 'sets'}", before, kept)
+    return kept, funnel

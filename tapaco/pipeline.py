@@ -17,14 +17,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tapaco import build_kernels
-from tapaco.communities import Split, SplitOptions, split_oversized
+from tapaco.communities import Split, SplitOptions, oversized_rows, split_oversized
 from tapaco.core import language_id
 from tapaco.core.arrays import garbage_collector_paused, group_starts, grouped_order
 from tapaco.core.compile_ahead import compiled_ahead
 from tapaco.core.dataset_card import check_formats, write_parquet
 from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
-from tapaco.core.forked import largest_child_peak_rss_mib, map_on_threads, usable_cores
+from tapaco.core.forked import (
+    Forked,
+    largest_child_peak_rss_mib,
+    map_on_threads,
+    usable_cores,
+)
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.options import check_range
 from tapaco.core.opus import FOLDERS, find_alignment_sources
@@ -40,7 +45,15 @@ from tapaco.export import (
     parquet_path,
     stats_markdown,
 )
-from tapaco.filters import FilterOptions, Funnel, Rows, apply_filters
+from tapaco.filters import (
+    FilterOptions,
+    FilterSteps,
+    Funnel,
+    Rows,
+    apply_filters,
+    merged_steps,
+    set_filter_steps,
+)
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.marks import mark_languages, marked_share, marks_text
 from tapaco.read import Corpus, read_corpus
@@ -276,37 +289,93 @@ def build_options(settings: dict) -> BuildOptions:
         language_id=bool(settings.get("language_id", False)))
 
 
-def _split(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
-           options: BuildOptions, progress: Progress) -> tuple[Rows, Split]:
-    """Replace oversized sets by their Leiden communities (graph.set_id changes); returns the
-    rows sorted again and the split."""
-    split = split_sets(corpus, graph, options, rows, progress)
-    graph.set_id = split.set_id
-    rows = _rows_after_split(rows, graph, split.rescued_vertices)
+def _leiden_split(corpus: Corpus, graph: SentenceGraph, options: BuildOptions,
+                  rows: Rows) -> tuple[np.ndarray, Split]:
+    """:func:`split_sets` as the second process sends it back: the new set ids of the moved
+    vertices (`rescued_vertices`), and the split without its per-vertex arrays (the build
+    reads no community id; `tapaco explain` makes its own split)."""
+    split = split_sets(corpus, graph, options, rows)
+    return split.set_id[split.rescued_vertices], replace(split, set_id=None, community_id=None)
+
+
+def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
+                          options: BuildOptions, progress: Progress,
+                          identify: Callable[[Rows], np.ndarray] | None
+                          ) -> tuple[Rows, FilterSteps, Split, dict]:
+    """Replace oversized sets by their Leiden communities (graph.set_id changes). Leiden runs
+    in a second process while this one runs filters (a)-(d) on the rows that keep their sets:
+    those filters decide within a set, so these rows need not wait for the split (and with
+    `--marks`, when Leiden is still running, nor their marks). Then the same filters on the
+    moved rows; returns the rows sorted again, the filter steps of both parts merged in that
+    order, the split and the marks found (`mark_languages`'s `first_marked`)."""
+    filter_steps = partial(set_filter_steps, texts=corpus.texts,
+                           languages=sorted(corpus.languages), options=options.filters,
+                           workers=options.worker_count, language_id=identify)
+    moving = oversized_rows(graph.set_id, rows.vertex, rows.lang, options.filters.max_set_size)
+    with Forked(_leiden_split, corpus, graph, options, rows, parallel=options.worker_count > 1,
+                forks=True) as leiden:  # the later rounds' pool
+        if leiden.parallel:  # the second process has what only Leiden reads
+            graph.edges = graph.number = graph.fraction = None
+        with progress.stage("filters (sets not split)"):
+            staying = rows.take(~moving)
+            staying_steps = filter_steps(staying)
+        marked = {}
+        if options.marks and leiden.parallel and not leiden.ready():
+            with progress.stage("marks (sets not split)"):
+                marked = _first_marks(corpus, graph, _rows_left(staying, staying_steps))
+        with progress.stage("split oversized sets (Leiden)"):
+            moved_set_ids, split = leiden.result()
+            graph.set_id = graph.set_id.copy()
+            graph.set_id[split.rescued_vertices] = moved_set_ids
+            split = replace(split, set_id=graph.set_id)
+            moved = _moved_rows(rows, moving, graph)
+            rows, at = _merged_rows(staying, moved, graph.set_id)
     funnel.record(f"(b) sets over {options.filters.max_set_size} split into Leiden "
                   "communities", rows, 0, 0)
     funnel.steps[-1]["components_split"] = split.components
     funnel.steps[-1]["communities"] = split.communities
-    return rows, split
+    with progress.stage("filters (split sets)"):
+        moved_steps = filter_steps(moved)
+    return rows, merged_steps(staying_steps, moved_steps, at), split, marked
 
 
-def _rows_after_split(rows: Rows, graph: SentenceGraph, moved: np.ndarray) -> Rows:
-    """The candidate rows sorted again as :func:`candidate_rows` sorts them, once the `moved`
-    vertices (rows of oversized sets) have their communities' set ids: every other row keeps
-    its place, and those ids are above all others, so the moved rows only need sorting among
-    themselves and go after the rest of their language's rows."""
+def _rows_left(rows: Rows, steps: FilterSteps) -> Rows:
+    """The rows that `steps` (of `rows`) leave."""
+    for _, kept in steps:
+        rows = rows.take(kept)
+    return rows
+
+
+def _first_marks(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, tuple[int, list]]:
+    """Per language, the rows kept of the sets that are not split (the first rows of its file,
+    if filter (e) keeps it) and their marks, found in this process alone: the other core is
+    Leiden's."""
+    files = language_rows(corpus, graph, rows)
+    marks = mark_languages(files, parallel=False)
+    return {lang: (len(table), marks[lang]) for lang, table in files.items()}
+
+
+def _moved_rows(rows: Rows, moving: np.ndarray, graph: SentenceGraph) -> Rows:
+    """The `moving` rows (those of oversized sets) once their vertices have their
+    communities' set ids, sorted among themselves as :func:`candidate_rows` sorts rows
+    (groups numbered from 0)."""
     is_moved = np.zeros(len(graph.set_id), bool)
-    is_moved[moved] = True
-    moving = is_moved[rows.vertex]
-    staying = rows.take(~moving)
+    is_moved[rows.vertex[moving]] = True
     moved_lang = np.full(len(graph.set_id), -1, np.int64)
     moved_lang[rows.vertex[moving]] = rows.lang[moving]
-    vertices, langs, _ = grouped_order(graph.row_order[is_moved[graph.row_order]], moved_lang,
-                                       np.asarray(graph.set_id, np.int64))
-    at = np.searchsorted(staying.lang, langs, "right")
-    vertex = np.insert(staying.vertex, at, vertices)
-    lang = np.insert(staying.lang, at, langs)
-    return Rows(vertex, lang, np.cumsum(group_starts(lang, graph.set_id[vertex])) - 1)
+    return Rows(*grouped_order(graph.row_order[is_moved[graph.row_order]], moved_lang,
+                               np.asarray(graph.set_id, np.int64)))
+
+
+def _merged_rows(staying: Rows, moved: Rows, set_id: np.ndarray) -> tuple[Rows, np.ndarray]:
+    """The rows that kept their sets and the moved rows (:func:`_moved_rows`) in one, sorted as
+    :func:`candidate_rows` sorts them (groups numbered again), and where in the staying rows
+    each moved row went: the communities' ids are above all others, so after the rest of its
+    language's rows."""
+    at = np.searchsorted(staying.lang, moved.lang, "right")
+    vertex = np.insert(staying.vertex, at, moved.vertex)
+    lang = np.insert(staying.lang, at, moved.lang)
+    return Rows(vertex, lang, np.cumsum(group_starts(lang, set_id[vertex])) - 1), at
 
 
 def _rescued(rows: Rows, split: Split, funnel: Funnel) -> dict:
@@ -336,15 +405,15 @@ def _language_id_filter(corpus: Corpus, languages: list[str]
         bounds = np.flatnonzero(group_starts(rows.lang)).tolist() + [len(rows.lang)]
         for start, end in zip(bounds[:-1], bounds[1:]):
             lang = languages[rows.lang[start]]
-            if not language_id.judged(lang):
-                counts.not_judged[lang] = end - start
+            if not language_id.judged(lang):  # the rows may come in parts: counts add up
+                counts.not_judged[lang] = counts.not_judged.get(lang, 0) + end - start
                 continue
             for first in range(start, end, language_id.BATCH):
                 last = min(first + language_id.BATCH, end)
                 texts = corpus.texts.take(rows.vertex[first:last]).arrow().to_pylist()
                 result[first:last] = language_id.foreign(texts, lang)
-            counts.judged[lang] = end - start
-            counts.dropped[lang] = int(result[start:end].sum())
+            counts.judged[lang] = counts.judged.get(lang, 0) + end - start
+            counts.dropped[lang] = counts.dropped.get(lang, 0) + int(result[start:end].sum())
         return result
 
     return foreign, counts
@@ -377,16 +446,18 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
         rows = candidate_rows(corpus, graph, options.languages, options.worker_count)
         funnel = Funnel(sorted(corpus.languages))
         funnel.record("components split by language", rows, 0, 0)
-    split = None
-    if options.split.splits:
-        with progress.stage("split oversized sets (Leiden)"):
-            rows, split = _split(corpus, graph, rows, funnel, options, progress)
-    graph = _without_sort_keys(graph)
     identify, identified = (_language_id_filter(corpus, sorted(corpus.languages))
                             if options.language_id else (None, None))
+    split = steps = None
+    marked: dict[str, tuple[int, list]] = {}
+    if options.split.splits:
+        rows, steps, split, marked = _split_beside_filters(corpus, graph, rows, funnel, options,
+                                                           progress, identify)
+    graph = _without_sort_keys(graph)
     with progress.stage("filters"):
         rows, funnel = apply_filters(rows, corpus.texts, sorted(corpus.languages),
-                                     options.filters, funnel, options.worker_count, identify)
+                                     options.filters, funnel, options.worker_count, identify,
+                                     steps)
     with progress.stage("output rows"):
         rescued = None if split is None else _rescued(rows, split, funnel)
         stats = _statistics(corpus, graph, funnel, log, options, provenance, rescued,
@@ -397,7 +468,7 @@ def _build(read: Callable[[], Corpus], log: BadInputLog, output: OutputFolder,
     marks = {}
     if options.marks:
         with progress.stage("marks"):
-            marks = mark_languages(files, parallel=options.worker_count > 1)
+            marks = mark_languages(files, options.worker_count > 1, marked)
             stats["marks"] = {lang: marked_share(marks[lang], files[lang]["set_id"].to_numpy())
                               for lang in marks}
     with progress.stage("write output"):

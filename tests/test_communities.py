@@ -16,7 +16,9 @@ import tapaco.pipeline as pipeline
 from tapaco.cli import main
 from tapaco.communities import SplitOptions, leiden_membership, split_oversized
 from tapaco.core.errors import OptionError
-from tapaco.filters import FilterOptions
+from tapaco.core.forked import Forked
+from tapaco.filters import LANGUAGE_ID_STEP, FilterOptions
+from tapaco.marks import mark_language, marks_text
 from tapaco.pipeline import BuildOptions, build
 
 CLUSTER = 6  # en sentences per meaning cluster; two clusters exceed --max-set-size 10
@@ -377,25 +379,207 @@ def test_leiden_does_not_import_matplotlib_but_leaves_it_importable():
 @pytest.mark.parametrize("languages", [(), ("en", "fr")])
 def test_rows_after_a_split_are_sorted_as_candidate_rows_sorts_them(tmp_path, monkeypatch,
                                                                     languages):
-    """The rows moved into communities, sorted among themselves after their language's other
-    rows, are the candidate rows sorted again from the graph (the sample with sets over 3
-    split, every language or two)."""
-    compared = []
+    """The rows moved into communities, sorted among themselves and merged after their
+    language's other rows, are the candidate rows sorted again from the graph (the sample with
+    sets over 3 split, every language or two)."""
+    compared, seen = [], {}
 
-    def checked(rows, graph, moved):
-        again = pipeline.candidate_rows(corpus_of[0], graph, languages)
-        found = after_split(rows, graph, moved)
-        assert len(moved) and len(np.unique(found.lang)) > 1
+    def moved_rows(rows, moving, graph):
+        seen["graph"] = graph
+        return original_moved_rows(rows, moving, graph)
+
+    def checked(staying, moved, set_id):
+        again = pipeline.candidate_rows(seen["corpus"], seen["graph"], languages)
+        found, at = merged_rows(staying, moved, set_id)
+        assert len(moved.vertex) and len(np.unique(found.lang)) > 1
         for name in ("vertex", "lang", "group"):
             assert np.array_equal(getattr(found, name), getattr(again, name)), name
-        compared.append(len(moved))
-        return found
+        compared.append(len(moved.vertex))
+        return found, at
 
-    corpus_of = []
-    after_split, split_sets = pipeline._rows_after_split, pipeline.split_sets
-    monkeypatch.setattr(pipeline, "_rows_after_split", checked)
-    monkeypatch.setattr(pipeline, "split_sets", lambda corpus, *rest: (
-        corpus_of.append(corpus), split_sets(corpus, *rest))[1])
+    original_moved_rows, merged_rows = pipeline._moved_rows, pipeline._merged_rows
+    without_graph_inputs = pipeline._without_graph_inputs
+    monkeypatch.setattr(pipeline, "_moved_rows", moved_rows)
+    monkeypatch.setattr(pipeline, "_merged_rows", checked)
+    monkeypatch.setattr(pipeline, "_without_graph_inputs", lambda corpus: seen.setdefault(
+        "corpus", without_graph_inputs(corpus)))
     build(SAMPLE, tmp_path / "out", BuildOptions(FilterOptions(max_set_size=3, min_sets=1),
                                                  languages, split=SplitOptions("split")))
     assert compared
+
+
+def _meanings_release(opus, seed=5):
+    """Meanings of 1-7 en, 1-5 fr, 0-2 es and 1-3 de (pivot) sentences, de linked to all the
+    others of its meaning; some meanings joined by one misaligned link into components whose
+    en or fr part is oversized (over 10), one meaning of 13 en that Leiden cannot split. Some
+    sentences are near-identical to or a one-word change of an earlier one of their meaning
+    (filters c and d); a few hold "zzz" (the planted foreign sentences); every fifth meaning
+    has a pair of en sentences that differ in he / she (marked by --marks)."""
+    rng = np.random.default_rng(seed)
+    words = "the a cat dog sat ran on under red blue big small house tree river".split()
+    counter = iter(range(1, 10**6))
+    docs = {lang: [] for lang in ("en", "fr", "es", "de")}
+    links = {lang: [] for lang in ("en", "fr", "es")}
+    meanings = []
+
+    def sentence(lang, earlier):
+        number = next(counter)
+        if earlier and rng.random() < 0.25:  # near-identical: case and punctuation
+            text = earlier[int(rng.integers(len(earlier)))].text.upper().rstrip(".") + " !"
+        elif earlier and rng.random() < 0.25:  # one word changed at the end: BLEU over 50
+            base = earlier[int(rng.integers(len(earlier)))].text.rstrip(".").split()
+            text = " ".join([*base[:-1], f"x{number}"]) + "."
+        else:
+            text = " ".join([*rng.choice(words, 6), f"{lang}{number}"]) + "."
+        if rng.random() < 0.04:
+            text = text.rstrip(".") + " zzz."
+        made = Sentence(f"s{number}", text)
+        docs[lang].append(made)
+        earlier.append(made)
+        return made
+
+    for index in range(70):
+        sizes = {"en": 13 if index == 7 else int(rng.integers(1, 8)),
+                 "fr": int(rng.integers(1, 6)), "es": int(rng.integers(0, 3) * (index % 4 == 0)),
+                 "de": int(rng.integers(1, 4))}
+        meaning = {lang: [] for lang in sizes}
+        for lang, size in sizes.items():
+            for _ in range(size):
+                sentence(lang, meaning[lang])
+        if index % 5 == 1:  # a pair that --marks marks (neutralisation:gender)
+            for pronoun in ("He", "She"):
+                meaning["en"].append(Sentence(f"s{next(counter)}", f"{pronoun} ran {index}."))
+                docs["en"].append(meaning["en"][-1])
+        for lang in links:
+            links[lang] += [(de.id, other.id) for de in meaning["de"] for other in meaning[lang]]
+        meanings.append(meaning)
+    for index in range(0, 60, 3):  # join meanings index, index + 1 (and + 2 every other time)
+        for other in (index + 1, index + 2)[:1 + (index % 2)]:
+            links["en"].append((meanings[other]["de"][0].id, meanings[index]["en"][0].id))
+    for lang, made in docs.items():
+        opus.sentences(f"{lang}/tatoeba.xml.gz", *made)
+    for lang, pairs in links.items():
+        opus.links(f"de-{lang}", "de/tatoeba.xml.gz", f"{lang}/tatoeba.xml.gz", pairs)
+    return opus.write()
+
+
+def _reference_build(root, options, foreign):
+    """The sets after the split (Leiden's ids from `split_sets`), then filters (a)-(e) by
+    plain loops over each set, written from the paper (tests/independent.py's near-identical
+    key and sacrebleu; `foreign(lang, text)` judges for --language-id): the output rows per
+    language as (set id, text), the funnel from the split onwards as stats.json records it,
+    and how many sentences were judged foreign."""
+    from independent import near_identical
+    from sacrebleu.metrics import BLEU
+
+    from tapaco.core.errors import BadInputLog
+    from tapaco.core.progress import Progress
+    from tapaco.graph import build_graph
+    from tapaco.read import read_corpus
+
+    corpus = read_corpus(root, BadInputLog(False), Progress(enabled=False), "raw")
+    graph = build_graph(corpus, keep_edges=True)
+    set_id = pipeline.split_sets(corpus, graph, options).set_id
+    texts = corpus.texts.take(np.arange(len(set_id))).arrow().to_pylist()
+    place = np.empty(len(set_id), np.int64)
+    place[graph.row_order] = np.arange(len(set_id))
+    languages = sorted(corpus.languages)
+    sets = {}
+    for vertex in sorted(range(len(set_id)), key=lambda v: place[v]):
+        lang = corpus.languages[corpus.vertex_lang[vertex]]
+        sets.setdefault((lang, int(set_id[vertex])), []).append(vertex)
+    bleu = BLEU(smooth_method="floor", smooth_value=0.1, effective_order=True)
+    limits = options.filters
+
+    def near_identical_kept(_, members):
+        keys = [near_identical(texts[v]) for v in members]
+        return [v for i, v in enumerate(members) if keys[i] not in keys[:i]]
+
+    def bleu_kept(_, members):
+        kept = []
+        for v in members:
+            if all(bleu.sentence_score(texts[v], [texts[k]]).score <= limits.bleu_max
+                   for k in kept):
+                kept.append(v)
+        return kept
+
+    steps = [
+        ("(a) single-sentence sets", lambda _, m: m if len(m) >= 2 else []),
+        (LANGUAGE_ID_STEP, lambda key, m: [v for v in m if not foreign(key[0], texts[v])
+                                           or dropped.append(v)]),
+        (f"(b) sets over {limits.max_set_size}",
+         lambda _, m: m if len(m) <= limits.max_set_size else []),
+        ("(c) near-identical sentences", near_identical_kept),
+        (f"(d) sentence BLEU over {limits.bleu_max:g}", bleu_kept),
+        (f"(e) languages with fewer than {limits.min_sets} sets",
+         lambda key, m: m if sum(k[0] == key[0] for k in sets) >= limits.min_sets else []),
+    ]
+    funnel, dropped = [], []
+
+    def record(step, removed, dissolved):
+        per_language = {lang: {"sets": sum(k[0] == lang for k in sets),
+                               "sentences": sum(len(m) for k, m in sets.items() if k[0] == lang)}
+                        for lang in languages}
+        funnel.append({"step": step, "sentences_removed": removed, "sets_dissolved": dissolved,
+                       "sets": len(sets), "sentences": sum(len(m) for m in sets.values()),
+                       "per_language": {lang: counts for lang, counts in per_language.items()
+                                        if counts["sentences"]}})
+
+    record(f"(b) sets over {limits.max_set_size} split into Leiden communities", 0, 0)
+    for step, keep in steps:
+        before = (sum(len(m) for m in sets.values()), len(sets))
+        after = {key: keep(key, members) for key, members in sets.items()}
+        sets = {key: members for key, members in after.items() if len(members) >= 2}
+        record(step, before[0] - sum(len(m) for m in sets.values()), before[1] - len(sets))
+    rows = {lang: [(str(set_id[v]), texts[v]) for key in sorted(sets) if key[0] == lang
+                   for v in sets[key]] for lang in languages}
+    return {lang: found for lang, found in rows.items() if found}, funnel, len(dropped)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_split_build_filters_as_plain_loops_over_the_split_sets(opus, tmp_path, monkeypatch,
+                                                                workers):
+    """With --oversized split (Leiden beside the filters where there are two cores), the output
+    rows and every funnel step are those of filters (a)-(e) written as plain loops over the
+    sets after the split; --language-id (a planted identifier) and --min-sets (dropping es)
+    matter too, and so do filters b, c and d on both the split and the other sets."""
+    from tapaco.core import language_id
+
+    def foreign(lang, text):  # de is a language the planted identifier does not know
+        return lang != "de" and "zzz" in text
+
+    monkeypatch.setattr(language_id, "check_available", lambda: None)
+    monkeypatch.setattr(language_id, "identifier_version", lambda: "planted")
+    monkeypatch.setattr(language_id, "judged", lambda code: code != "de")
+    monkeypatch.setattr(language_id, "foreign",
+                        lambda texts, code: np.array([foreign(code, t) for t in texts], bool))
+    # the sets not split are marked while Leiden runs even when it ran faster than the filters
+    monkeypatch.setattr(Forked, "ready", lambda self: False)
+    root = _meanings_release(opus)
+    options = BuildOptions(FilterOptions(max_set_size=10, bleu_max=50.0, min_sets=12),
+                           split=SplitOptions("split"), marks=True, workers=workers,
+                           language_id=True)
+    stats = build(root, tmp_path / "out", options)
+    rows, funnel, dropped = _reference_build(root, options, foreign)
+    files = read_output(tmp_path / "out")
+    assert {lang: [(row[0], row[2]) for row in found] for lang, found in files.items()} == rows
+    # the marks are those of each whole file, marked in one piece; split and other sets have some
+    for lang, found in files.items():
+        marks = mark_language(lang, [(int(row[0]), row[1], row[2]) for row in found])
+        path = tmp_path / "out" / "marks" / f"{lang}.tsv"
+        assert path.read_text(encoding="utf-8") == marks_text(marks)
+    english = {mark.set_id >= stats["graph"]["components"]
+               for mark in mark_language("en", [(int(r[0]), r[1], r[2]) for r in files["en"]])}
+    assert english == {False, True}
+    recorded = [{key: value for key, value in step.items()
+                 if key not in ("components_split", "communities", "dropped_by")}
+                for step in stats["funnel"][1:]]
+    for step in recorded:
+        step["per_language"] = stats["funnel_per_language"][step["step"]]
+    assert recorded == funnel
+    # what makes the comparison worth it: every filter removes rows, es goes by (e)
+    assert all(step["sentences_removed"] for step in funnel[1:])
+    assert "es" in funnel[-2]["per_language"] and "es" not in rows
+    assert stats["oversized_split"]["sets_rescued"] > 0
+    assert len(stats["oversized_split"]["leiden_rounds"]) > 1  # a community split again
+    assert stats["language_id"]["dropped"] == dropped

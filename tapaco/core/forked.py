@@ -166,10 +166,12 @@ class Forked(_SecondProcess):
     """`function(*args)` started in a forked child process (or deferred, where it cannot be).
 
     Use it as a context manager: leaving the block before :meth:`result` (an error in this
-    process's part) stops the child.
+    process's part) stops the child. `forks`: the function starts processes of its own (a
+    daemonic child may not; the block still stops it, and it still dies with this process).
     """
 
-    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True) -> None:
+    def __init__(self, function: Callable[..., Any], *args: Any, parallel: bool = True,
+                 forks: bool = False) -> None:
         self._function, self._args = function, args
         self._process = self._receiver = None
         self.child_peak_rss_mib = 0.0
@@ -178,7 +180,7 @@ class Forked(_SecondProcess):
             self._receiver, sender = context.Pipe(duplex=False)
             self._process = context.Process(
                 target=_run_and_send, args=(function, args, os.getpid(), self._receiver, sender),
-                daemon=True)
+                daemon=not forks)
             with _stops_held():
                 self._process.start()
             sender.close()
@@ -190,6 +192,10 @@ class Forked(_SecondProcess):
             self._receiver = None
             self._process.terminate()
             self._process.join()
+
+    def ready(self) -> bool:
+        """Whether the child has sent its result (:meth:`result` would not wait for it)."""
+        return self._receiver is not None and self._receiver.poll()
 
     def result(self) -> Any:
         """The function's return value; its exception is raised here."""

@@ -143,11 +143,17 @@ def _chunk_marks(chunk: _Chunk, files: dict[str, pa.Table]) -> list[Mark]:
     return _marks(chunk.lang, files[chunk.lang].slice(chunk.start, chunk.end - chunk.start))
 
 
-def mark_languages(files: dict[str, pa.Table], parallel: bool = True) -> dict[str, list[Mark]]:
+def mark_languages(files: dict[str, pa.Table], parallel: bool = True,
+                   first_marked: dict[str, tuple[int, list[Mark]]] | None = None
+                   ) -> dict[str, list[Mark]]:
     """:func:`mark_language` of every language file (a table of its rows). Chunks of whole sets
     are claimed from the front of the list by this process and from the back by a forked one
     (`parallel`, where two cores are free) until the two meet; the marks are put back in file
-    order, the same either way."""
+    order, the same either way. `first_marked`: per language, how many of its first rows (whole
+    sets) were marked already, and their marks; only the rows after them are marked here."""
+    first_marked = first_marked or {}
+    files = {lang: table.slice(first_marked[lang][0]) if lang in first_marked else table
+             for lang, table in files.items()}
     chunks = _chunks(files)
     for lang in files:  # tables, kernel and classes loaded once, before the fork
         line_screen(language_rules(lang), "", 1)
@@ -156,7 +162,8 @@ def mark_languages(files: dict[str, pa.Table], parallel: bool = True) -> dict[st
                 parallel=parallel and len(chunks) > 1) as second:
         marks_of = {index: _chunk_marks(chunks[index], files) for index in claims.front()}
         marks_of.update(second.result())
-    marks: dict[str, list[Mark]] = {lang: [] for lang in files}
+    marks: dict[str, list[Mark]] = {lang: list(first_marked.get(lang, (0, []))[1])
+                                    for lang in files}
     for index, chunk in enumerate(chunks):
         marks[chunk.lang] += marks_of[index]
     return marks
