@@ -124,6 +124,7 @@ def grouped_order(order: np.ndarray, major: np.ndarray, minor: np.ndarray,
     def gather(span: tuple[int, int]) -> None:
         start, end = span
         positions = packed[start:end] & np.uint64((1 << position_bits) - 1)
+        # "clip": with the default "raise", numpy buffers `out` (the positions are all valid)
         np.take(order, positions.view(np.int64), out=rows[start:end], mode="clip")
 
     map_on_threads(gather, _even_spans(len(packed), workers), workers)
