@@ -107,9 +107,23 @@ def simple_edges(edges: np.ndarray) -> np.ndarray:
 def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOptions,
                       progress: Progress | None = None) -> Leiden:
     """Leiden communities of a graph given as an (m, 2) edge array, multiple edges merged."""
+    return _leiden_of_simple(vertex_count, simple_edges(edges), options, progress)
+
+
+def _graph(vertex_count: int, simple: np.ndarray):  # noqa: ANN202 - igraph is imported lazily
+    """The igraph graph of simple edges, edge ids in their order. python-igraph's wheel takes
+    an edge list as Python pairs only (a numpy array goes through `tolist()`): two lists of
+    ints zipped are the cheapest such pairs (zip reuses one tuple)."""
+    graph = _igraph().Graph(vertex_count)
+    graph.add_edges(zip(simple[:, 0].tolist(), simple[:, 1].tolist()))
+    return graph
+
+
+def _leiden_of_simple(vertex_count: int, simple: np.ndarray, options: SplitOptions,
+                      progress: Progress | None = None) -> Leiden:
+    """:func:`leiden_membership` of edges already simple (as :func:`simple_edges` makes them)."""
     igraph = _igraph()
-    graph = igraph.Graph(vertex_count)
-    graph.add_edges(simple_edges(edges))
+    graph = _graph(vertex_count, simple)
     random.seed(options.seed)
     membership, quality = None, -math.inf
     for iteration in range(1, MAX_ITERATIONS + 1):
@@ -130,10 +144,10 @@ def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOption
 
 def _leiden_runs(graphs: list[tuple[int, np.ndarray]], options: SplitOptions, workers: int,
                  progress: Progress | None = None) -> list[Leiden]:
-    """Leiden on each (vertex count, edges) graph, in their order; on `workers` forked
+    """Leiden on each (vertex count, simple edges) graph, in their order; on `workers` forked
     processes, the largest graphs first for balance (each run seeds the generator itself, so
     where and in which order runs go changes nothing)."""
-    runs = [partial(leiden_membership, vertices, edges, options) for vertices, edges in graphs]
+    runs = [partial(_leiden_of_simple, vertices, edges, options) for vertices, edges in graphs]
     if workers < 2 or len(runs) < 2 or not can_fork():
         return [run(progress=progress) for run in runs]
     largest_first = sorted(range(len(runs)), key=lambda index: -len(graphs[index][1]))
@@ -187,7 +201,7 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     local[vertices] = np.arange(len(vertices))
     chosen = simple_edges(local[edges[inside[edges[:, 0]]]])
     moved = row_vertex[oversized]
-    first = leiden_membership(len(vertices), chosen, options, progress)
+    first = _leiden_of_simple(len(vertices), chosen, options, progress)
     community, rounds = _split_still_oversized(first.membership, chosen, local[moved],
                                                row_lang[oversized], max_set_size, options,
                                                progress, workers)
@@ -240,21 +254,24 @@ def _subgraphs(community: np.ndarray, edges: np.ndarray,
                labels: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """For each of the (sorted) `labels`: the label, its vertices in increasing order and the
     edges between them (in their order in `edges`) numbered by position in those vertices;
-    found for all labels in one pass over the edges, not one per label."""
+    found for all labels in one pass over the edges, not one per label (grouped by packed
+    sorts: numpy's stable argsort of int64 took four times as long)."""
     nodes = np.flatnonzero(_marked(labels, community.max() + 1)[community])
-    nodes = nodes[np.argsort(community[nodes], kind="stable")]
+    nodes = nodes[lexicographic_order(community[nodes])]
     node_bounds = np.searchsorted(community[nodes], labels, "right")
     node_starts = np.append(0, node_bounds[:-1])
     position = np.full(len(community), -1, np.int64)
     position[nodes] = np.arange(len(nodes)) - np.repeat(node_starts, node_bounds - node_starts)
-    source = community[edges[:, 0]]
-    inner = edges[(source == community[edges[:, 1]]) & (position[edges[:, 0]] >= 0)]
-    inner = inner[np.argsort(community[inner[:, 0]], kind="stable")]
-    edge_bounds = np.searchsorted(community[inner[:, 0]], labels, "right")
+    source, target = edges[:, 0], edges[:, 1]
+    edge_label = community[source]
+    inner = np.flatnonzero((edge_label == community[target]) & (position[source] >= 0))
+    inner = inner[lexicographic_order(edge_label[inner])]
+    edge_bounds = np.searchsorted(edge_label[inner], labels, "right")
     edge_starts = np.append(0, edge_bounds[:-1])
+    inner_edges = np.stack([position[source[inner]], position[target[inner]]], 1)
     for label, n0, n1, e0, e1 in zip(labels.tolist(), node_starts, node_bounds, edge_starts,
                                      edge_bounds):
-        yield label, nodes[n0:n1], position[inner[e0:e1]]
+        yield label, nodes[n0:n1], inner_edges[e0:e1]
 
 
 def _marked(values: np.ndarray, size: int) -> np.ndarray:
