@@ -293,9 +293,11 @@ def _leiden_split(corpus: Corpus, graph: SentenceGraph, options: BuildOptions,
                   rows: Rows) -> tuple[np.ndarray, Split]:
     """:func:`split_sets` as the second process sends it back: the new set ids of the moved
     vertices (`rescued_vertices`), and the split without its per-vertex arrays (the build
-    reads no community id; `tapaco explain` makes its own split)."""
+    reads no community id; `tapaco explain` makes its own split; the moved vertices are those
+    of the rows the build finds oversized itself)."""
     split = split_sets(corpus, graph, options, rows)
-    return split.set_id[split.rescued_vertices], replace(split, set_id=None, community_id=None)
+    return split.set_id[split.rescued_vertices], replace(split, set_id=None, community_id=None,
+                                                         rescued_vertices=None)
 
 
 def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
@@ -318,13 +320,16 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
             graph.edges = graph.number = graph.fraction = None
         with progress.stage("filters (sets not split)"):
             staying = rows.take(~moving)
-            staying_steps = filter_steps(staying)
+            # beside Leiden, whose first round is most of the build, one thread fewer
+            staying_steps = filter_steps(staying, workers=max(
+                options.worker_count - leiden.parallel, 1))
         marked = {}
         if options.marks and leiden.parallel and not leiden.ready():
             with progress.stage("marks (sets not split)"):
                 marked = _first_marks(corpus, graph, _rows_left(staying, staying_steps))
         with progress.stage("split oversized sets (Leiden)"):
             moved_set_ids, split = leiden.result()
+            split = replace(split, rescued_vertices=rows.vertex[moving])
             graph.set_id = graph.set_id.copy()
             graph.set_id[split.rescued_vertices] = moved_set_ids
             split = replace(split, set_id=graph.set_id)
