@@ -205,8 +205,9 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     community, rounds = _split_still_oversized(first.membership, chosen, local[moved],
                                                row_lang[oversized], max_set_size, options,
                                                progress, workers)
-    # one new id per community, in the order of its smallest (number, fraction, vertex)
-    order = lexicographic_order(number[vertices], fraction[vertices], vertices)
+    # one new id per community, in the order of its smallest (number, fraction, vertex): the
+    # vertices ascend, so the row index that breaks ties in the order is the vertex's
+    order = lexicographic_order(number[vertices], fraction[vertices])
     first_seen = np.full(community.max() + 1, len(order), np.int64)
     np.minimum.at(first_seen, community[order], np.arange(len(order)))
     rank = np.empty_like(first_seen)
@@ -215,8 +216,9 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     community_id[vertices] = set_id.max() + 1 + rank[community]
     new_id = set_id.copy()
     new_id[moved] = community_id[moved]
-    return Split(new_id, moved, community_id, len(components),
-                 len(np.unique(community[local[moved]])), [_round_record([first]), *rounds])
+    communities = int(np.count_nonzero(_marked(community[local[moved]], community.max() + 1)))
+    return Split(new_id, moved, community_id, len(components), communities,
+                 [_round_record([first]), *rounds])
 
 
 def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: np.ndarray,
