@@ -29,6 +29,8 @@ import operator
 import random
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from types import ModuleType
@@ -142,18 +144,34 @@ def _leiden_of_simple(vertex_count: int, simple: np.ndarray, options: SplitOptio
     return Leiden(np.asarray(membership, np.int64), MAX_ITERATIONS, False, quality)
 
 
-def _leiden_runs(graphs: list[tuple[int, np.ndarray]], options: SplitOptions, workers: int,
-                 progress: Progress | None = None) -> list[Leiden]:
-    """Leiden on each (vertex count, simple edges) graph, in their order; on `workers` forked
-    processes, the largest graphs first for balance (each run seeds the generator itself, so
-    where and in which order runs go changes nothing)."""
+class _LaterRoundsPool:
+    """The forked processes of the rounds after the first, started for the first round of
+    several graphs and kept for the next rounds (a pool started per round cost more than its
+    last rounds' few small graphs)."""
+
+    def __init__(self, stack: ExitStack, workers: int) -> None:
+        self._stack, self.workers, self._pool = stack, workers, None
+
+    def for_round(self, graphs: int) -> ProcessPoolExecutor | None:
+        """The pool for a round of `graphs` graphs; None where they run in this process."""
+        if self._pool is None and self.workers > 1 and graphs > 1 and can_fork():
+            self._pool = self._stack.enter_context(process_pool(min(self.workers, graphs)))
+        return self._pool if graphs > 1 else None
+
+
+def _leiden_runs(graphs: list[tuple[int, np.ndarray]], options: SplitOptions,
+                 pools: _LaterRoundsPool, progress: Progress | None = None) -> list[Leiden]:
+    """Leiden on each (vertex count, simple edges) graph, in their order; in the pool's
+    processes where there is one, the largest graphs first for balance (each run seeds the
+    generator itself, so where and in which order runs go changes nothing)."""
     runs = [partial(_leiden_of_simple, vertices, edges, options) for vertices, edges in graphs]
-    if workers < 2 or len(runs) < 2 or not can_fork():
+    pool = pools.for_round(len(runs))
+    if pool is None:
         return [run(progress=progress) for run in runs]
     largest_first = sorted(range(len(runs)), key=lambda index: -len(graphs[index][1]))
-    with process_pool(min(workers, len(runs))) as pool:
-        ran = SubmittedAhead(pool, operator.call, [runs[i] for i in largest_first], 2 * workers)
-        results = dict(zip(largest_first, ran))
+    ran = SubmittedAhead(pool, operator.call, [runs[i] for i in largest_first],
+                         2 * pools.workers)
+    results = dict(zip(largest_first, ran))
     return [results[index] for index in range(len(runs))]
 
 
@@ -231,24 +249,27 @@ def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: n
     `workers` processes; returns the communities and each round's record."""
     whole: set[int] = set()
     rounds = []
-    for _ in range(MAX_ROUNDS):
-        languages = int(row_lang.max()) + 1
-        groups, sizes = np.unique(community[row_node] * languages + row_lang, return_counts=True)
-        big = np.setdiff1d(groups[sizes > max_set_size] // languages, list(whole))
-        if not len(big):
-            break
-        subgraphs = list(_subgraphs(community, edges, big))
-        runs = _leiden_runs([(len(nodes), inner) for _, nodes, inner in subgraphs], options,
-                            workers, progress)
-        next_label = community.max() + 1
-        for (label, nodes, _), run in zip(subgraphs, runs):
-            parts = run.membership
-            if parts.max() == 0:
-                whole.add(label)
-                continue
-            community[nodes[parts > 0]] = next_label + parts[parts > 0] - 1
-            next_label += parts.max()
-        rounds.append(_round_record(runs))
+    with ExitStack() as stack:
+        pools = _LaterRoundsPool(stack, workers)
+        for _ in range(MAX_ROUNDS):
+            languages = int(row_lang.max()) + 1
+            groups, sizes = np.unique(community[row_node] * languages + row_lang,
+                                      return_counts=True)
+            big = np.setdiff1d(groups[sizes > max_set_size] // languages, list(whole))
+            if not len(big):
+                break
+            subgraphs = list(_subgraphs(community, edges, big))
+            runs = _leiden_runs([(len(nodes), inner) for _, nodes, inner in subgraphs], options,
+                                pools, progress)
+            next_label = community.max() + 1
+            for (label, nodes, _), run in zip(subgraphs, runs):
+                parts = run.membership
+                if parts.max() == 0:
+                    whole.add(label)
+                    continue
+                community[nodes[parts > 0]] = next_label + parts[parts > 0] - 1
+                next_label += parts.max()
+            rounds.append(_round_record(runs))
     return community, rounds
 
 
