@@ -33,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain
 from types import ModuleType
 
 import numpy as np
@@ -112,12 +113,19 @@ def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOption
     return _leiden_of_simple(vertex_count, simple_edges(edges), options, progress)
 
 
+_PAIRS_AT_ONCE = 1 << 20  # edges made Python pairs at a time for igraph
+
+
 def _graph(vertex_count: int, simple: np.ndarray):  # noqa: ANN202 - igraph is imported lazily
     """The igraph graph of simple edges, edge ids in their order. python-igraph's wheel takes
     an edge list as Python pairs only (a numpy array goes through `tolist()`): two lists of
-    ints zipped are the cheapest such pairs (zip reuses one tuple)."""
+    ints zipped are the cheapest such pairs (zip reuses one tuple), made a chunk at a time so
+    that the ints of millions of edges are never all held."""
     graph = _igraph().Graph(vertex_count)
-    graph.add_edges(zip(simple[:, 0].tolist(), simple[:, 1].tolist()))
+    graph.add_edges(chain.from_iterable(
+        zip(simple[start:start + _PAIRS_AT_ONCE, 0].tolist(),
+            simple[start:start + _PAIRS_AT_ONCE, 1].tolist())
+        for start in range(0, len(simple), _PAIRS_AT_ONCE)))
     return graph
 
 
