@@ -29,8 +29,11 @@ import operator
 import random
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain
 from types import ModuleType
 
 import numpy as np
@@ -107,9 +110,30 @@ def simple_edges(edges: np.ndarray) -> np.ndarray:
 def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOptions,
                       progress: Progress | None = None) -> Leiden:
     """Leiden communities of a graph given as an (m, 2) edge array, multiple edges merged."""
+    return _leiden_of_simple(vertex_count, simple_edges(edges), options, progress)
+
+
+_PAIRS_AT_ONCE = 1 << 20  # edges made Python pairs at a time for igraph
+
+
+def _graph(vertex_count: int, simple: np.ndarray):  # noqa: ANN202 - igraph is imported lazily
+    """The igraph graph of simple edges, edge ids in their order. python-igraph's wheel takes
+    an edge list as Python pairs only (a numpy array goes through `tolist()`): two lists of
+    ints zipped are the cheapest such pairs (zip reuses one tuple), made a chunk at a time so
+    that the ints of millions of edges are never all held."""
+    graph = _igraph().Graph(vertex_count)
+    graph.add_edges(chain.from_iterable(
+        zip(simple[start:start + _PAIRS_AT_ONCE, 0].tolist(),
+            simple[start:start + _PAIRS_AT_ONCE, 1].tolist())
+        for start in range(0, len(simple), _PAIRS_AT_ONCE)))
+    return graph
+
+
+def _leiden_of_simple(vertex_count: int, simple: np.ndarray, options: SplitOptions,
+                      progress: Progress | None = None) -> Leiden:
+    """:func:`leiden_membership` of edges already simple (as :func:`simple_edges` makes them)."""
     igraph = _igraph()
-    graph = igraph.Graph(vertex_count)
-    graph.add_edges(simple_edges(edges))
+    graph = _graph(vertex_count, simple)
     random.seed(options.seed)
     membership, quality = None, -math.inf
     for iteration in range(1, MAX_ITERATIONS + 1):
@@ -128,18 +152,34 @@ def leiden_membership(vertex_count: int, edges: np.ndarray, options: SplitOption
     return Leiden(np.asarray(membership, np.int64), MAX_ITERATIONS, False, quality)
 
 
-def _leiden_runs(graphs: list[tuple[int, np.ndarray]], options: SplitOptions, workers: int,
-                 progress: Progress | None = None) -> list[Leiden]:
-    """Leiden on each (vertex count, edges) graph, in their order; on `workers` forked
-    processes, the largest graphs first for balance (each run seeds the generator itself, so
-    where and in which order runs go changes nothing)."""
-    runs = [partial(leiden_membership, vertices, edges, options) for vertices, edges in graphs]
-    if workers < 2 or len(runs) < 2 or not can_fork():
+class _LaterRoundsPool:
+    """The forked processes of the rounds after the first, started for the first round of
+    several graphs and kept for the next rounds (a pool started per round cost more than its
+    last rounds' few small graphs)."""
+
+    def __init__(self, stack: ExitStack, workers: int) -> None:
+        self._stack, self.workers, self._pool = stack, workers, None
+
+    def for_round(self, graphs: int) -> ProcessPoolExecutor | None:
+        """The pool for a round of `graphs` graphs; None where they run in this process."""
+        if self._pool is None and self.workers > 1 and graphs > 1 and can_fork():
+            self._pool = self._stack.enter_context(process_pool(min(self.workers, graphs)))
+        return self._pool if graphs > 1 else None
+
+
+def _leiden_runs(graphs: list[tuple[int, np.ndarray]], options: SplitOptions,
+                 pools: _LaterRoundsPool, progress: Progress | None = None) -> list[Leiden]:
+    """Leiden on each (vertex count, simple edges) graph, in their order; in the pool's
+    processes where there is one, the largest graphs first for balance (each run seeds the
+    generator itself, so where and in which order runs go changes nothing)."""
+    runs = [partial(_leiden_of_simple, vertices, edges, options) for vertices, edges in graphs]
+    pool = pools.for_round(len(runs))
+    if pool is None:
         return [run(progress=progress) for run in runs]
     largest_first = sorted(range(len(runs)), key=lambda index: -len(graphs[index][1]))
-    with process_pool(min(workers, len(runs))) as pool:
-        ran = SubmittedAhead(pool, operator.call, [runs[i] for i in largest_first], 2 * workers)
-        results = dict(zip(largest_first, ran))
+    ran = SubmittedAhead(pool, operator.call, [runs[i] for i in largest_first],
+                         2 * pools.workers)
+    results = dict(zip(largest_first, ran))
     return [results[index] for index in range(len(runs))]
 
 
@@ -187,12 +227,13 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     local[vertices] = np.arange(len(vertices))
     chosen = simple_edges(local[edges[inside[edges[:, 0]]]])
     moved = row_vertex[oversized]
-    first = leiden_membership(len(vertices), chosen, options, progress)
+    first = _leiden_of_simple(len(vertices), chosen, options, progress)
     community, rounds = _split_still_oversized(first.membership, chosen, local[moved],
                                                row_lang[oversized], max_set_size, options,
                                                progress, workers)
-    # one new id per community, in the order of its smallest (number, fraction, vertex)
-    order = lexicographic_order(number[vertices], fraction[vertices], vertices)
+    # one new id per community, in the order of its smallest (number, fraction, vertex): the
+    # vertices ascend, so the row index that breaks ties in the order is the vertex's
+    order = lexicographic_order(number[vertices], fraction[vertices])
     first_seen = np.full(community.max() + 1, len(order), np.int64)
     np.minimum.at(first_seen, community[order], np.arange(len(order)))
     rank = np.empty_like(first_seen)
@@ -201,8 +242,9 @@ def split_oversized(set_id: np.ndarray, edges: np.ndarray, number: np.ndarray,
     community_id[vertices] = set_id.max() + 1 + rank[community]
     new_id = set_id.copy()
     new_id[moved] = community_id[moved]
-    return Split(new_id, moved, community_id, len(components),
-                 len(np.unique(community[local[moved]])), [_round_record([first]), *rounds])
+    communities = int(np.count_nonzero(_marked(community[local[moved]], community.max() + 1)))
+    return Split(new_id, moved, community_id, len(components), communities,
+                 [_round_record([first]), *rounds])
 
 
 def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: np.ndarray,
@@ -215,24 +257,27 @@ def _split_still_oversized(community: np.ndarray, edges: np.ndarray, row_node: n
     `workers` processes; returns the communities and each round's record."""
     whole: set[int] = set()
     rounds = []
-    for _ in range(MAX_ROUNDS):
-        languages = int(row_lang.max()) + 1
-        groups, sizes = np.unique(community[row_node] * languages + row_lang, return_counts=True)
-        big = np.setdiff1d(groups[sizes > max_set_size] // languages, list(whole))
-        if not len(big):
-            break
-        subgraphs = list(_subgraphs(community, edges, big))
-        runs = _leiden_runs([(len(nodes), inner) for _, nodes, inner in subgraphs], options,
-                            workers, progress)
-        next_label = community.max() + 1
-        for (label, nodes, _), run in zip(subgraphs, runs):
-            parts = run.membership
-            if parts.max() == 0:
-                whole.add(label)
-                continue
-            community[nodes[parts > 0]] = next_label + parts[parts > 0] - 1
-            next_label += parts.max()
-        rounds.append(_round_record(runs))
+    with ExitStack() as stack:
+        pools = _LaterRoundsPool(stack, workers)
+        for _ in range(MAX_ROUNDS):
+            languages = int(row_lang.max()) + 1
+            groups, sizes = np.unique(community[row_node] * languages + row_lang,
+                                      return_counts=True)
+            big = np.setdiff1d(groups[sizes > max_set_size] // languages, list(whole))
+            if not len(big):
+                break
+            subgraphs = list(_subgraphs(community, edges, big))
+            runs = _leiden_runs([(len(nodes), inner) for _, nodes, inner in subgraphs], options,
+                                pools, progress)
+            next_label = community.max() + 1
+            for (label, nodes, _), run in zip(subgraphs, runs):
+                parts = run.membership
+                if parts.max() == 0:
+                    whole.add(label)
+                    continue
+                community[nodes[parts > 0]] = next_label + parts[parts > 0] - 1
+                next_label += parts.max()
+            rounds.append(_round_record(runs))
     return community, rounds
 
 
@@ -240,21 +285,24 @@ def _subgraphs(community: np.ndarray, edges: np.ndarray,
                labels: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """For each of the (sorted) `labels`: the label, its vertices in increasing order and the
     edges between them (in their order in `edges`) numbered by position in those vertices;
-    found for all labels in one pass over the edges, not one per label."""
+    found for all labels in one pass over the edges, not one per label (grouped by packed
+    sorts: numpy's stable argsort of int64 took four times as long)."""
     nodes = np.flatnonzero(_marked(labels, community.max() + 1)[community])
-    nodes = nodes[np.argsort(community[nodes], kind="stable")]
+    nodes = nodes[lexicographic_order(community[nodes])]
     node_bounds = np.searchsorted(community[nodes], labels, "right")
     node_starts = np.append(0, node_bounds[:-1])
     position = np.full(len(community), -1, np.int64)
     position[nodes] = np.arange(len(nodes)) - np.repeat(node_starts, node_bounds - node_starts)
-    source = community[edges[:, 0]]
-    inner = edges[(source == community[edges[:, 1]]) & (position[edges[:, 0]] >= 0)]
-    inner = inner[np.argsort(community[inner[:, 0]], kind="stable")]
-    edge_bounds = np.searchsorted(community[inner[:, 0]], labels, "right")
+    source, target = edges[:, 0], edges[:, 1]
+    edge_label = community[source]
+    inner = np.flatnonzero((edge_label == community[target]) & (position[source] >= 0))
+    inner = inner[lexicographic_order(edge_label[inner])]
+    edge_bounds = np.searchsorted(edge_label[inner], labels, "right")
     edge_starts = np.append(0, edge_bounds[:-1])
+    inner_edges = np.stack([position[source[inner]], position[target[inner]]], 1)
     for label, n0, n1, e0, e1 in zip(labels.tolist(), node_starts, node_bounds, edge_starts,
                                      edge_bounds):
-        yield label, nodes[n0:n1], position[inner[e0:e1]]
+        yield label, nodes[n0:n1], inner_edges[e0:e1]
 
 
 def _marked(values: np.ndarray, size: int) -> np.ndarray:

@@ -293,9 +293,11 @@ def _leiden_split(corpus: Corpus, graph: SentenceGraph, options: BuildOptions,
                   rows: Rows) -> tuple[np.ndarray, Split]:
     """:func:`split_sets` as the second process sends it back: the new set ids of the moved
     vertices (`rescued_vertices`), and the split without its per-vertex arrays (the build
-    reads no community id; `tapaco explain` makes its own split)."""
+    reads no community id; `tapaco explain` makes its own split; the moved vertices are those
+    of the rows the build finds oversized itself)."""
     split = split_sets(corpus, graph, options, rows)
-    return split.set_id[split.rescued_vertices], replace(split, set_id=None, community_id=None)
+    return split.set_id[split.rescued_vertices], replace(split, set_id=None, community_id=None,
+                                                         rescued_vertices=None)
 
 
 def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funnel: Funnel,
@@ -318,17 +320,22 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
             graph.edges = graph.number = graph.fraction = None
         with progress.stage("filters (sets not split)"):
             staying = rows.take(~moving)
-            staying_steps = filter_steps(staying)
+            # beside Leiden, whose first round is most of the build, one thread fewer
+            staying_steps = filter_steps(staying, workers=max(
+                options.worker_count - leiden.parallel, 1))
         marked = {}
         if options.marks and leiden.parallel and not leiden.ready():
             with progress.stage("marks (sets not split)"):
                 marked = _first_marks(corpus, graph, _rows_left(staying, staying_steps))
         with progress.stage("split oversized sets (Leiden)"):
+            moved_order, moved_lang = _moved_order(rows, moving, graph)
             moved_set_ids, split = leiden.result()
+            split = replace(split, rescued_vertices=rows.vertex[moving])
             graph.set_id = graph.set_id.copy()
             graph.set_id[split.rescued_vertices] = moved_set_ids
             split = replace(split, set_id=graph.set_id)
-            moved = _moved_rows(rows, moving, graph)
+            moved = Rows(*grouped_order(moved_order, moved_lang,
+                                        np.asarray(graph.set_id, np.int64)))
             rows, at = _merged_rows(staying, moved, graph.set_id)
     funnel.record(f"(b) sets over {options.filters.max_set_size} split into Leiden "
                   "communities", rows, 0, 0)
@@ -355,23 +362,24 @@ def _first_marks(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, 
     return {lang: (len(table), marks[lang]) for lang, table in files.items()}
 
 
-def _moved_rows(rows: Rows, moving: np.ndarray, graph: SentenceGraph) -> Rows:
-    """The `moving` rows (those of oversized sets) once their vertices have their
-    communities' set ids, sorted among themselves as :func:`candidate_rows` sorts rows
-    (groups numbered from 0)."""
+def _moved_order(rows: Rows, moving: np.ndarray,
+                 graph: SentenceGraph) -> tuple[np.ndarray, np.ndarray]:
+    """The vertices of the `moving` rows (those of oversized sets) in the graph's row order,
+    and each vertex's language among them (-1 for the others): once the vertices have their
+    communities' set ids, :func:`grouped_order` of the two sorts the moved rows as
+    :func:`candidate_rows` sorts rows (found while Leiden runs)."""
     is_moved = np.zeros(len(graph.set_id), bool)
     is_moved[rows.vertex[moving]] = True
     moved_lang = np.full(len(graph.set_id), -1, np.int64)
     moved_lang[rows.vertex[moving]] = rows.lang[moving]
-    return Rows(*grouped_order(graph.row_order[is_moved[graph.row_order]], moved_lang,
-                               np.asarray(graph.set_id, np.int64)))
+    return graph.row_order[is_moved[graph.row_order]], moved_lang
 
 
 def _merged_rows(staying: Rows, moved: Rows, set_id: np.ndarray) -> tuple[Rows, np.ndarray]:
-    """The rows that kept their sets and the moved rows (:func:`_moved_rows`) in one, sorted as
-    :func:`candidate_rows` sorts them (groups numbered again), and where in the staying rows
-    each moved row went: the communities' ids are above all others, so after the rest of its
-    language's rows."""
+    """The rows that kept their sets and the moved rows (sorted among themselves, see
+    :func:`_moved_order`) in one, sorted as :func:`candidate_rows` sorts them (groups numbered
+    again), and where in the staying rows each moved row went: the communities' ids are above
+    all others, so after the rest of its language's rows."""
     at = np.searchsorted(staying.lang, moved.lang, "right")
     vertex = np.insert(staying.vertex, at, moved.vertex)
     lang = np.insert(staying.lang, at, moved.lang)

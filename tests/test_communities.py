@@ -384,9 +384,9 @@ def test_rows_after_a_split_are_sorted_as_candidate_rows_sorts_them(tmp_path, mo
     sets over 3 split, every language or two)."""
     compared, seen = [], {}
 
-    def moved_rows(rows, moving, graph):
+    def moved_order(rows, moving, graph):
         seen["graph"] = graph
-        return original_moved_rows(rows, moving, graph)
+        return original_moved_order(rows, moving, graph)
 
     def checked(staying, moved, set_id):
         again = pipeline.candidate_rows(seen["corpus"], seen["graph"], languages)
@@ -397,9 +397,9 @@ def test_rows_after_a_split_are_sorted_as_candidate_rows_sorts_them(tmp_path, mo
         compared.append(len(moved.vertex))
         return found, at
 
-    original_moved_rows, merged_rows = pipeline._moved_rows, pipeline._merged_rows
+    original_moved_order, merged_rows = pipeline._moved_order, pipeline._merged_rows
     without_graph_inputs = pipeline._without_graph_inputs
-    monkeypatch.setattr(pipeline, "_moved_rows", moved_rows)
+    monkeypatch.setattr(pipeline, "_moved_order", moved_order)
     monkeypatch.setattr(pipeline, "_merged_rows", checked)
     monkeypatch.setattr(pipeline, "_without_graph_inputs", lambda corpus: seen.setdefault(
         "corpus", without_graph_inputs(corpus)))
@@ -583,3 +583,30 @@ def test_split_build_filters_as_plain_loops_over_the_split_sets(opus, tmp_path, 
     assert stats["oversized_split"]["sets_rescued"] > 0
     assert len(stats["oversized_split"]["leiden_rounds"]) > 1  # a community split again
     assert stats["language_id"]["dropped"] == dropped
+
+
+def test_the_rounds_after_the_first_share_one_pool(monkeypatch):
+    """The later rounds' process pool starts for the first round of several graphs, is kept
+    for the next ones, and a round of one graph runs here (a pool per round cost more than the
+    last rounds' work)."""
+    from contextlib import ExitStack, contextmanager
+
+    from tapaco import communities
+
+    started = []
+
+    @contextmanager
+    def pool(workers):
+        started.append(workers)
+        yield f"pool of {workers}"
+
+    monkeypatch.setattr(communities, "process_pool", pool)
+    with ExitStack() as stack:
+        pools = communities._LaterRoundsPool(stack, 2)
+        assert pools.for_round(1) is None and not started
+        assert [pools.for_round(graphs) for graphs in (1705, 3, 1, 2)] == \
+            ["pool of 2", "pool of 2", None, "pool of 2"]
+    assert started == [2]
+    with ExitStack() as stack:
+        assert communities._LaterRoundsPool(stack, 1).for_round(5) is None
+    assert started == [2]

@@ -186,12 +186,16 @@ class Forked(_SecondProcess):
             sender.close()
 
     def cancel(self) -> None:
-        """Stop the child if its result was not taken."""
-        if self._process is not None and self._receiver is not None:
+        """Stop the child if its result was not taken; wait for it to end either way (after
+        sending its result, a large child takes a while to exit: :meth:`result` does not wait
+        for that, the end of the block does)."""
+        if self._process is None:
+            return
+        if self._receiver is not None:
             self._receiver.close()
             self._receiver = None
             self._process.terminate()
-            self._process.join()
+        self._process.join()
 
     def ready(self) -> bool:
         """Whether the child has sent its result (:meth:`result` would not wait for it)."""
@@ -214,7 +218,6 @@ class Forked(_SecondProcess):
             raise
         self._receiver.close()
         self._receiver = None
-        self._process.join()
         self._record_peak(peak)
         if isinstance(result, _Failure):
             raise result.error
