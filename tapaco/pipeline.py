@@ -26,6 +26,7 @@ from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.forked import (
     Forked,
+    beside,
     largest_child_peak_rss_mib,
     map_on_threads,
     usable_cores,
@@ -56,6 +57,7 @@ from tapaco.filters import (
 )
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.marks import mark_languages, marked_share, marks_text
+from tapaco.normalize import prepare_near_identical_keys
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_ids
 from tapaco.tatoeba_export import read_export
@@ -238,9 +240,18 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
 
 def _read_compiling_ahead(read: Callable[[], Corpus], parallel: bool) -> Corpus:
     """`read()`, its kernels compiled first; on a first run and `parallel`, the later stages'
-    compiled by a second process meanwhile (:mod:`tapaco.core.compile_ahead`)."""
-    with compiled_ahead(build_kernels.kernels(), build_kernels.FIRST, parallel):
+    compiled by a second process meanwhile (:mod:`tapaco.core.compile_ahead`). With `parallel`,
+    the later stages' one-off set-up that holds the GIL runs on a thread beside the reading
+    (whose kernels leave it mostly free), not on one thread between stages."""
+    with (compiled_ahead(build_kernels.kernels(), build_kernels.FIRST, parallel),
+          beside(_set_up_later_stages, parallel)):
         return read()
+
+
+def _set_up_later_stages() -> None:
+    """pyarrow's first array imports pandas; the near-identical filter's tables."""
+    pa.array([], pa.large_string())
+    prepare_near_identical_keys()
 
 
 def command_line(options: BuildOptions, formats: tuple[str, ...],

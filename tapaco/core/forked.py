@@ -279,6 +279,20 @@ def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) ->
         return list(pool.map(function, items))
 
 
+@contextmanager
+def beside(task: Callable[[], object], parallel: bool) -> Iterator[None]:
+    """The block with `task` run on a thread beside it, finished (its error raised) when the
+    block ends; with `parallel` false, the block alone (what `task` prepares is then made
+    where it is first needed)."""
+    if not parallel:
+        yield
+        return
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(task)
+        yield
+        done.result()
+
+
 def largest_child_peak_rss_mib() -> float:
     """The largest peak resident memory a second process of this one reported, in MiB."""
     return _SecondProcess.largest_peak_rss_mib
