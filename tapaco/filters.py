@@ -15,7 +15,9 @@ keeps gives the output judging all of them would: removing rows never makes a se
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,26 +132,36 @@ def set_filter_steps(rows: Rows, texts: TextColumn, languages: list[str],
     the rows it keeps among those the steps before it kept (sets left under two rows dissolved).
     Every decision of these steps depends on the rows of one set only, so on rows that hold
     whole sets they decide what they would over all rows."""
-    texts = TextColumn.of(texts)
-    steps: FilterSteps = []
+    return [(name, kept) for name, kept, _ in
+            _filtered(rows, texts, languages, options, workers, language_id)]
 
-    def step(name: str, keep: np.ndarray) -> Rows:
-        surviving = _surviving(current.group, keep)
-        steps.append((name, surviving))
-        return current.take(surviving)
 
-    current = rows
-    current = step("(a) single-sentence sets", _run_sizes(current.group) >= 2)
-    if language_id is not None:
-        current = step(LANGUAGE_ID_STEP, ~language_id(current))
-    current = step(f"(b) sets over {options.max_set_size}",
-                   _run_sizes(current.group) <= options.max_set_size)
-    current = step("(c) near-identical sentences",
-                   _near_identical_kept(current.group, texts, current.vertex, workers))
+def _filtered(rows: Rows, texts: TextColumn, languages: list[str], options: FilterOptions,
+              workers: int, language_id: Callable[[Rows], np.ndarray] | None
+              ) -> Iterator[tuple[str, np.ndarray, Rows]]:
+    """:func:`set_filter_steps`'s steps one at a time, each with the rows it leaves."""
+    for name, keep in _steps(TextColumn.of(texts), languages, options, workers, language_id):
+        surviving = _surviving(rows.group, keep(rows))
+        rows = rows.take(surviving)
+        yield name, surviving, rows
+
+
+def _steps(texts: TextColumn, languages: list[str], options: FilterOptions, workers: int,
+           language_id: Callable[[Rows], np.ndarray] | None
+           ) -> list[tuple[str, Callable[[Rows], np.ndarray]]]:
+    """The filter steps (a)-(d) in order: each name and what rows it keeps."""
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
-    step(f"(d) sentence BLEU over {options.bleu_max:g}",
-         bleu_keep_mask(current.group, texts, tokenizers[current.lang], options.bleu_max,
-                        workers, current.vertex))
+    steps = [("(a) single-sentence sets", lambda rows: _run_sizes(rows.group) >= 2)]
+    if language_id is not None:
+        steps.append((LANGUAGE_ID_STEP, lambda rows: ~language_id(rows)))
+    steps += [
+        (f"(b) sets over {options.max_set_size}",
+         lambda rows: _run_sizes(rows.group) <= options.max_set_size),
+        ("(c) near-identical sentences",
+         lambda rows: _near_identical_kept(rows.group, texts, rows.vertex, workers)),
+        (f"(d) sentence BLEU over {options.bleu_max:g}",
+         lambda rows: bleu_keep_mask(rows.group, texts, tokenizers[rows.lang], options.bleu_max,
+                                     workers, rows.vertex))]
     return steps
 
 
@@ -177,15 +189,36 @@ def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
     if funnel is None:
         funnel = Funnel(languages)
         funnel.record("components split by language", rows, 0, 0)
-    if steps is None:
-        steps = set_filter_steps(rows, texts, languages, options, workers, language_id)
-    before = rows
-    for name, kept in steps:
-        after = before.take(kept)
-        _record(funnel, name, before, after)
-        before = after
+    found = (_filtered(rows, texts, languages, options, workers, language_id) if steps is None
+             else _taken(rows, steps))
+    with _recording(workers > 1) as record:
+        before = rows
+        for name, _, after in found:
+            record(_record, funnel, name, before, after)
+            before = after
     kept = before.take(_surviving(before.group, _language_keep(before, languages,
                                                               options.min_sets)))
     _record(funnel, f"(e) languages with fewer than {options.min_sets} "
             f"{'set' if options.min_sets == 1 else 'sets'}", before, kept)
     return kept, funnel
+
+
+def _taken(rows: Rows, steps: FilterSteps) -> Iterator[tuple[str, np.ndarray, Rows]]:
+    """Found steps with the rows each leaves."""
+    for name, kept in steps:
+        rows = rows.take(kept)
+        yield name, kept, rows
+
+
+@contextmanager
+def _recording(beside: bool) -> Iterator[Callable[..., object]]:
+    """Call recording functions in order: with `beside`, on a thread beside the next steps'
+    work (all recorded when the block ends), else at once."""
+    if not beside:
+        yield lambda function, *arguments: function(*arguments)
+        return
+    with ThreadPoolExecutor(1) as pool:
+        recorded = []
+        yield lambda function, *arguments: recorded.append(pool.submit(function, *arguments))
+        for record in recorded:
+            record.result()
