@@ -26,7 +26,6 @@ from tapaco.core.errors import BadInputLog, InputError, OptionError
 from tapaco.core.files import write_json
 from tapaco.core.forked import (
     Forked,
-    beside,
     largest_child_peak_rss_mib,
     map_on_threads,
     usable_cores,
@@ -232,7 +231,8 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
             _check_languages(opus_dir, options.languages)
         read = partial(_read_compiling_ahead, partial(
             read_corpus, opus_dir, log, progress, options.documents,
-            workers=options.worker_count), options.worker_count > 1)
+            workers=options.worker_count, alongside=_set_up_later_stages),
+            options.worker_count > 1)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export,
                       provenance)
@@ -240,16 +240,15 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
 
 def _read_compiling_ahead(read: Callable[[], Corpus], parallel: bool) -> Corpus:
     """`read()`, its kernels compiled first; on a first run and `parallel`, the later stages'
-    compiled by a second process meanwhile (:mod:`tapaco.core.compile_ahead`). With `parallel`,
-    the later stages' one-off set-up that holds the GIL runs on a thread beside the reading
-    (whose kernels leave it mostly free), not on one thread between stages."""
-    with (compiled_ahead(build_kernels.kernels(), build_kernels.FIRST, parallel),
-          beside(_set_up_later_stages, parallel)):
+    compiled by a second process meanwhile (:mod:`tapaco.core.compile_ahead`)."""
+    with compiled_ahead(build_kernels.kernels(), build_kernels.FIRST, parallel):
         return read()
 
 
 def _set_up_later_stages() -> None:
-    """pyarrow's first array imports pandas; the near-identical filter's tables."""
+    """The later stages' one-off set-up that holds the GIL, made beside the reading of the
+    alignments rather than on one thread between stages: pyarrow's first array imports pandas;
+    the near-identical filter's tables."""
     pa.array([], pa.large_string())
     prepare_near_identical_keys()
 

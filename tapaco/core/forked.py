@@ -280,11 +280,10 @@ def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) ->
 
 
 @contextmanager
-def beside(task: Callable[[], object], parallel: bool) -> Iterator[None]:
-    """The block with `task` run on a thread beside it, finished (its error raised) when the
-    block ends; with `parallel` false, the block alone (what `task` prepares is then made
-    where it is first needed)."""
-    if not parallel:
+def beside(task: Callable[[], object] | None) -> Iterator[None]:
+    """The block with `task` (if any) run on a thread beside it, finished (its error raised)
+    when the block ends."""
+    if task is None:
         yield
         return
     with ThreadPoolExecutor(1) as pool:
