@@ -53,7 +53,10 @@ class Rows:
     group: np.ndarray
 
     def take(self, keep: np.ndarray) -> Rows:
-        return Rows(self.vertex[keep], self.lang[keep], self.group[keep])
+        """The rows where `keep` (a mask) is true (gathered by index: numpy's masked gather
+        is several times slower)."""
+        at = np.flatnonzero(keep)
+        return Rows(self.vertex.take(at), self.lang.take(at), self.group.take(at))
 
 
 @dataclass
