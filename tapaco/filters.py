@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -194,11 +193,13 @@ def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
         funnel.record("components split by language", rows, 0, 0)
     found = (_filtered(rows, texts, languages, options, workers, language_id) if steps is None
              else _taken(rows, steps))
-    with _recording(workers > 1) as record:
-        before = rows
+    with ThreadPoolExecutor(1) as recorder:  # the counting beside the next steps' work
+        recorded, before = [], rows
         for name, _, after in found:
-            record(_record, funnel, name, before, after)
+            recorded.append(recorder.submit(_record, funnel, name, before, after))
             before = after
+        for record in recorded:
+            record.result()
     kept = before.take(_surviving(before.group, _language_keep(before, languages,
                                                               options.min_sets)))
     _record(funnel, f"(e) languages with fewer than {options.min_sets} "
@@ -211,17 +212,3 @@ def _taken(rows: Rows, steps: FilterSteps) -> Iterator[tuple[str, np.ndarray, Ro
     for name, kept in steps:
         rows = rows.take(kept)
         yield name, kept, rows
-
-
-@contextmanager
-def _recording(beside: bool) -> Iterator[Callable[..., object]]:
-    """Call recording functions in order: with `beside`, on a thread beside the next steps'
-    work (all recorded when the block ends), else at once."""
-    if not beside:
-        yield lambda function, *arguments: function(*arguments)
-        return
-    with ThreadPoolExecutor(1) as pool:
-        recorded = []
-        yield lambda function, *arguments: recorded.append(pool.submit(function, *arguments))
-        for record in recorded:
-            record.result()

@@ -23,7 +23,7 @@ def _rows(groups, langs, vertices=None):
     return Rows(vertices, np.asarray(langs), np.asarray(groups))
 
 
-@pytest.mark.parametrize("workers", [1, 2])  # 2: the funnel recorded on a thread of its own
+@pytest.mark.parametrize("workers", [1, 2])
 def test_filters_in_order_with_funnel(workers):
     rows = _rows([0, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4], [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0])
     kept, funnel = apply_filters(rows, TEXTS, ["en", "fr"], FilterOptions(min_sets=1),
