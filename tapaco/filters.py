@@ -142,8 +142,9 @@ def _filtered(rows: Rows, texts: TextColumn, languages: list[str], options: Filt
               workers: int, language_id: Callable[[Rows], np.ndarray] | None
               ) -> Iterator[tuple[str, np.ndarray, Rows]]:
     """:func:`set_filter_steps`'s steps one at a time, each with the rows it leaves."""
-    for name, keep in _steps(TextColumn.of(texts), languages, options, workers, language_id):
-        surviving = _surviving(rows.group, keep(rows))
+    for name, surviving_of in _steps(TextColumn.of(texts), languages, options, workers,
+                                     language_id):
+        surviving = surviving_of(rows)
         rows = rows.take(surviving)
         yield name, surviving, rows
 
@@ -151,19 +152,21 @@ def _filtered(rows: Rows, texts: TextColumn, languages: list[str], options: Filt
 def _steps(texts: TextColumn, languages: list[str], options: FilterOptions, workers: int,
            language_id: Callable[[Rows], np.ndarray] | None
            ) -> list[tuple[str, Callable[[Rows], np.ndarray]]]:
-    """The filter steps (a)-(d) in order: each name and what rows it keeps."""
+    """The filter steps (a)-(d) in order: each name and the rows it leaves (of the rows the
+    step before left, whose sets all hold two rows or more: (a) and (b), which keep or drop
+    whole sets, then leave no set under two rows)."""
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
     steps = [("(a) single-sentence sets", lambda rows: _run_sizes(rows.group) >= 2)]
     if language_id is not None:
-        steps.append((LANGUAGE_ID_STEP, lambda rows: ~language_id(rows)))
+        steps.append((LANGUAGE_ID_STEP, lambda rows: _surviving(rows.group, ~language_id(rows))))
     steps += [
         (f"(b) sets over {options.max_set_size}",
          lambda rows: _run_sizes(rows.group) <= options.max_set_size),
-        ("(c) near-identical sentences",
-         lambda rows: _near_identical_kept(rows.group, texts, rows.vertex, workers)),
-        (f"(d) sentence BLEU over {options.bleu_max:g}",
-         lambda rows: bleu_keep_mask(rows.group, texts, tokenizers[rows.lang], options.bleu_max,
-                                     workers, rows.vertex))]
+        ("(c) near-identical sentences", lambda rows: _surviving(
+            rows.group, _near_identical_kept(rows.group, texts, rows.vertex, workers))),
+        (f"(d) sentence BLEU over {options.bleu_max:g}", lambda rows: _surviving(
+            rows.group, bleu_keep_mask(rows.group, texts, tokenizers[rows.lang],
+                                       options.bleu_max, workers, rows.vertex)))]
     return steps
 
 
