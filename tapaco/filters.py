@@ -83,11 +83,20 @@ def _run_sizes(group: np.ndarray) -> np.ndarray:
     return np.repeat(sizes, sizes)
 
 
+def _in_pairs(group: np.ndarray) -> np.ndarray:
+    """Whether each row's group (groups are contiguous runs) holds two rows or more: a row
+    alone starts its run and the next row starts another."""
+    starts = group_starts(group)
+    alone = starts.copy()
+    alone[:-1] &= starts[1:]
+    return ~alone
+
+
 def _surviving(group: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """The rows of `keep` in sets keeping at least two of them (the others dissolve)."""
     kept = np.flatnonzero(keep)
     surviving = np.zeros(len(group), bool)
-    surviving[kept[_run_sizes(group[kept]) >= 2]] = True
+    surviving[kept[_in_pairs(group[kept])]] = True
     return surviving
 
 
@@ -156,7 +165,7 @@ def _steps(texts: TextColumn, languages: list[str], options: FilterOptions, work
     step before left, whose sets all hold two rows or more: (a) and (b), which keep or drop
     whole sets, then leave no set under two rows)."""
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
-    steps = [("(a) single-sentence sets", lambda rows: _run_sizes(rows.group) >= 2)]
+    steps = [("(a) single-sentence sets", lambda rows: _in_pairs(rows.group))]
     if language_id is not None:
         steps.append((LANGUAGE_ID_STEP, lambda rows: _surviving(rows.group, ~language_id(rows))))
     steps += [

@@ -115,3 +115,17 @@ def test_bleu_compares_only_with_sentences_that_survive_near_identity():
     kept, _ = apply_filters(_rows([0, 0, 0, 0], [0, 0, 0, 0]), texts, ["en"],
                             FilterOptions(min_sets=1))
     assert kept.vertex.tolist() == [0, 2, 3]
+
+
+@pytest.mark.parametrize("group", [[], [4], [1, 2, 3], [1, 1, 2], [1, 2, 2], [0, 0, 1, 2, 2, 2, 3],
+                                   [7, 7, 7, 7]])
+def test_rows_in_pairs_are_those_of_groups_of_two_or_more(group):
+    from itertools import groupby
+
+    from tapaco.filters import _in_pairs
+
+    expected = []
+    for _, run in groupby(group):
+        size = len(list(run))
+        expected += [size >= 2] * size
+    assert _in_pairs(np.array(group, np.int64)).tolist() == expected
