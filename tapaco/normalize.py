@@ -110,7 +110,6 @@ def near_identical_key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().translate(_dropped_table())
 
 
-@cache
 def _composing_seconds() -> frozenset[int]:
     """Code points that NFC may compose with the character before them although they are no
     combining marks (the second half of a primary composite, and Hangul's vowel and trailing
@@ -179,14 +178,6 @@ class NearIdenticalTables:
 @cache
 def _near_identical_tables() -> NearIdenticalTables:
     return NearIdenticalTables()
-
-
-def prepare_near_identical_keys() -> None:
-    """Make ahead what the near-identical keys of any non-ASCII text need (tables over every
-    character), so that another thread can do it while the GIL is mostly free."""
-    _near_identical_tables()
-    _composing_seconds()
-    _dropped_table()
 
 
 def _near_identical_key_ranges(texts: Sequence[str], rows: np.ndarray | None = None

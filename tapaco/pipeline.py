@@ -56,7 +56,6 @@ from tapaco.filters import (
 )
 from tapaco.graph import SentenceGraph, build_graph
 from tapaco.marks import mark_languages, marked_share, marks_text
-from tapaco.normalize import prepare_near_identical_keys
 from tapaco.read import Corpus, read_corpus
 from tapaco.sentence_ids import document_label, sentence_ids
 from tapaco.tatoeba_export import read_export
@@ -231,8 +230,7 @@ def build(opus_dir: Path, out: Path, options: BuildOptions | None = None,
             _check_languages(opus_dir, options.languages)
         read = partial(_read_compiling_ahead, partial(
             read_corpus, opus_dir, log, progress, options.documents,
-            workers=options.worker_count, alongside=_set_up_later_stages),
-            options.worker_count > 1)
+            workers=options.worker_count), options.worker_count > 1)
     with garbage_collector_paused():
         return _build(read, log, output, options, progress, formats, tatoeba_export,
                       provenance)
@@ -243,14 +241,6 @@ def _read_compiling_ahead(read: Callable[[], Corpus], parallel: bool) -> Corpus:
     compiled by a second process meanwhile (:mod:`tapaco.core.compile_ahead`)."""
     with compiled_ahead(build_kernels.kernels(), build_kernels.FIRST, parallel):
         return read()
-
-
-def _set_up_later_stages() -> None:
-    """The later stages' one-off set-up that holds the GIL, made beside the reading of the
-    alignments rather than on one thread between stages: pyarrow's first array imports pandas;
-    the near-identical filter's tables."""
-    pa.array([], pa.large_string())
-    prepare_near_identical_keys()
 
 
 def command_line(options: BuildOptions, formats: tuple[str, ...],

@@ -279,19 +279,6 @@ def map_on_threads(function: Callable[[Any], Any], items: list, workers: int) ->
         return list(pool.map(function, items))
 
 
-@contextmanager
-def beside(task: Callable[[], object] | None) -> Iterator[None]:
-    """The block with `task` (if any) run on a thread beside it, finished (its error raised)
-    when the block ends."""
-    if task is None:
-        yield
-        return
-    with ThreadPoolExecutor(1) as pool:
-        done = pool.submit(task)
-        yield
-        done.result()
-
-
 def largest_child_peak_rss_mib() -> float:
     """The largest peak resident memory a second process of this one reported, in MiB."""
     return _SecondProcess.largest_peak_rss_mib

@@ -3,14 +3,13 @@ edges between them; :func:`read_corpus` reads it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tapaco.core.errors import BadInputLog
-from tapaco.core.forked import beside
 from tapaco.core.memory import release_freed_memory
 from tapaco.core.opus import find_alignment_sources
 from tapaco.core.opus.sidekeys import SideColumn
@@ -66,19 +65,16 @@ def _edges(collector: LinkCollector, offsets: np.ndarray) -> tuple[np.ndarray, n
 
 
 def read_corpus(opus_dir: Path, log: BadInputLog, progress: Progress,
-                documents: str = "raw", workers: int = 2,
-                alongside: Callable[[], object] | None = None) -> Corpus:
+                documents: str = "raw", workers: int = 2) -> Corpus:
     """Read every alignment of the release and the texts of every linked sentence (an empty
     text is no sentence: the links of a side without one are left out, and counted).
 
     `documents` (`raw` or `xml`) is the folder of sentence documents searched first.
     `workers` over one: `workers` threads read the alignment files and number the documents'
     sides; two threads read the documents, biggest first; the corpus is the same.
-    `alongside`, with `workers` over one: work run on a thread beside the alignment readers
-    (their kernels leave the GIL mostly free), done when they are.
     """
     sources = find_alignment_sources(opus_dir)
-    with progress.stage("read alignments"), beside(alongside if workers > 1 else None):
+    with progress.stage("read alignments"):
         collector = collect_links(sources, log, progress, workers)
     release_freed_memory()  # else what the reading threads freed stays held through the build
     with progress.stage("read documents"):

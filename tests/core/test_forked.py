@@ -1,13 +1,12 @@
 """The forked helper: results and errors come back; a cancelled child stops."""
 
 import os
-import threading
 import time
 
 import pytest
 
 from tapaco.core.errors import InputError
-from tapaco.core.forked import Forked, beside, can_fork, usable_cores
+from tapaco.core.forked import Forked, can_fork, usable_cores
 
 needs_fork = pytest.mark.skipif(not (can_fork() and usable_cores() > 1),
                                 reason="needs fork and two cores")
@@ -111,21 +110,3 @@ def test_items_claimed_from_both_ends_are_each_claimed_once():
         assert sorted(taken_front + taken_back) == list(range(count))
         assert taken_front == sorted(taken_front) and taken_back == sorted(taken_back)[::-1]
         assert not taken_front or not taken_back or max(taken_front) < min(taken_back)
-
-
-def test_a_task_beside_a_block_runs_on_another_thread_and_is_done_when_it_ends():
-    ran = []
-    with beside(lambda: ran.append(threading.get_ident())):
-        pass
-    assert ran and ran[0] != threading.get_ident()
-
-
-def test_an_error_of_the_task_beside_a_block_is_raised_when_it_ends():
-    with pytest.raises(InputError, match="bad thing"), beside(_fail):
-        pass
-
-
-def test_no_task_beside_starts_no_thread():
-    before = threading.active_count()
-    with beside(None):
-        assert threading.active_count() == before
