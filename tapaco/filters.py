@@ -15,7 +15,8 @@ keeps gives the output judging all of them would: removing rows never makes a se
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,7 +52,10 @@ class Rows:
     group: np.ndarray
 
     def take(self, keep: np.ndarray) -> Rows:
-        return Rows(self.vertex[keep], self.lang[keep], self.group[keep])
+        """The rows where `keep` (a mask) is true (gathered by index: numpy's masked gather
+        is several times slower)."""
+        at = np.flatnonzero(keep)
+        return Rows(self.vertex.take(at), self.lang.take(at), self.group.take(at))
 
 
 @dataclass
@@ -79,11 +83,20 @@ def _run_sizes(group: np.ndarray) -> np.ndarray:
     return np.repeat(sizes, sizes)
 
 
+def _in_pairs(group: np.ndarray) -> np.ndarray:
+    """Whether each row's group (groups are contiguous runs) holds two rows or more: a row
+    alone starts its run and the next row starts another."""
+    starts = group_starts(group)
+    alone = starts.copy()
+    alone[:-1] &= starts[1:]
+    return ~alone
+
+
 def _surviving(group: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """The rows of `keep` in sets keeping at least two of them (the others dissolve)."""
     kept = np.flatnonzero(keep)
     surviving = np.zeros(len(group), bool)
-    surviving[kept[_run_sizes(group[kept]) >= 2]] = True
+    surviving[kept[_in_pairs(group[kept])]] = True
     return surviving
 
 
@@ -130,26 +143,39 @@ def set_filter_steps(rows: Rows, texts: TextColumn, languages: list[str],
     the rows it keeps among those the steps before it kept (sets left under two rows dissolved).
     Every decision of these steps depends on the rows of one set only, so on rows that hold
     whole sets they decide what they would over all rows."""
-    texts = TextColumn.of(texts)
-    steps: FilterSteps = []
+    return [(name, kept) for name, kept, _ in
+            _filtered(rows, texts, languages, options, workers, language_id)]
 
-    def step(name: str, keep: np.ndarray) -> Rows:
-        surviving = _surviving(current.group, keep)
-        steps.append((name, surviving))
-        return current.take(surviving)
 
-    current = rows
-    current = step("(a) single-sentence sets", _run_sizes(current.group) >= 2)
-    if language_id is not None:
-        current = step(LANGUAGE_ID_STEP, ~language_id(current))
-    current = step(f"(b) sets over {options.max_set_size}",
-                   _run_sizes(current.group) <= options.max_set_size)
-    current = step("(c) near-identical sentences",
-                   _near_identical_kept(current.group, texts, current.vertex, workers))
+def _filtered(rows: Rows, texts: TextColumn, languages: list[str], options: FilterOptions,
+              workers: int, language_id: Callable[[Rows], np.ndarray] | None
+              ) -> Iterator[tuple[str, np.ndarray, Rows]]:
+    """:func:`set_filter_steps`'s steps one at a time, each with the rows it leaves."""
+    for name, surviving_of in _steps(TextColumn.of(texts), languages, options, workers,
+                                     language_id):
+        surviving = surviving_of(rows)
+        rows = rows.take(surviving)
+        yield name, surviving, rows
+
+
+def _steps(texts: TextColumn, languages: list[str], options: FilterOptions, workers: int,
+           language_id: Callable[[Rows], np.ndarray] | None
+           ) -> list[tuple[str, Callable[[Rows], np.ndarray]]]:
+    """The filter steps (a)-(d) in order: each name and the rows it leaves (of the rows the
+    step before left, whose sets all hold two rows or more: (a) and (b), which keep or drop
+    whole sets, then leave no set under two rows)."""
     tokenizers = np.array([tokenizer_for(lang) for lang in languages] or [""])
-    step(f"(d) sentence BLEU over {options.bleu_max:g}",
-         bleu_keep_mask(current.group, texts, tokenizers[current.lang], options.bleu_max,
-                        workers, current.vertex))
+    steps = [("(a) single-sentence sets", lambda rows: _in_pairs(rows.group))]
+    if language_id is not None:
+        steps.append((LANGUAGE_ID_STEP, lambda rows: _surviving(rows.group, ~language_id(rows))))
+    steps += [
+        (f"(b) sets over {options.max_set_size}",
+         lambda rows: _run_sizes(rows.group) <= options.max_set_size),
+        ("(c) near-identical sentences", lambda rows: _surviving(
+            rows.group, _near_identical_kept(rows.group, texts, rows.vertex, workers))),
+        (f"(d) sentence BLEU over {options.bleu_max:g}", lambda rows: _surviving(
+            rows.group, bleu_keep_mask(rows.group, texts, tokenizers[rows.lang],
+                                       options.bleu_max, workers, rows.vertex)))]
     return steps
 
 
@@ -177,15 +203,24 @@ def apply_filters(rows: Rows, texts: TextColumn, languages: list[str],
     if funnel is None:
         funnel = Funnel(languages)
         funnel.record("components split by language", rows, 0, 0)
-    if steps is None:
-        steps = set_filter_steps(rows, texts, languages, options, workers, language_id)
-    before = rows
-    for name, kept in steps:
-        after = before.take(kept)
-        _record(funnel, name, before, after)
-        before = after
+    found = (_filtered(rows, texts, languages, options, workers, language_id) if steps is None
+             else _taken(rows, steps))
+    with ThreadPoolExecutor(1) as recorder:  # the counting beside the next steps' work
+        recorded, before = [], rows
+        for name, _, after in found:
+            recorded.append(recorder.submit(_record, funnel, name, before, after))
+            before = after
+        for record in recorded:
+            record.result()
     kept = before.take(_surviving(before.group, _language_keep(before, languages,
                                                               options.min_sets)))
     _record(funnel, f"(e) languages with fewer than {options.min_sets} "
             f"{'set' if options.min_sets == 1 else 'sets'}", before, kept)
     return kept, funnel
+
+
+def _taken(rows: Rows, steps: FilterSteps) -> Iterator[tuple[str, np.ndarray, Rows]]:
+    """Found steps with the rows each leaves."""
+    for name, kept in steps:
+        rows = rows.take(kept)
+        yield name, kept, rows

@@ -1,6 +1,7 @@
 """Each filter on a hand-made table of sets, with the expected survivors worked out by hand."""
 
 import numpy as np
+import pytest
 from sacrebleu.metrics import BLEU
 
 from tapaco.core.text_column import TextColumn
@@ -22,9 +23,11 @@ def _rows(groups, langs, vertices=None):
     return Rows(vertices, np.asarray(langs), np.asarray(groups))
 
 
-def test_filters_in_order_with_funnel():
+@pytest.mark.parametrize("workers", [1, 2])
+def test_filters_in_order_with_funnel(workers):
     rows = _rows([0, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4], [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0])
-    kept, funnel = apply_filters(rows, TEXTS, ["en", "fr"], FilterOptions(min_sets=1))
+    kept, funnel = apply_filters(rows, TEXTS, ["en", "fr"], FilterOptions(min_sets=1),
+                                 workers=workers)
     assert kept.vertex.tolist() == [1, 2, 3, 5, 8, 10]
     steps = {step["step"][:3]: step for step in funnel.steps}
     # every sentence and set gone in a step counts, those of dissolved sets included
@@ -112,3 +115,17 @@ def test_bleu_compares_only_with_sentences_that_survive_near_identity():
     kept, _ = apply_filters(_rows([0, 0, 0, 0], [0, 0, 0, 0]), texts, ["en"],
                             FilterOptions(min_sets=1))
     assert kept.vertex.tolist() == [0, 2, 3]
+
+
+@pytest.mark.parametrize("group", [[], [4], [1, 2, 3], [1, 1, 2], [1, 2, 2], [0, 0, 1, 2, 2, 2, 3],
+                                   [7, 7, 7, 7]])
+def test_rows_in_pairs_are_those_of_groups_of_two_or_more(group):
+    from itertools import groupby
+
+    from tapaco.filters import _in_pairs
+
+    expected = []
+    for _, run in groupby(group):
+        size = len(list(run))
+        expected += [size >= 2] * size
+    assert _in_pairs(np.array(group, np.int64)).tolist() == expected
