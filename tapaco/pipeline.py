@@ -320,9 +320,9 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
             graph.edges = graph.number = graph.fraction = None
         with progress.stage("filters (sets not split)"):
             staying = rows.take(~moving)
-            # beside Leiden, whose first round is most of the build, one thread fewer
-            staying_steps = filter_steps(staying, workers=max(
-                options.worker_count - leiden.parallel, 1))
+            staying_steps = filter_steps(staying, workers=_beside_leiden_workers(
+                options.worker_count, leiden.parallel, int(np.count_nonzero(moving)),
+                len(staying.vertex)))
         marked = {}
         if options.marks and leiden.parallel and not leiden.ready():
             with progress.stage("marks (sets not split)"):
@@ -351,6 +351,21 @@ def _rows_left(rows: Rows, steps: FilterSteps) -> Rows:
     for _, kept in steps:
         rows = rows.take(kept)
     return rows
+
+
+# A moved row's share of Leiden's first round costs about as much CPU as the filters of this
+# many staying rows (measured on a giant component and on Table 2's filters, see
+# docs/performance.md)
+LEIDEN_COST_IN_FILTERED_ROWS = 6
+
+
+def _beside_leiden_workers(workers: int, parallel: bool, moved: int, staying: int) -> int:
+    """Threads for the filters of the staying rows while Leiden runs in the second process:
+    one fewer when Leiden's first round would still be the longest path with the filters on
+    one thread fewer (Leiden then has a core of its own), else all of them."""
+    if parallel and workers > 1 and moved * LEIDEN_COST_IN_FILTERED_ROWS * (workers - 1) >= staying:
+        return workers - 1
+    return workers
 
 
 def _first_marks(corpus: Corpus, graph: SentenceGraph, rows: Rows) -> dict[str, tuple[int, list]]:

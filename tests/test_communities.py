@@ -102,6 +102,18 @@ def test_default_output_is_unchanged_by_the_option(tmp_path):
         "options"]
 
 
+@pytest.mark.parametrize(("workers", "parallel", "moved", "staying", "threads"), [
+    (2, True, 3_074_012, 3_359_739, 1),  # the giant component: Leiden is the longest path
+    (2, True, 394_324, 5_875_334, 2),  # Table 2: the filters are
+    (4, True, 394_324, 5_875_334, 3),  # with four workers, three end before Leiden
+    (2, False, 3_074_012, 3_359_739, 2),  # Leiden in line: nothing beside the filters
+    (1, True, 3_074_012, 3_359_739, 1)])
+def test_filters_beside_leiden_leave_it_a_core_only_when_it_is_the_longest_path(
+        workers, parallel, moved, staying, threads):
+    # the counts are the full-scale generators' (moved rows of oversized sets, staying rows)
+    assert pipeline._beside_leiden_workers(workers, parallel, moved, staying) == threads
+
+
 def test_a_graph_of_two_cliques_and_a_bridge():
     """Leiden on two 5-cliques joined by one edge: the two cliques, whatever the seed."""
     clique = [(a, b) for a in range(5) for b in range(a + 1, 5)]
