@@ -330,10 +330,10 @@ def _split_beside_filters(corpus: Corpus, graph: SentenceGraph, rows: Rows, funn
         with progress.stage("split oversized sets (Leiden)"):
             moved_order, moved_lang = _moved_order(rows, moving, graph)
             moved_set_ids, split = leiden.result()
-            split = replace(split, rescued_vertices=rows.vertex[moving])
+            rescued = rows.vertex[moving]
             graph.set_id = graph.set_id.copy()
-            graph.set_id[split.rescued_vertices] = moved_set_ids
-            split = replace(split, set_id=graph.set_id)
+            graph.set_id[rescued] = moved_set_ids
+            split = replace(split, set_id=graph.set_id, rescued_vertices=rescued)
             moved = Rows(*grouped_order(moved_order, moved_lang,
                                         np.asarray(graph.set_id, np.int64)))
             rows, at = _merged_rows(staying, moved, graph.set_id)
